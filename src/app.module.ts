@@ -1,0 +1,17 @@
+import { type DynamicModule, Module } from "@nestjs/common";
+import type { AppConfig } from "./config/config.js";
+import { ConfigModule } from "./config/config.module.js";
+import { DatabaseModule } from "./database/database.module.js";
+import { ObservabilityModule } from "./observability/observability.module.js";
+import { RedisModule } from "./redis/redis.module.js";
+
+/** The API process: webhooks, admin API, health. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule, RedisModule, ObservabilityModule],
+    };
+  }
+}

@@ -1,0 +1,133 @@
+// Configuration: every variable of api.md's "Running" table, parsed and validated once at boot.
+// A missing or malformed value throws a ConfigError whose message is one line naming the variable;
+// secret values are never echoed.
+import { isIP } from "node:net";
+
+export interface AppConfig {
+  databaseUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
+  port: number;
+  publicBaseUrl: string;
+  /** 32-byte AES-256-GCM key for secrets and provider credentials at rest. */
+  encryptionKey: Buffer;
+  bootstrapOperatorKey: string | undefined;
+  yelpWebhookToken: string | undefined;
+  yelpAllowedIps: string[];
+  yelpApiBaseUrl: string;
+  thumbtackApiBaseUrl: string;
+  payloadRetentionDays: number;
+  receiptRetentionDays: number;
+  webhookBodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === "" ? undefined : value;
+}
+
+function required(env: Env, name: string, hint: string): string {
+  const value = read(env, name);
+  if (value === undefined) throw new ConfigError(name, `is required (${hint})`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string {
+  const value = fallback === undefined ? required(env, name, `a ${protocols[0]}// URL`) : (read(env, name) ?? fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, `is not a valid URL (expected ${protocols.join(" or ")}//...)`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(" or ")} (got ${parsed.protocol})`);
+  }
+  return value.replace(/\/+$/, "");
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return Number(value);
+}
+
+function encryptionKey(env: Env): Buffer {
+  const name = "LEADGATE_ENCRYPTION_KEY";
+  const value = required(env, name, "32 random bytes in base64, e.g. `openssl rand -base64 32`");
+  const key = Buffer.from(value, "base64");
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || key.length !== 32) {
+    throw new ConfigError(name, "must be exactly 32 bytes encoded in base64 (`openssl rand -base64 32`)");
+  }
+  return key;
+}
+
+function secret(env: Env, name: string, minLength: number): string | undefined {
+  const value = read(env, name);
+  if (value !== undefined && value.length < minLength) {
+    throw new ConfigError(name, `must be at least ${minLength} characters long`);
+  }
+  return value;
+}
+
+function ipList(env: Env, name: string): string[] {
+  const value = read(env, name);
+  if (value === undefined) return [];
+  const ips = value.split(",").map((ip) => ip.trim());
+  const bad = ips.find((ip) => isIP(ip) === 0);
+  if (bad !== undefined) throw new ConfigError(name, `must be a comma-separated list of IP addresses (got "${bad}")`);
+  return ips;
+}
+
+function redisPrefix(env: Env): string {
+  const value = read(env, "REDIS_PREFIX") ?? "leadgate";
+  if (!/^[A-Za-z0-9_{}.-]{1,64}$/.test(value)) {
+    throw new ConfigError("REDIS_PREFIX", "may hold only letters, digits, _ . - { } (at most 64)");
+  }
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const port = integer(env, "PORT", 3000, 0, 65535);
+  return {
+    databaseUrl: url(env, "DATABASE_URL", undefined, ["postgresql:", "postgres:"]),
+    redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis:", "rediss:"]),
+    redisPrefix: redisPrefix(env),
+    port,
+    publicBaseUrl: url(env, "PUBLIC_BASE_URL", `http://localhost:${port}`, ["https:", "http:"]),
+    encryptionKey: encryptionKey(env),
+    bootstrapOperatorKey: secret(env, "LEADGATE_BOOTSTRAP_OPERATOR_KEY", 24),
+    yelpWebhookToken: secret(env, "YELP_WEBHOOK_TOKEN", 16),
+    yelpAllowedIps: ipList(env, "YELP_ALLOWED_IPS"),
+    yelpApiBaseUrl: url(env, "YELP_API_BASE_URL", "https://api.yelp.com", ["https:", "http:"]),
+    thumbtackApiBaseUrl: url(env, "THUMBTACK_API_BASE_URL", "https://api.thumbtack.com", ["https:", "http:"]),
+    payloadRetentionDays: integer(env, "PAYLOAD_RETENTION_DAYS", 30, 1, 36500),
+    receiptRetentionDays: integer(env, "RECEIPT_RETENTION_DAYS", 400, 1, 36500),
+    webhookBodyLimitBytes: integer(env, "WEBHOOK_BODY_LIMIT_BYTES", 262144, 1024, 64 * 1024 * 1024),
+  };
+}
+
+/** Entry points call this: a bad variable ends the process with one line naming it. */
+export function loadConfigOrExit(): AppConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`leadgate: configuration error: ${error.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+}

@@ -1,0 +1,64 @@
+import { randomUUID } from "node:crypto";
+import secureJson from "secure-json-parse";
+import { ConsoleLogger, type LoggerService } from "@nestjs/common";
+import { NestFactory } from "@nestjs/core";
+import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
+import { AppModule } from "./app.module.js";
+import { AppError } from "./common/app-error.js";
+import { HttpExceptionFilter } from "./common/http-exception.filter.js";
+import type { AppConfig } from "./config/config.js";
+
+const REQUEST_ID_HEADER = "x-request-id";
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * JSON bodies: Nest keeps the raw bytes on `request.rawBody` (sender verification runs on them);
+ * the parse drops `__proto__`/`constructor` keys. Malformed JSON is the caller's error, named the
+ * way api.md names it for the route.
+ */
+function parseJsonBody(request: { url: string }, body: Buffer): unknown {
+  const webhook = request.url.startsWith("/webhooks/");
+  const code = webhook ? "invalid_envelope" : "validation_failed";
+  if (body.length === 0) throw new AppError(400, code, "The body is empty; a JSON document is expected.");
+  try {
+    return secureJson.parse(body, { protoAction: "remove", constructorAction: "remove" });
+  } catch {
+    throw new AppError(400, code, "The body is not valid JSON.");
+  }
+}
+
+export function createLogger(): LoggerService {
+  return new ConsoleLogger({ json: true });
+}
+
+/**
+ * Builds the API application (not yet listening): Fastify with raw bodies for signature checks,
+ * the body limit, request ids echoed in `x-request-id`, and every error in api.md's shape.
+ * Fastify's own request logging stays off: URLs can carry `?token=` secrets.
+ */
+export async function createApiApp(
+  config: AppConfig,
+  logger: LoggerService | false = createLogger(),
+): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.webhookBodyLimitBytes,
+    trustProxy: true,
+    genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
+      const incoming = request.headers[REQUEST_ID_HEADER];
+      return typeof incoming === "string" && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+    },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    rawBody: true,
+    logger,
+  });
+  app.useBodyParser("application/json", { bodyLimit: config.webhookBodyLimitBytes }, parseJsonBody);
+  app.getHttpAdapter()
+    .getInstance()
+    .addHook("onRequest", async (request, reply) => {
+      void reply.header(REQUEST_ID_HEADER, request.id);
+    });
+  app.useGlobalFilters(new HttpExceptionFilter());
+  app.enableShutdownHooks();
+  return app;
+}

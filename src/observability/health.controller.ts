@@ -1,0 +1,57 @@
+import { Controller, Get, Inject } from "@nestjs/common";
+import type { Redis } from "ioredis";
+import { AppError } from "../common/app-error.js";
+import { PrismaService } from "../database/prisma.service.js";
+import { REDIS } from "../redis/redis.module.js";
+
+type CheckResult = "ok" | "down";
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+async function probe(check: () => Promise<unknown>): Promise<CheckResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timeout")), CHECK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([check(), timeout]);
+    return "ok";
+  } catch {
+    return "down";
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+@Controller("health")
+export class HealthController {
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  /** Liveness: answers while the process runs. */
+  @Get()
+  live(): { status: "ok" } {
+    return { status: "ok" };
+  }
+
+  /** Readiness: Postgres and Redis both answer; otherwise 503 naming the one that failed. */
+  @Get("ready")
+  async ready(): Promise<{ status: "ok"; checks: Record<string, CheckResult> }> {
+    const [postgres, redis] = await Promise.all([
+      probe(() => this.prisma.$queryRaw`SELECT 1`),
+      probe(() => this.redis.ping()),
+    ]);
+    const checks = { postgres, redis };
+    const failed = Object.entries(checks)
+      .filter(([, result]) => result === "down")
+      .map(([name]) => name);
+    if (failed.length > 0) {
+      throw new AppError(503, "unavailable", `Not ready: ${failed.join(" and ")} not answering.`, { checks }, {
+        "retry-after": "5",
+      });
+    }
+    return { status: "ok", checks };
+  }
+}

@@ -1,0 +1,41 @@
+import { Global, Inject, Logger, Module, type OnModuleDestroy } from "@nestjs/common";
+import type { Redis } from "ioredis";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { createFailFastRedis } from "./redis.js";
+
+/** Injection token of the process's fail-fast Redis client (health checks, rate limits, enqueue). */
+export const REDIS = Symbol("REDIS");
+
+const logger = new Logger("redis");
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: REDIS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig): Redis => {
+        const client = createFailFastRedis(config.redisUrl);
+        let down = false;
+        client.on("error", (error: Error) => {
+          if (!down) logger.warn({ msg: "redis unreachable", error: error.message });
+          down = true;
+        });
+        client.on("ready", () => {
+          if (down) logger.log({ msg: "redis reachable again" });
+          down = false;
+        });
+        return client;
+      },
+    },
+  ],
+  exports: [REDIS],
+})
+export class RedisModule implements OnModuleDestroy {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  onModuleDestroy(): void {
+    this.redis.disconnect();
+  }
+}

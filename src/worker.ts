@@ -1,0 +1,13 @@
+// The worker process: `npm run start:worker` (BullMQ processors, dispatcher, retention; no HTTP).
+import "reflect-metadata";
+import { Logger } from "@nestjs/common";
+import { NestFactory } from "@nestjs/core";
+import { loadConfigOrExit } from "./config/config.js";
+import { createLogger } from "./http.js";
+import { WorkerModule } from "./worker.module.js";
+
+const config = loadConfigOrExit();
+const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: createLogger() });
+app.enableShutdownHooks();
+await app.init();
+new Logger("main").log({ msg: "worker started" });
