@@ -53,12 +53,12 @@ export async function createApiApp(
     logger,
   });
   app.useBodyParser("application/json", { bodyLimit: config.webhookBodyLimitBytes }, parseJsonBody);
-  app.getHttpAdapter()
+  app
+    .getHttpAdapter()
     .getInstance()
     .addHook("onRequest", async (request, reply) => {
       void reply.header(REQUEST_ID_HEADER, request.id);
     });
   app.useGlobalFilters(new HttpExceptionFilter());
-  app.enableShutdownHooks();
   return app;
 }

@@ -4,10 +4,13 @@ import { Logger } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { loadConfigOrExit } from "./config/config.js";
 import { createLogger } from "./http.js";
+import { exitCleanlyOnSignals } from "./lifecycle.js";
 import { WorkerModule } from "./worker.module.js";
 
 const config = loadConfigOrExit();
-const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: createLogger() });
-app.enableShutdownHooks();
+const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
+  logger: createLogger(),
+});
+exitCleanlyOnSignals(app, "worker");
 await app.init();
 new Logger("main").log({ msg: "worker started" });

@@ -23,7 +23,11 @@ const CODES_BY_STATUS: Record<number, string> = {
 
 /** Errors raised by Fastify before a route runs (body parsing), keyed by Fastify's error code. */
 const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: "payload_too_large", message: "The body is over the limit." },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    code: "payload_too_large",
+    message: "The body is over the limit.",
+  },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     status: 415,
     code: "unsupported_media_type",
@@ -59,18 +63,38 @@ export function toErrorResponse(
   }
   const fastifyError = error as { code?: unknown; statusCode?: unknown };
   const known = typeof fastifyError.code === "string" ? FASTIFY_ERRORS[fastifyError.code] : undefined;
-  if (known) return { status: known.status, body: { error: known.code, message: known.message }, headers: {} };
+  if (known)
+    return { status: known.status, body: { error: known.code, message: known.message }, headers: {} };
   if (error instanceof SyntaxError && typeof fastifyError.statusCode === "number") {
-    return { status: 400, body: { error: "invalid_envelope", message: "The body is not valid JSON." }, headers: {} };
+    return {
+      status: 400,
+      body: { error: "invalid_envelope", message: "The body is not valid JSON." },
+      headers: {},
+    };
   }
-  if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+  if (
+    typeof fastifyError.statusCode === "number" &&
+    fastifyError.statusCode >= 400 &&
+    fastifyError.statusCode < 500
+  ) {
     const status = fastifyError.statusCode;
-    return { status, body: { error: CODES_BY_STATUS[status] ?? "bad_request", message: "The request was rejected." }, headers: {} };
+    return {
+      status,
+      body: { error: CODES_BY_STATUS[status] ?? "bad_request", message: "The request was rejected." },
+      headers: {},
+    };
   }
-  logger.error({ msg: "unexpected error", requestId, error: error instanceof Error ? error.stack : String(error) });
+  logger.error({
+    msg: "unexpected error",
+    requestId,
+    error: error instanceof Error ? error.stack : String(error),
+  });
   return {
     status: 500,
-    body: { error: "internal_error", message: `Unexpected error; quote request id ${requestId} when reporting it.` },
+    body: {
+      error: "internal_error",
+      message: `Unexpected error; quote request id ${requestId} when reporting it.`,
+    },
     headers: {},
   };
 }

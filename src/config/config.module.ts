@@ -8,6 +8,10 @@ export const APP_CONFIG = Symbol("APP_CONFIG");
 @Module({})
 export class ConfigModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: ConfigModule, providers: [{ provide: APP_CONFIG, useValue: config }], exports: [APP_CONFIG] };
+    return {
+      module: ConfigModule,
+      providers: [{ provide: APP_CONFIG, useValue: config }],
+      exports: [APP_CONFIG],
+    };
   }
 }

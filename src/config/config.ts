@@ -44,7 +44,8 @@ function required(env: Env, name: string, hint: string): string {
 }
 
 function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string {
-  const value = fallback === undefined ? required(env, name, `a ${protocols[0]}// URL`) : (read(env, name) ?? fallback);
+  const value =
+    fallback === undefined ? required(env, name, `a ${protocols[0]}// URL`) : (read(env, name) ?? fallback);
   let parsed: URL;
   try {
     parsed = new URL(value);
@@ -89,7 +90,8 @@ function ipList(env: Env, name: string): string[] {
   if (value === undefined) return [];
   const ips = value.split(",").map((ip) => ip.trim());
   const bad = ips.find((ip) => isIP(ip) === 0);
-  if (bad !== undefined) throw new ConfigError(name, `must be a comma-separated list of IP addresses (got "${bad}")`);
+  if (bad !== undefined)
+    throw new ConfigError(name, `must be a comma-separated list of IP addresses (got "${bad}")`);
   return ips;
 }
 

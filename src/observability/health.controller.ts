@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { Controller, Get, Inject } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import { AppError } from "../common/app-error.js";
@@ -41,16 +42,26 @@ export class HealthController {
   async ready(): Promise<{ status: "ok"; checks: Record<string, CheckResult> }> {
     const [postgres, redis] = await Promise.all([
       probe(() => this.prisma.$queryRaw`SELECT 1`),
-      probe(() => this.redis.ping()),
+      probe(async () => {
+        // Right after boot the client may still be connecting; wait for it within the timeout.
+        if (this.redis.status !== "ready") await once(this.redis, "ready");
+        return this.redis.ping();
+      }),
     ]);
     const checks = { postgres, redis };
     const failed = Object.entries(checks)
       .filter(([, result]) => result === "down")
       .map(([name]) => name);
     if (failed.length > 0) {
-      throw new AppError(503, "unavailable", `Not ready: ${failed.join(" and ")} not answering.`, { checks }, {
-        "retry-after": "5",
-      });
+      throw new AppError(
+        503,
+        "unavailable",
+        `Not ready: ${failed.join(" and ")} not answering.`,
+        { checks },
+        {
+          "retry-after": "5",
+        },
+      );
     }
     return { status: "ok", checks };
   }

@@ -1,0 +1,24 @@
+# One image, two roles: `npm run start:api` or `npm run start:worker` (plus `npm run db:migrate`).
+
+FROM node:22-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json prisma.config.ts ./
+COPY prisma ./prisma
+COPY src ./src
+RUN PRISMA_QUERY_ENGINE_LIBRARY=/dev/null DATABASE_URL=postgresql://build@localhost/build npx prisma generate \
+ && npx tsc -p tsconfig.build.json
+
+FROM node:22-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY prisma ./prisma
+COPY prisma.config.ts ./
+COPY scripts ./scripts
+USER node
+EXPOSE 3000
+CMD ["node", "dist/main.js"]

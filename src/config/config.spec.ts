@@ -1,0 +1,73 @@
+import { ConfigError, loadConfig } from "./config.js";
+
+const KEY = Buffer.alloc(32, 1).toString("base64");
+const BASE = { DATABASE_URL: "postgresql://u@localhost:5432/db", LEADGATE_ENCRYPTION_KEY: KEY };
+
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("loadConfig accepted the environment");
+}
+
+describe("loadConfig", () => {
+  it("applies api.md's defaults", () => {
+    const config = loadConfig(BASE);
+    expect(config).toMatchObject({
+      redisUrl: "redis://127.0.0.1:6379",
+      port: 3000,
+      publicBaseUrl: "http://localhost:3000",
+      yelpApiBaseUrl: "https://api.yelp.com",
+      thumbtackApiBaseUrl: "https://api.thumbtack.com",
+      payloadRetentionDays: 30,
+      receiptRetentionDays: 400,
+      webhookBodyLimitBytes: 262144,
+      yelpAllowedIps: [],
+    });
+    expect(config.encryptionKey).toHaveLength(32);
+  });
+
+  it("names a missing DATABASE_URL", () => {
+    const error = errorOf({ LEADGATE_ENCRYPTION_KEY: KEY });
+    expect(error.variable).toBe("DATABASE_URL");
+    expect(error.message).toMatch(/^DATABASE_URL is required/);
+  });
+
+  it.each([
+    ["not base64", "not-base64!!"],
+    ["too short", Buffer.alloc(16).toString("base64")],
+    ["too long", Buffer.alloc(33).toString("base64")],
+  ])("names a malformed LEADGATE_ENCRYPTION_KEY (%s) without echoing it", (_, value) => {
+    const error = errorOf({ ...BASE, LEADGATE_ENCRYPTION_KEY: value });
+    expect(error.variable).toBe("LEADGATE_ENCRYPTION_KEY");
+    expect(error.message).not.toContain(value);
+    expect(error.message.split("\n")).toHaveLength(1);
+  });
+
+  it.each([
+    ["PORT", "eighty"],
+    ["PORT", "70000"],
+    ["REDIS_URL", "http://localhost"],
+    ["DATABASE_URL", "mysql://x"],
+    ["YELP_ALLOWED_IPS", "1.2.3.4,not-an-ip"],
+    ["WEBHOOK_BODY_LIMIT_BYTES", "-1"],
+    ["PAYLOAD_RETENTION_DAYS", "0"],
+    ["REDIS_PREFIX", "has:colon"],
+    ["LEADGATE_BOOTSTRAP_OPERATOR_KEY", "short"],
+  ])("rejects %s=%s", (variable, value) => {
+    expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
+  });
+
+  it("parses the optional Yelp settings", () => {
+    const config = loadConfig({
+      ...BASE,
+      YELP_ALLOWED_IPS: "52.35.20.1, ::1",
+      YELP_WEBHOOK_TOKEN: "t".repeat(20),
+    });
+    expect(config.yelpAllowedIps).toEqual(["52.35.20.1", "::1"]);
+    expect(config.yelpWebhookToken).toBe("t".repeat(20));
+  });
+});

@@ -1,0 +1,42 @@
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { type RunningApi, startApi, testConfig } from "../support/app.js";
+import { freePort } from "../support/process.js";
+
+describe("GET /health/ready", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db.drop());
+
+  it("answers 200 when Postgres and Redis both answer", async () => {
+    const api = await startApi(testConfig(db.url));
+    try {
+      const response = await fetch(`${api.url}/health/ready`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ status: "ok", checks: { postgres: "ok", redis: "ok" } });
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("answers 503 naming Redis when Redis is unreachable", async () => {
+    const deadRedis = `redis://127.0.0.1:${await freePort()}`;
+    let api: RunningApi | undefined;
+    try {
+      api = await startApi(testConfig(db.url, { REDIS_URL: deadRedis }));
+      const response = await fetch(`${api.url}/health/ready`);
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBeTruthy();
+      const body = (await response.json()) as { error: string; message: string; details: unknown };
+      expect(body.error).toBe("unavailable");
+      expect(body.message).toMatch(/redis/);
+      expect(body.message).not.toMatch(/postgres/);
+      expect(body.details).toEqual({ checks: { postgres: "ok", redis: "down" } });
+      // Liveness is independent of dependencies.
+      expect((await fetch(`${api.url}/health`)).status).toBe(200);
+    } finally {
+      await api?.close();
+    }
+  });
+});

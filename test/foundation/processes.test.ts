@@ -1,0 +1,105 @@
+// The process contract of api.md's "Running" section, exercised on the compiled entry points
+// (`npm test` builds dist/ first): boot-time config errors, start, and clean SIGTERM shutdown.
+import { spawnSync } from "node:child_process";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { freePort, spawnNode } from "../support/process.js";
+import { TEST_ENCRYPTION_KEY, testRedisPrefix } from "../support/app.js";
+
+describe("entry points", () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    env = {
+      DATABASE_URL: db.url,
+      LEADGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      REDIS_PREFIX: testRedisPrefix(),
+    };
+  });
+  afterAll(() => db.drop());
+
+  it("refuses to boot without DATABASE_URL, in one line naming it", async () => {
+    const api = spawnNode("dist/main.js", { LEADGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY });
+    const { code } = await api.exited;
+    expect(code).not.toBe(0);
+    const lines = api.output().trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/DATABASE_URL is required/);
+  });
+
+  it("refuses to boot with a malformed LEADGATE_ENCRYPTION_KEY, without printing it", async () => {
+    const badKey = "c2hvcnQta2V5LW5vdC0zMi1ieXRlcw==";
+    const worker = spawnNode("dist/worker.js", { ...env, LEADGATE_ENCRYPTION_KEY: badKey });
+    const { code } = await worker.exited;
+    expect(code).not.toBe(0);
+    const lines = worker.output().trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/LEADGATE_ENCRYPTION_KEY must be exactly 32 bytes/);
+    expect(worker.output()).not.toContain(badKey);
+  });
+
+  it("starts the API, answers /health, and exits 0 on SIGTERM", async () => {
+    const port = await freePort();
+    const api = spawnNode("dist/main.js", { ...env, PORT: String(port) });
+    await api.waitFor(/api listening/);
+    const response = await fetch(`http://127.0.0.1:${port}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+    api.child.kill("SIGTERM");
+    expect(await api.exited).toEqual({ code: 0, signal: null });
+    expect(api.output()).toMatch(/api stopped/);
+  });
+
+  it("starts the worker without an HTTP port and exits 0 on SIGTERM", async () => {
+    const worker = spawnNode("dist/worker.js", env);
+    await worker.waitFor(/worker started/);
+    expect(worker.output()).not.toMatch(/listening/);
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
+    expect(worker.output()).toMatch(/worker stopped/);
+  });
+});
+
+describe("npm run db:migrate", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await db.sql.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+  });
+  afterAll(() => db.drop());
+
+  const migrate = () =>
+    spawnSync("node", ["scripts/migrate.mjs"], {
+      env: { ...process.env, DATABASE_URL: db.url },
+      encoding: "utf8",
+    });
+
+  it("applies every migration to an empty database, then is a no-op", async () => {
+    const first = migrate();
+    expect(first.status).toBe(0);
+    expect(first.stdout).toMatch(/successfully applied/);
+    const tables = await db.sql.query(
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
+    );
+    expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(
+      expect.arrayContaining([
+        "tenants",
+        "api_keys",
+        "connections",
+        "receipts",
+        "jobs",
+        "job_attempts",
+        "leads",
+      ]),
+    );
+
+    const second = migrate();
+    expect(second.status).toBe(0);
+    expect(second.stdout).toMatch(/No pending migrations to apply/);
+    const after = await db.sql.query(
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
+    );
+    expect(after.rows).toEqual(tables.rows);
+  });
+});
