@@ -2,9 +2,10 @@
 // untrusted input is `unknown`, never `any`.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["dist/", "src/generated/", "node_modules/", "coverage/"] },
+  { ignores: ["dist/", "tmp/", "src/generated/", "node_modules/", "coverage/"] },
   js.configs.recommended,
   {
     files: ["**/*.ts"],
@@ -22,12 +23,11 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-extraneous-class": "off",
       "@typescript-eslint/unbound-method": "off",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
   {
     files: ["**/*.js", "**/*.mjs"],
-    languageOptions: {
-      globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly" },
-    },
+    languageOptions: { globals: globals.node },
   },
 );

@@ -1,7 +1,9 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "./config/config.js";
 import { ConfigModule } from "./config/config.module.js";
+import { CryptoModule } from "./crypto/crypto.module.js";
 import { DatabaseModule } from "./database/database.module.js";
+import { IngestionModule } from "./ingestion/ingestion.module.js";
 import { ObservabilityModule } from "./observability/observability.module.js";
 import { RedisModule } from "./redis/redis.module.js";
 
@@ -11,7 +13,14 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, RedisModule, ObservabilityModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        RedisModule,
+        CryptoModule,
+        ObservabilityModule,
+        IngestionModule,
+      ],
     };
   }
 }

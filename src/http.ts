@@ -16,7 +16,9 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
  * the parse drops `__proto__`/`constructor` keys. Malformed JSON is the caller's error, named the
  * way api.md names it for the route.
  */
-function parseJsonBody(request: { url: string }, body: Buffer): unknown {
+// Nest completes a two-argument parser through the promise it returns.
+// eslint-disable-next-line @typescript-eslint/require-await
+async function parseJsonBody(request: { url: string }, body: Buffer): Promise<unknown> {
   const webhook = request.url.startsWith("/webhooks/");
   const code = webhook ? "invalid_envelope" : "validation_failed";
   if (body.length === 0) throw new AppError(400, code, "The body is empty; a JSON document is expected.");

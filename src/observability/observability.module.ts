@@ -1,5 +1,8 @@
-import { Module } from "@nestjs/common";
+import { Global, Module } from "@nestjs/common";
 import { HealthController } from "./health.controller.js";
+import { MetricsController } from "./metrics.controller.js";
+import { Metrics } from "./metrics.js";
 
-@Module({ controllers: [HealthController] })
+@Global()
+@Module({ controllers: [HealthController, MetricsController], providers: [Metrics], exports: [Metrics] })
 export class ObservabilityModule {}

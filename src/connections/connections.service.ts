@@ -1,0 +1,130 @@
+import { randomBytes } from "node:crypto";
+import { Inject, Injectable } from "@nestjs/common";
+import { AppError } from "../common/app-error.js";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { SecretBox } from "../crypto/secret-box.js";
+import { PrismaService } from "../database/prisma.service.js";
+import { Prisma } from "../generated/prisma/client.js";
+import type { InboundAuthType, InboundCredentials } from "../providers/inbound-auth.js";
+import type { Provider } from "../providers/provider-event.js";
+import type { InboundAuthConfig, NewConnection } from "./connection.js";
+
+/** Which sender authentication each provider can use (api.md, providers.md). */
+export const AUTH_TYPES_BY_PROVIDER: Record<Provider, readonly InboundAuthType[]> = {
+  staticforms: ["bearer", "basic", "header", "token", "apiKey"],
+  thumbtack: ["basic", "header"],
+  yelp: ["none"],
+};
+
+const HEADER_NAME = /^[A-Za-z0-9-]{1,64}$/;
+const RESERVED_HEADERS = new Set([
+  "authorization",
+  "content-type",
+  "content-length",
+  "host",
+  "idempotency-key",
+]);
+
+const secret = (): string => randomBytes(32).toString("base64url");
+
+/** Secrets returned once on creation or rotation (api.md `secrets`). */
+export type ShownSecrets = Record<string, string>;
+
+function generateCredentials(auth: NewConnection["inboundAuth"]): InboundCredentials {
+  switch (auth.type) {
+    case "bearer":
+      return { type: "bearer", bearerToken: secret() };
+    case "basic":
+      return { type: "basic", username: `lg_${randomBytes(6).toString("hex")}`, password: secret() };
+    case "header": {
+      const headerName = auth.headerName ?? "";
+      if (!HEADER_NAME.test(headerName) || RESERVED_HEADERS.has(headerName.toLowerCase())) {
+        throw new AppError(400, "validation_failed", "inboundAuth.headerName must be a custom header name.", {
+          "inboundAuth.headerName": ["must be letters, digits and '-', and not a standard header"],
+        });
+      }
+      return { type: "header", headerName: headerName.toLowerCase(), headerValue: secret() };
+    }
+    case "token":
+      return { type: "token", token: secret() };
+    case "apiKey":
+      if (!auth.apiKey || auth.apiKey.length < 8) {
+        throw new AppError(400, "validation_failed", "inboundAuth.apiKey is required for type apiKey.", {
+          "inboundAuth.apiKey": ["must be the Static Forms API key (at least 8 characters)"],
+        });
+      }
+      return { type: "apiKey", apiKey: auth.apiKey };
+    case "none":
+      return { type: "none" };
+  }
+}
+
+function shown(credentials: InboundCredentials): ShownSecrets {
+  const { type: _type, ...values } = credentials;
+  // The apiKey was given by the caller, not generated: it is not shown back.
+  return credentials.type === "apiKey" || credentials.type === "none" ? {} : values;
+}
+
+@Injectable()
+export class ConnectionsService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly box: SecretBox,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  webhookUrl(provider: Provider, connectionId: string, credentials: InboundCredentials): string {
+    const base = this.config.publicBaseUrl;
+    if (provider === "yelp") return `${base}/webhooks/yelp/{YELP_WEBHOOK_TOKEN}`; // one platform-wide URL
+    const url = `${base}/webhooks/${provider}/${connectionId}`;
+    return credentials.type === "token" ? `${url}?token=${credentials.token}` : url;
+  }
+
+  /** Creates a connection with freshly generated inbound secrets; they are returned here, once. */
+  async create(tenantId: string, input: NewConnection) {
+    if (!AUTH_TYPES_BY_PROVIDER[input.provider].includes(input.inboundAuth.type)) {
+      throw new AppError(
+        400,
+        "validation_failed",
+        `inboundAuth.type ${input.inboundAuth.type} is not available for ${input.provider}.`,
+        {
+          "inboundAuth.type": [`must be one of ${AUTH_TYPES_BY_PROVIDER[input.provider].join(", ")}`],
+        },
+      );
+    }
+    const credentials = generateCredentials(input.inboundAuth);
+    const crmSigningSecret = input.settings?.crmDestination
+      ? `whsec_${randomBytes(32).toString("base64")}`
+      : undefined;
+    const inboundAuth: InboundAuthConfig = { type: credentials.type };
+    if (credentials.type === "header") inboundAuth.headerName = credentials.headerName;
+    try {
+      const connection = await this.prisma.connection.create({
+        data: {
+          tenantId,
+          provider: input.provider,
+          externalAccountId: input.externalAccountId,
+          displayName: input.displayName,
+          inboundAuth: { ...inboundAuth },
+          inboundSecrets: this.box.seal(credentials),
+          credentials: input.credentials ? this.box.seal(input.credentials) : null,
+          settings: { ...input.settings },
+          crmSigningSecret: crmSigningSecret ? this.box.seal(crmSigningSecret) : null,
+        },
+      });
+      const secrets: ShownSecrets = shown(credentials);
+      if (crmSigningSecret) secrets.crmSigningSecret = crmSigningSecret;
+      return { connection, webhookUrl: this.webhookUrl(input.provider, connection.id, credentials), secrets };
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+        throw new AppError(
+          409,
+          "connection_exists",
+          `A ${input.provider} connection for this account already exists.`,
+        );
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,13 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+
+/**
+ * Compares two secrets in constant time. Both sides are hashed first, so neither the content nor
+ * the length of the expected value leaks through timing.
+ */
+export function secretsEqual(given: string | undefined, expected: string): boolean {
+  const a = createHash("sha256")
+    .update(given ?? "")
+    .digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b) && given !== undefined;
+}

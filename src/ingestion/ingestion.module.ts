@@ -1,0 +1,14 @@
+import { Module } from "@nestjs/common";
+import { ConnectionsModule } from "../connections/connections.module.js";
+import { JobsModule } from "../jobs/jobs.module.js";
+import { ProvidersModule } from "../providers/providers.module.js";
+import { IngestionService } from "./ingestion.service.js";
+import { ReceiptWriter } from "./receipt-writer.js";
+import { WebhooksController } from "./webhooks.controller.js";
+
+@Module({
+  imports: [ConnectionsModule, ProvidersModule, JobsModule],
+  controllers: [WebhooksController],
+  providers: [IngestionService, ReceiptWriter],
+})
+export class IngestionModule {}

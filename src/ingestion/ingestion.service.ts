@@ -1,0 +1,154 @@
+import { Injectable, Logger } from "@nestjs/common";
+import { AppError, unavailable } from "../common/app-error.js";
+import type { IngestConnectionRow } from "../connections/connections.repository.js";
+import { ConnectionsRepository } from "../connections/connections.repository.js";
+import { SecretBox } from "../crypto/secret-box.js";
+import { Metrics } from "../observability/metrics.js";
+import type { InboundCredentials } from "../providers/inbound-auth.js";
+import type { ConnectionForIngest, InboundDelivery } from "../providers/provider-adapter.js";
+import type { Provider } from "../providers/provider-event.js";
+import { AdapterRegistry } from "../providers/registry.js";
+import { idempotencyKey, payloadDigest } from "./idempotency-key.js";
+import { planJobs } from "./job-plan.js";
+import { ReceiptWriter } from "./receipt-writer.js";
+
+/** api.md's webhook answers. */
+export type IngestAnswer =
+  | { status: 202 | 200; body: { accepted: true; duplicate: boolean; receiptIds: string[] } }
+  | { status: 200; body: { accepted: true; ignored: true; duplicate: boolean; receiptIds: string[] } };
+
+/** Where a delivery says it belongs: a connection id in the URL, or a provider account in the body (Yelp). */
+export type Route = { connectionId: string } | { accountOf: (delivery: InboundDelivery) => string };
+
+const unknownConnection = () =>
+  new AppError(404, "unknown_connection", "No connection matches this webhook URL.");
+
+/**
+ * One delivery, start to answer: find the connection, authenticate the sender on the raw request,
+ * normalize, write receipts and jobs, answer. Nothing is written before authentication and
+ * normalization succeed; nothing is answered 2xx before the write committed.
+ */
+@Injectable()
+export class IngestionService {
+  private readonly logger = new Logger("ingest");
+
+  constructor(
+    private readonly connections: ConnectionsRepository,
+    private readonly adapters: AdapterRegistry,
+    private readonly box: SecretBox,
+    private readonly writer: ReceiptWriter,
+    private readonly metrics: Metrics,
+  ) {}
+
+  async ingest(
+    provider: Provider,
+    route: Route,
+    delivery: InboundDelivery,
+    requestId: string,
+  ): Promise<IngestAnswer> {
+    const started = process.hrtime.bigint();
+    const context: Record<string, unknown> = { requestId, provider };
+    try {
+      const answer = await this.process(provider, route, delivery, context);
+      const outcome = "ignored" in answer.body ? "ignored" : answer.body.duplicate ? "duplicate" : "accepted";
+      this.metrics.deliveries.inc({ provider, outcome });
+      this.logger.log({ msg: "delivery", ...context, outcome, status: answer.status });
+      return answer;
+    } catch (error) {
+      const code = error instanceof AppError ? error.code : "internal_error";
+      this.metrics.deliveries.inc({ provider, outcome: code });
+      this.logger.warn({
+        msg: "delivery rejected",
+        ...context,
+        outcome: code,
+        status: error instanceof AppError ? error.status : 500,
+      });
+      throw error;
+    } finally {
+      this.metrics.ingestSeconds.observe({ provider }, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  private async process(
+    provider: Provider,
+    route: Route,
+    delivery: InboundDelivery,
+    context: Record<string, unknown>,
+  ): Promise<IngestAnswer> {
+    const adapter = this.adapters.get(provider);
+    const row = await this.find(provider, route, delivery);
+    if (!row) throw unknownConnection();
+    Object.assign(context, { tenantId: row.tenantId, connectionId: row.id });
+
+    const connection: ConnectionForIngest = {
+      id: row.id,
+      externalAccountId: row.externalAccountId,
+      credentials: this.acceptedCredentials(row),
+    };
+    adapter.verify(delivery, connection);
+    if (row.status === "disabled") {
+      throw new AppError(
+        410,
+        "connection_disabled",
+        "This connection is disabled; deliveries are no longer accepted.",
+      );
+    }
+    const events = adapter.normalize(delivery, connection);
+
+    const outcomes = await Promise.all(
+      events.map((event) => {
+        const key = idempotencyKey(event);
+        return this.writer.write({
+          tenantId: row.tenantId,
+          connectionId: row.id,
+          event,
+          idempotencyKey: key,
+          payloadDigest: payloadDigest(event),
+          jobs: planJobs(event, key, row.settings, row.status === "paused"),
+        });
+      }),
+    );
+    const receiptIds = outcomes.map((outcome) => outcome.receiptId);
+    const duplicate = outcomes.every((outcome) => !outcome.inserted);
+    const conflicts = outcomes.filter((outcome) => outcome.conflict).length;
+    if (conflicts > 0) this.metrics.conflicts.inc(conflicts);
+    Object.assign(context, {
+      events: events.map((event, index) => ({
+        eventId: event.eventId,
+        leadId: event.leadId,
+        kind: event.kind,
+        receiptId: receiptIds[index],
+        stored: outcomes[index]?.inserted ? "new" : "duplicate",
+      })),
+      conflicts,
+    });
+    if (events.every((event) => event.kind === "ignored")) {
+      return { status: 200, body: { accepted: true, ignored: true, duplicate, receiptIds } };
+    }
+    return { status: duplicate ? 200 : 202, body: { accepted: true, duplicate, receiptIds } };
+  }
+
+  private async find(provider: Provider, route: Route, delivery: InboundDelivery) {
+    let row: IngestConnectionRow | undefined;
+    try {
+      row =
+        "connectionId" in route
+          ? await this.connections.findForIngest(route.connectionId)
+          : await this.connections.findForIngestByAccount(provider, route.accountOf(delivery));
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw unavailable("The connection store");
+    }
+    return row?.provider === provider ? row : undefined;
+  }
+
+  /** The current credentials, plus the previous ones while a rotation's grace period lasts. */
+  private acceptedCredentials(row: IngestConnectionRow): InboundCredentials[] {
+    const accepted: InboundCredentials[] = [];
+    if (row.inboundSecrets) accepted.push(this.box.open<InboundCredentials>(row.inboundSecrets));
+    if (row.previousSecrets && row.previousSecretsExpireAt && row.previousSecretsExpireAt > new Date()) {
+      accepted.push(this.box.open<InboundCredentials>(row.previousSecrets));
+    }
+    return accepted;
+  }
+}

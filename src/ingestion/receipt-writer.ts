@@ -1,0 +1,185 @@
+import { Injectable, Logger } from "@nestjs/common";
+import { unavailable } from "../common/app-error.js";
+import { NaturalBatcher } from "../common/natural-batcher.js";
+import { PrismaService } from "../database/prisma.service.js";
+import { Prisma } from "../generated/prisma/client.js";
+import { type EnqueueableJob, JobQueue } from "../jobs/job-queue.js";
+import type { Operation } from "../jobs/operations.js";
+import type { ProviderEvent } from "../providers/provider-event.js";
+import type { PlannedJob } from "./job-plan.js";
+
+export interface ReceiptInput {
+  tenantId: string;
+  connectionId: string;
+  event: ProviderEvent;
+  idempotencyKey: string;
+  payloadDigest: string;
+  jobs: PlannedJob[];
+}
+
+export interface ReceiptOutcome {
+  receiptId: string;
+  /** false: the event was already stored (its duplicate count was incremented). */
+  inserted: boolean;
+  /** A duplicate whose payload digest differs from the stored one (recorded in payload_conflicts). */
+  conflict: boolean;
+  /** Jobs created by this write (empty for duplicates). */
+  jobs: (EnqueueableJob & { status: string })[];
+}
+
+interface Row {
+  i: number;
+  receipt_id: string;
+  inserted: boolean;
+  conflict: boolean;
+  jobs: { id: string; jobKey: string; operation: Operation; status: string }[];
+}
+
+const MAX_BATCH = 400;
+const DEADLOCK_RETRIES = 2;
+
+const dedupeKey = (input: ReceiptInput) =>
+  `${input.event.provider}\n${input.event.accountId}\n${input.idempotencyKey}`;
+
+/**
+ * Writes receipts and their jobs: one statement per batch of deliveries, so one round trip and one
+ * commit decide many deliveries (natural batching, see NaturalBatcher).
+ *
+ * The statement inserts every receipt with ON CONFLICT on (provider, account_id, idempotency_key):
+ * the unique constraint decides every race, between the items of a batch, API replicas and
+ * retries alike. A new receipt's jobs are inserted in the same statement (unique job_key), so
+ * receipt and jobs commit together or not at all; a known receipt gets its duplicate count
+ * incremented and, when the digest differs, a conflict row. Nothing is answered before the
+ * statement commits; if it fails, every delivery of the batch gets a 503 and nothing of the batch
+ * is written. A key appears at most once per statement (a second copy waits for the next batch).
+ */
+@Injectable()
+export class ReceiptWriter {
+  private readonly logger = new Logger("receipts");
+  private readonly batcher = new NaturalBatcher<ReceiptInput, ReceiptOutcome>(
+    (items) => this.writeBatch(items),
+    {
+      maxBatch: MAX_BATCH,
+      admit: () => {
+        const seen = new Set<string>();
+        return (item) => {
+          const key = dedupeKey(item);
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        };
+      },
+    },
+  );
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly jobQueue: JobQueue,
+  ) {}
+
+  write(input: ReceiptInput): Promise<ReceiptOutcome> {
+    return this.batcher.submit(input);
+  }
+
+  private async writeBatch(items: ReceiptInput[]): Promise<ReceiptOutcome[]> {
+    const rows = await this.execute(items);
+    const outcomes: ReceiptOutcome[] = new Array<ReceiptOutcome>(items.length);
+    for (const row of rows) {
+      outcomes[row.i] = {
+        receiptId: row.receipt_id,
+        inserted: row.inserted,
+        conflict: row.conflict,
+        jobs: row.jobs,
+      };
+    }
+    // After commit: hand the new, runnable jobs to BullMQ without holding up the answers.
+    const runnable = rows.flatMap((row) => row.jobs.filter((job) => job.status === "queued"));
+    if (runnable.length > 0) void this.jobQueue.enqueue(runnable);
+    return outcomes;
+  }
+
+  private async execute(items: ReceiptInput[]): Promise<Row[]> {
+    const input = items.map((item, i) => ({
+      i,
+      tenant_id: item.tenantId,
+      connection_id: item.connectionId,
+      provider: item.event.provider,
+      account_id: item.event.accountId,
+      idempotency_key: item.idempotencyKey,
+      event_id: item.event.eventId ?? null,
+      lead_id: item.event.leadId,
+      kind: item.event.kind,
+      status: item.event.kind === "ignored" ? "ignored" : "accepted",
+      occurred_at: item.event.occurredAt.toISOString(),
+      payload_digest: item.payloadDigest,
+      raw_payload: item.event.payload,
+      jobs: item.jobs.map((job) => ({
+        job_key: job.jobKey,
+        operation: job.operation,
+        status: job.status,
+        max_attempts: job.maxAttempts,
+      })),
+    }));
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.prisma.$queryRaw<Row[]>(statement(JSON.stringify(input)));
+      } catch (error) {
+        // Two batches locking the same keys in another order: the database picked one to retry.
+        if (attempt < DEADLOCK_RETRIES && /deadlock detected/.test(String(error))) continue;
+        this.logger.error({
+          msg: "receipt write failed; answering 503 to the batch",
+          deliveries: items.length,
+          error: error instanceof Error ? error.message.split("\n").slice(-1)[0] : String(error),
+        });
+        throw unavailable("The receipt store");
+      }
+    }
+  }
+}
+
+// Rows are inserted in key order, so concurrent batches lock keys in one order (no deadlock cycles).
+// `xmax = 0` holds exactly for rows this statement inserted (an ON CONFLICT update sets xmax).
+const statement = (input: string) => Prisma.sql`
+WITH input AS (
+  SELECT * FROM jsonb_to_recordset(${input}::jsonb) AS x(
+    i int, tenant_id uuid, connection_id uuid, provider text, account_id text, idempotency_key text,
+    event_id text, lead_id text, kind text, status text, occurred_at timestamptz, payload_digest text,
+    raw_payload jsonb, jobs jsonb)
+),
+receipt AS (
+  INSERT INTO receipts AS r (tenant_id, connection_id, provider, account_id, idempotency_key, event_id, lead_id,
+                             kind, status, occurred_at, payload_digest, raw_payload)
+  SELECT tenant_id, connection_id, provider, account_id, idempotency_key, event_id, lead_id,
+         kind, status, occurred_at, payload_digest, raw_payload
+  FROM input ORDER BY provider, account_id, idempotency_key
+  ON CONFLICT (provider, account_id, idempotency_key)
+  DO UPDATE SET duplicate_count = r.duplicate_count + 1, last_duplicate_at = now()
+  RETURNING r.id, r.provider, r.account_id, r.idempotency_key, r.payload_digest, (r.xmax = 0) AS inserted
+),
+matched AS (
+  SELECT input.i, input.tenant_id, input.connection_id, input.idempotency_key, input.jobs,
+         input.payload_digest AS incoming_digest, receipt.payload_digest AS stored_digest,
+         receipt.id AS receipt_id, receipt.inserted
+  FROM input JOIN receipt USING (provider, account_id, idempotency_key)
+),
+job AS (
+  INSERT INTO jobs (tenant_id, connection_id, receipt_id, operation, job_key, status, max_attempts)
+  SELECT m.tenant_id, m.connection_id, m.receipt_id, j.operation, j.job_key, j.status, j.max_attempts
+  FROM matched m CROSS JOIN LATERAL jsonb_to_recordset(m.jobs) AS j(job_key text, operation text, status text, max_attempts int)
+  WHERE m.inserted
+  ORDER BY j.job_key
+  ON CONFLICT (job_key) DO NOTHING
+  RETURNING id, receipt_id, job_key, operation, status
+),
+conflict AS (
+  INSERT INTO payload_conflicts (tenant_id, receipt_id, idempotency_key, stored_digest, incoming_digest)
+  SELECT tenant_id, receipt_id, idempotency_key, stored_digest, incoming_digest
+  FROM matched WHERE NOT inserted AND stored_digest <> incoming_digest
+  RETURNING receipt_id
+)
+SELECT m.i, m.receipt_id, m.inserted,
+       EXISTS (SELECT 1 FROM conflict c WHERE c.receipt_id = m.receipt_id) AS conflict,
+       COALESCE((SELECT jsonb_agg(jsonb_build_object('id', j.id, 'jobKey', j.job_key, 'operation', j.operation,
+                                                     'status', j.status))
+                 FROM job j WHERE j.receipt_id = m.receipt_id), '[]'::jsonb) AS jobs
+FROM matched m`;

@@ -1,0 +1,95 @@
+import { Controller, Get, Inject, Param, Post, Query, Req, Res } from "@nestjs/common";
+import type { RawBodyRequest } from "@nestjs/common";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "../common/app-error.js";
+import type { InboundDelivery } from "../providers/provider-adapter.js";
+import type { Provider } from "../providers/provider-event.js";
+import { YelpAdapter } from "../providers/yelp/yelp.adapter.js";
+import { IngestionService, type IngestAnswer, type Route } from "./ingestion.service.js";
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** The raw request as adapters see it. Bodies that are not JSON are refused before anything else. */
+function deliveryOf(request: RawBodyRequest<FastifyRequest>): InboundDelivery {
+  if (!JSON_TYPE.test(request.headers["content-type"] ?? "")) {
+    throw new AppError(
+      415,
+      "unsupported_media_type",
+      "The body must be JSON (Content-Type: application/json).",
+    );
+  }
+  return {
+    rawBody: request.rawBody ?? Buffer.alloc(0),
+    body: request.body,
+    headers: request.headers,
+    query: request.query as Record<string, string | undefined>,
+    ip: request.ip,
+  };
+}
+
+/** Provider-facing webhooks (api.md). A 2xx is a promise: it is sent only after the write committed. */
+@Controller("webhooks")
+export class WebhooksController {
+  constructor(
+    private readonly ingestion: IngestionService,
+    @Inject(YelpAdapter) private readonly yelp: YelpAdapter,
+  ) {}
+
+  @Post("staticforms/:connectionId")
+  staticForms(
+    @Param("connectionId") connectionId: string,
+    @Req() request: RawBodyRequest<FastifyRequest>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.receive("staticforms", { connectionId }, request, reply);
+  }
+
+  @Post("thumbtack/:connectionId")
+  thumbtack(
+    @Param("connectionId") connectionId: string,
+    @Req() request: RawBodyRequest<FastifyRequest>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.receive("thumbtack", { connectionId }, request, reply);
+  }
+
+  /** Yelp's verification handshake: echo `verification` back. */
+  @Get("yelp/:token")
+  yelpHandshake(
+    @Param("token") token: string,
+    @Query("verification") verification: unknown,
+    @Req() request: FastifyRequest,
+  ) {
+    this.yelp.verifyPlatform(token, request.ip);
+    return { verification: this.yelp.verification(verification) };
+  }
+
+  @Post("yelp/:token")
+  yelpDelivery(
+    @Param("token") token: string,
+    @Req() request: RawBodyRequest<FastifyRequest>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const delivery = deliveryOf(request);
+    this.yelp.verifyPlatform(token, delivery.ip);
+    return this.answer(
+      this.ingestion.ingest("yelp", { accountOf: (d) => this.yelp.accountIdOf(d) }, delivery, request.id),
+      reply,
+    );
+  }
+
+  private receive(
+    provider: Provider,
+    route: Route,
+    request: RawBodyRequest<FastifyRequest>,
+    reply: FastifyReply,
+  ) {
+    return this.answer(this.ingestion.ingest(provider, route, deliveryOf(request), request.id), reply);
+  }
+
+  private async answer(pending: Promise<IngestAnswer>, reply: FastifyReply) {
+    const { status, body } = await pending;
+    void reply.status(status);
+    return body;
+  }
+}

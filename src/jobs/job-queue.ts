@@ -1,0 +1,88 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from "@nestjs/common";
+import { type JobsOptions, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { Metrics } from "../observability/metrics.js";
+import { REDIS } from "../redis/redis.module.js";
+import { bullJobId, type JobPayload, type Operation, OPERATION_SETTINGS, OPERATIONS } from "./operations.js";
+
+export interface EnqueueableJob {
+  id: string;
+  jobKey: string;
+  operation: Operation;
+}
+
+/** The one place BullMQ job options are built: deterministic id, attempts, backoff with jitter, removal. */
+export function jobOptions(operation: Operation, key: string): JobsOptions {
+  const settings = OPERATION_SETTINGS[operation];
+  return {
+    jobId: bullJobId(key),
+    attempts: settings.attempts,
+    backoff: { type: "exponential", delay: settings.backoffMs, jitter: 0.5 },
+    // Postgres keeps the history; Redis keeps finished jobs only long enough to dedupe re-enqueues.
+    removeOnComplete: { age: 3600 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  };
+}
+
+/**
+ * Producer side of the job queues (one BullMQ queue per operation). Enqueueing is typed: a job's
+ * name is its operation and its data the job row id, nothing else.
+ */
+@Injectable()
+export class JobQueue implements OnModuleDestroy {
+  private readonly logger = new Logger("job-queue");
+  private readonly queues: Record<Operation, Queue<JobPayload>>;
+
+  constructor(
+    @Inject(REDIS) redis: Redis,
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {
+    const queue = (operation: Operation) =>
+      new Queue<JobPayload>(operation, { connection: redis, prefix: config.redisPrefix });
+    this.queues = Object.fromEntries(OPERATIONS.map((operation) => [operation, queue(operation)])) as Record<
+      Operation,
+      Queue<JobPayload>
+    >;
+  }
+
+  queue(operation: Operation): Queue<JobPayload> {
+    return this.queues[operation];
+  }
+
+  /**
+   * Hands committed jobs to BullMQ. Never throws: the rows are durable either way, and the
+   * dispatcher enqueues whatever did not make it (Redis down, process killed).
+   */
+  async enqueue(jobs: EnqueueableJob[]): Promise<void> {
+    await Promise.all(
+      OPERATIONS.map(async (operation) => {
+        const group = jobs.filter((job) => job.operation === operation);
+        if (group.length === 0) return;
+        try {
+          await this.queues[operation].addBulk(
+            group.map((job) => ({
+              name: operation,
+              data: { jobId: job.id },
+              opts: jobOptions(operation, job.jobKey),
+            })),
+          );
+        } catch (error) {
+          this.metrics.enqueueFailures.inc(group.length);
+          this.logger.warn({
+            msg: "enqueue failed; the dispatcher will enqueue these jobs",
+            operation,
+            jobs: group.length,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all(Object.values(this.queues).map((queue) => queue.close()));
+  }
+}

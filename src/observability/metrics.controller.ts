@@ -1,0 +1,13 @@
+import { Controller, Get, Header } from "@nestjs/common";
+import { Metrics } from "./metrics.js";
+
+@Controller("metrics")
+export class MetricsController {
+  constructor(private readonly metrics: Metrics) {}
+
+  @Get()
+  @Header("content-type", "text/plain; version=0.0.4; charset=utf-8")
+  render(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+}

@@ -1,0 +1,51 @@
+// Small readers for untrusted JSON: every field is checked before use; a wrong shape is a 400.
+import { AppError } from "../common/app-error.js";
+import type { JsonObject } from "./provider-event.js";
+
+const MAX_ID_LENGTH = 256;
+
+export const invalidEnvelope = (message: string): AppError => new AppError(400, "invalid_envelope", message);
+
+export function isObject(value: unknown): value is JsonObject {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+export function requireObject(value: unknown, what: string): JsonObject {
+  if (!isObject(value)) throw invalidEnvelope(`${what} must be a JSON object.`);
+  return value;
+}
+
+/** An optional string field (wrong type: 400). */
+export function optionalString(object: JsonObject, field: string, what = field): string | undefined {
+  const value = object[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw invalidEnvelope(`${what} must be a string.`);
+  return value;
+}
+
+/** A required provider id: a non-empty string, or an integer (Thumbtack int64 ids arrive as either). */
+export function requireId(object: JsonObject, field: string, what = field): string {
+  const value = object[field];
+  const id = typeof value === "number" && Number.isSafeInteger(value) ? String(value) : value;
+  if (typeof id !== "string" || id.trim() === "" || id.length > MAX_ID_LENGTH) {
+    throw invalidEnvelope(`${what} must be a non-empty id (at most ${MAX_ID_LENGTH} characters).`);
+  }
+  return id;
+}
+
+/** A timestamp (ISO 8601 text, or unix seconds as number or digit string); undefined when absent or unreadable. */
+export function parseTime(value: unknown): Date | undefined {
+  if (typeof value === "number" && Number.isFinite(value)) return new Date(value * 1000);
+  if (typeof value !== "string" || value === "") return undefined;
+  const date = /^\d{9,11}$/.test(value) ? new Date(Number(value) * 1000) : new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** The first readable time among the candidates, else the moment of receipt. */
+export function firstTime(...candidates: unknown[]): Date {
+  for (const candidate of candidates) {
+    const time = parseTime(candidate);
+    if (time) return time;
+  }
+  return new Date();
+}
