@@ -26,15 +26,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * the connection as stored now (a pause, rotation or disable applies to the next delivery) at a
  * fraction of a query each.
  */
+const COLUMNS = `id, tenant_id AS "tenantId", provider, external_account_id AS "externalAccountId", status,
+  inbound_secrets AS "inboundSecrets", previous_secrets AS "previousSecrets",
+  previous_secrets_expire_at AS "previousSecretsExpireAt", settings`;
+
 @Injectable()
 export class ConnectionsRepository {
   private readonly byId = new NaturalBatcher<string, IngestConnectionRow | undefined>(
     async (ids) => {
-      const rows = await this.prisma.connection.findMany({
-        where: { id: { in: [...new Set(ids)] } },
-        select: SELECT,
-      });
-      const found = new Map(rows.map((row) => [row.id, row as IngestConnectionRow]));
+      const { rows } = await this.prisma.pool.query<IngestConnectionRow>(
+        `SELECT ${COLUMNS} FROM connections WHERE id = ANY($1::uuid[])`,
+        [[...new Set(ids)]],
+      );
+      const found = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => found.get(id));
     },
     { maxBatch: 500 },
@@ -45,14 +49,13 @@ export class ConnectionsRepository {
     IngestConnectionRow | undefined
   >(
     async (keys) => {
-      const rows = await this.prisma.connection.findMany({
-        where: { OR: keys.map((key) => ({ provider: key.provider, externalAccountId: key.accountId })) },
-        select: SELECT,
-      });
-      return keys.map(
-        (key) =>
-          rows.find((row) => row.provider === key.provider && row.externalAccountId === key.accountId) as
-            IngestConnectionRow | undefined,
+      const { rows } = await this.prisma.pool.query<IngestConnectionRow>(
+        `SELECT ${COLUMNS} FROM connections
+         WHERE (provider, external_account_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+        [keys.map((key) => key.provider), keys.map((key) => key.accountId)],
+      );
+      return keys.map((key) =>
+        rows.find((row) => row.provider === key.provider && row.externalAccountId === key.accountId),
       );
     },
     { maxBatch: 200 },
@@ -68,15 +71,3 @@ export class ConnectionsRepository {
     return this.byAccount.submit({ provider, accountId });
   }
 }
-
-const SELECT = {
-  id: true,
-  tenantId: true,
-  provider: true,
-  externalAccountId: true,
-  status: true,
-  inboundSecrets: true,
-  previousSecrets: true,
-  previousSecretsExpireAt: true,
-  settings: true,
-} as const;

@@ -1,30 +1,36 @@
 import { Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 
-/** Postgres pool size per process; the ingest path batches, so a few connections go far. */
+/** Postgres connections per process; the ingest path batches, so a few go far. */
 const POOL_SIZE = 10;
 
 /**
- * The Prisma client, over node-postgres through the driver adapter (no native engine). Connection
- * and statement timeouts are bounded so a database outage answers 503 quickly instead of hanging.
+ * The Prisma client over one node-postgres pool (driver adapter, no native engine). The same pool
+ * is exposed as `pool` for the few hot-path statements that are written in SQL and run without
+ * Prisma's per-query overhead (ingest: connection lookup, receipt+jobs write). Connection and
+ * statement timeouts are bounded so a database outage answers 503 quickly instead of hanging.
  */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
+  readonly pool: pg.Pool;
+
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    super({
-      adapter: new PrismaPg({
-        connectionString: config.databaseUrl,
-        max: POOL_SIZE,
-        connectionTimeoutMillis: 2_000,
-        statement_timeout: 10_000,
-      }),
+    const pool = new pg.Pool({
+      connectionString: config.databaseUrl,
+      max: POOL_SIZE,
+      connectionTimeoutMillis: 2_000,
+      statement_timeout: 10_000,
     });
+    super({ adapter: new PrismaPg(pool) });
+    this.pool = pool;
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.$disconnect();
+    await this.pool.end();
   }
 }

@@ -2,7 +2,6 @@ import { Injectable, Logger } from "@nestjs/common";
 import { unavailable } from "../common/app-error.js";
 import { NaturalBatcher } from "../common/natural-batcher.js";
 import { PrismaService } from "../database/prisma.service.js";
-import { Prisma } from "../generated/prisma/client.js";
 import { type EnqueueableJob, JobQueue } from "../jobs/job-queue.js";
 import type { Operation } from "../jobs/operations.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
@@ -43,7 +42,8 @@ const dedupeKey = (input: ReceiptInput) =>
 
 /**
  * Writes receipts and their jobs: one statement per batch of deliveries, so one round trip and one
- * commit decide many deliveries (natural batching, see NaturalBatcher).
+ * commit decide many deliveries (natural batching, see NaturalBatcher). The statement is SQL on
+ * the Prisma client's own pool: on this path Prisma's per-query cost was the API's largest.
  *
  * The statement inserts every receipt with ON CONFLICT on (provider, account_id, idempotency_key):
  * the unique constraint decides every race, between the items of a batch, API replicas and
@@ -122,7 +122,7 @@ export class ReceiptWriter {
     }));
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.prisma.$queryRaw<Row[]>(statement(JSON.stringify(input)));
+        return (await this.prisma.pool.query<Row>(STATEMENT, [JSON.stringify(input)])).rows;
       } catch (error) {
         // Two batches locking the same keys in another order: the database picked one to retry.
         if (attempt < DEADLOCK_RETRIES && /deadlock detected/.test(String(error))) continue;
@@ -139,9 +139,9 @@ export class ReceiptWriter {
 
 // Rows are inserted in key order, so concurrent batches lock keys in one order (no deadlock cycles).
 // `xmax = 0` holds exactly for rows this statement inserted (an ON CONFLICT update sets xmax).
-const statement = (input: string) => Prisma.sql`
+const STATEMENT = `
 WITH input AS (
-  SELECT * FROM jsonb_to_recordset(${input}::jsonb) AS x(
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
     i int, tenant_id uuid, connection_id uuid, provider text, account_id text, idempotency_key text,
     event_id text, lead_id text, kind text, status text, occurred_at timestamptz, payload_digest text,
     raw_payload jsonb, jobs jsonb)

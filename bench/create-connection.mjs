@@ -1,0 +1,19 @@
+// Creates a tenant and a Static Forms connection (bearer auth) through Leadgate's own service;
+// prints {id, bearerToken} as JSON. Used by bench/run.mjs.
+import "reflect-metadata";
+import { NestFactory } from "@nestjs/core";
+import { loadConfig } from "../dist/config/config.js";
+import { AppModule } from "../dist/app.module.js";
+import { ConnectionsService } from "../dist/connections/connections.service.js";
+import { PrismaService } from "../dist/database/prisma.service.js";
+
+const app = await NestFactory.createApplicationContext(AppModule.forRoot(loadConfig()), { logger: false });
+const tenant = await app.get(PrismaService).tenant.create({ data: { name: "bench" } });
+const { connection, secrets } = await app.get(ConnectionsService).create(tenant.id, {
+  provider: "staticforms",
+  externalAccountId: `bench-${Date.now()}`,
+  displayName: "Bench",
+  inboundAuth: { type: "bearer" },
+});
+console.log(JSON.stringify({ id: connection.id, bearerToken: secrets.bearerToken }));
+await app.close();
