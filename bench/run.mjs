@@ -3,7 +3,6 @@
 // connections, 10 s each) and prints both medians and their ratio. Prints figures, asserts nothing.
 // Needs `npm run build` (done by `npm run bench`) and local Postgres and Redis.
 import { spawn, execFileSync } from "node:child_process";
-import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
