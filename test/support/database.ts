@@ -40,3 +40,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/** What a tenant has stored: the observable outcome of ingest. */
+export async function storedFor(sql: pg.Pool, tenantId: string) {
+  const count = async (table: string) =>
+    Number(
+      (await sql.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = $1`, [tenantId]))
+        .rows[0]?.n,
+    );
+  return {
+    receipts: await count("receipts"),
+    jobs: await count("jobs"),
+    conflicts: await count("payload_conflicts"),
+  };
+}

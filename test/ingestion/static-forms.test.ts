@@ -1,0 +1,327 @@
+// Static Forms over HTTP against the real API, Postgres and Redis: every fixture, every inbound
+// auth type, and every rejection row of api.md's response table (with zero rows written).
+import { randomUUID } from "node:crypto";
+import { createTestDatabase, storedFor, type TestDatabase } from "../support/database.js";
+import { type RunningApi, startApi, testConfig } from "../support/app.js";
+import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import { fixture, fixtureHeaders } from "../support/fixtures.js";
+import { post } from "../support/http.js";
+
+const submission = (
+  submissionId: string,
+  formData: Record<string, string> = { name: "Ann", email: "a@example.test" },
+) => ({
+  event: "form.submitted",
+  timestamp: 1776003725,
+  data: {
+    submissionId,
+    formData,
+    apiKey: "sf_test_0a1b2c3d4e5f",
+    recipientEmail: "leads@example.test",
+    attachments: [],
+  },
+});
+
+describe("POST /webhooks/staticforms/{connectionId}", () => {
+  let db: TestDatabase;
+  let api: RunningApi;
+  let bearer: TestConnection;
+
+  const urlOf = (connection: TestConnection) =>
+    connection.webhookUrl.replace("http://localhost:3000", api.url);
+  const auth = (connection: TestConnection) => ({
+    authorization: `Bearer ${connection.secrets.bearerToken}`,
+  });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    api = await startApi(testConfig(db.url));
+    bearer = await createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: "http://127.0.0.1:9/crm" } },
+    });
+  });
+  afterAll(async () => {
+    await api.close();
+    await db.drop();
+  });
+
+  it("stores the fixture once: 202, then 200 duplicate with the same receipt", async () => {
+    const headers = { ...fixtureHeaders("staticforms/form-submitted.headers.json"), ...auth(bearer) };
+    const body = fixture("staticforms/form-submitted.json").text;
+
+    const first = await post(urlOf(bearer), body, headers);
+    expect(first.status).toBe(202);
+    expect(first.body).toEqual({ accepted: true, duplicate: false, receiptIds: [expect.any(String)] });
+
+    // A byte-different retry of the same event (re-serialized) is still the same event.
+    const retry = await post(urlOf(bearer), JSON.stringify(JSON.parse(body)), headers);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual({ accepted: true, duplicate: true, receiptIds: first.body.receiptIds });
+
+    const { rows } = await db.sql.query(
+      "SELECT event_id, lead_id, kind, status, duplicate_count, raw_payload FROM receipts WHERE id = $1",
+      [first.body.receiptIds[0]],
+    );
+    expect(rows[0]).toMatchObject({
+      event_id: "sub_9f3k2m7q1x",
+      lead_id: "sub_9f3k2m7q1x",
+      kind: "lead.created",
+      status: "accepted",
+      duplicate_count: 1,
+    });
+    expect(JSON.stringify(rows[0].raw_payload)).not.toContain("sf_test_0a1b2c3d4e5f");
+    const jobs = await db.sql.query(
+      "SELECT operation, status, job_key FROM jobs WHERE receipt_id = $1 ORDER BY operation",
+      [first.body.receiptIds[0]],
+    );
+    expect(jobs.rows).toEqual([
+      {
+        operation: "crm-delivery",
+        status: "queued",
+        job_key: expect.stringMatching(/^crm-delivery:[0-9a-f]{64}$/),
+      },
+      {
+        operation: "lead-upsert",
+        status: "queued",
+        job_key: expect.stringMatching(/^lead-upsert:[0-9a-f]{64}$/),
+      },
+    ]);
+    expect(await storedFor(db.sql, bearer.tenantId)).toMatchObject({ conflicts: 0 });
+  });
+
+  it("accepts the legacy flat body with the data.apiKey check", async () => {
+    const apiKey = await createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "apiKey", apiKey: "sf_test_0a1b2c3d4e5f" },
+    });
+    const body = fixture("staticforms/legacy-flat.json").text;
+    expect((await post(urlOf(apiKey), body)).status).toBe(202);
+    expect((await post(urlOf(apiKey), body)).status).toBe(200);
+    const wrongKey = { ...fixture("staticforms/legacy-flat.json").json, apiKey: "sf_test_wrong" };
+    expect((await post(urlOf(apiKey), wrongKey)).status).toBe(401);
+    expect(await storedFor(db.sql, apiKey.tenantId)).toEqual({ receipts: 1, jobs: 1, conflicts: 0 });
+  });
+
+  describe.each([
+    [
+      "bearer",
+      {},
+      (s: Record<string, string>) => ({ headers: { authorization: `Bearer ${s.bearerToken}` } }),
+    ],
+    [
+      "basic",
+      {},
+      (s: Record<string, string>) => ({
+        headers: { authorization: `Basic ${Buffer.from(`${s.username}:${s.password}`).toString("base64")}` },
+      }),
+    ],
+    [
+      "header",
+      { headerName: "X-Hook-Secret" },
+      (s: Record<string, string>) => ({ headers: { [s.headerName!]: s.headerValue! } }),
+    ],
+    ["token", {}, () => ({ headers: {} })],
+    ["apiKey", { apiKey: "sf_test_0a1b2c3d4e5f" }, () => ({ headers: {} })],
+  ] as const)("inbound auth %s", (type, extra, credentialsOf) => {
+    let connection: TestConnection;
+    beforeAll(async () => {
+      connection = await createTenantWithConnection(api.app, {
+        provider: "staticforms",
+        inboundAuth: { type, ...extra },
+      });
+    });
+
+    it("accepts the right credentials", async () => {
+      const answer = await post(
+        urlOf(connection),
+        submission(`ok-${type}`),
+        credentialsOf(connection.secrets).headers,
+      );
+      expect(answer.status).toBe(202);
+      expect(await storedFor(db.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 1, conflicts: 0 });
+    });
+
+    it("answers 401 to missing or wrong credentials and writes nothing", async () => {
+      const before = await storedFor(db.sql, connection.tenantId);
+      const url = urlOf(connection).replace(/\?token=.*/, "");
+      const wrong = {
+        bearer: { authorization: "Bearer nope" },
+        basic: {
+          authorization: `Basic ${Buffer.from(`${connection.secrets.username}:nope`).toString("base64")}`,
+        },
+        header: { "x-hook-secret": "nope" },
+        token: {},
+        apiKey: {},
+      }[type];
+      const wrongBody =
+        type === "apiKey"
+          ? { ...submission("bad"), data: { ...submission("bad").data, apiKey: "nope" } }
+          : submission("bad");
+      const { apiKey: _apiKey, ...withoutKey } = submission("bad").data;
+      for (const attempt of [
+        await post(url, { ...submission("bad"), data: withoutKey }),
+        await post(type === "token" ? `${url}?token=nope` : url, wrongBody, wrong),
+      ]) {
+        expect(attempt.status).toBe(401);
+        expect(attempt.body).toEqual({ error: "unauthorized", message: expect.any(String) });
+      }
+      expect(await storedFor(db.sql, connection.tenantId)).toEqual(before);
+    });
+  });
+
+  it("400 idempotency_key_mismatch when the header names another submission; nothing written", async () => {
+    const before = await storedFor(db.sql, bearer.tenantId);
+    const answer = await post(urlOf(bearer), submission("sub-a"), {
+      ...auth(bearer),
+      "idempotency-key": "staticforms:form.submitted:sub-b",
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe("idempotency_key_mismatch");
+    expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+    const quoted = await post(urlOf(bearer), submission("sub-a"), {
+      ...auth(bearer),
+      "idempotency-key": '"staticforms:form.submitted:sub-a"',
+    });
+    expect(quoted.status).toBe(202);
+  });
+
+  it.each([
+    ["malformed JSON", '{"event":"form.submitted",', "invalid_envelope"],
+    ["an empty body", "", "invalid_envelope"],
+    ["a JSON array", "[1,2,3]", "invalid_envelope"],
+    [
+      "no submissionId",
+      JSON.stringify({ event: "form.submitted", data: { formData: {} } }),
+      "invalid_envelope",
+    ],
+    [
+      "formData of the wrong type",
+      JSON.stringify({ event: "form.submitted", data: { submissionId: "x", formData: "hi" } }),
+      "invalid_envelope",
+    ],
+  ])("400 for %s; nothing written", async (_, body, code) => {
+    const before = await storedFor(db.sql, bearer.tenantId);
+    const answer = await post(urlOf(bearer), body, auth(bearer));
+    expect(answer.status).toBe(400);
+    expect(answer.body).toEqual({ error: code, message: expect.any(String) });
+    expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+  });
+
+  it("401 comes before the envelope is read: a bad body without credentials is refused as unauthorized", async () => {
+    const answer = await post(urlOf(bearer), { event: "form.submitted", data: {} });
+    expect(answer.status).toBe(401);
+  });
+
+  it("404 unknown_connection for an unknown id, a malformed id, or another provider's connection", async () => {
+    const thumbtack = await createTenantWithConnection(api.app, {
+      provider: "thumbtack",
+      inboundAuth: { type: "basic" },
+    });
+    for (const id of [randomUUID(), "not-a-uuid", thumbtack.connectionId]) {
+      const answer = await post(`${api.url}/webhooks/staticforms/${id}`, submission("x"), auth(bearer));
+      expect(answer.status).toBe(404);
+      expect(answer.body.error).toBe("unknown_connection");
+    }
+  });
+
+  it("410 connection_disabled for a disabled connection; nothing written", async () => {
+    const disabled = await createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+    });
+    await db.sql.query("UPDATE connections SET status = 'disabled' WHERE id = $1", [disabled.connectionId]);
+    const answer = await post(urlOf(disabled), submission("d1"), auth(disabled));
+    expect(answer.status).toBe(410);
+    expect(answer.body.error).toBe("connection_disabled");
+    expect(await storedFor(db.sql, disabled.tenantId)).toEqual({ receipts: 0, jobs: 0, conflicts: 0 });
+  });
+
+  it("a paused connection accepts and stores, with its jobs held", async () => {
+    const paused = await createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: "http://127.0.0.1:9/crm" } },
+    });
+    await db.sql.query("UPDATE connections SET status = 'paused' WHERE id = $1", [paused.connectionId]);
+    const answer = await post(urlOf(paused), submission("p1"), auth(paused));
+    expect(answer.status).toBe(202);
+    const { rows } = await db.sql.query("SELECT status FROM jobs WHERE tenant_id = $1", [paused.tenantId]);
+    expect(rows).toEqual([{ status: "held" }, { status: "held" }]);
+  });
+
+  it("413 payload_too_large over the body limit; nothing written", async () => {
+    const before = await storedFor(db.sql, bearer.tenantId);
+    const answer = await post(
+      urlOf(bearer),
+      submission("big", { message: "x".repeat(300 * 1024) }),
+      auth(bearer),
+    );
+    expect(answer.status).toBe(413);
+    expect(answer.body.error).toBe("payload_too_large");
+    expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+  });
+
+  it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml"])(
+    "415 unsupported_media_type for %s; nothing written",
+    async (contentType) => {
+      const before = await storedFor(db.sql, bearer.tenantId);
+      const answer = await post(urlOf(bearer), JSON.stringify(submission("ct")), {
+        ...auth(bearer),
+        "content-type": contentType,
+      });
+      expect(answer.status).toBe(415);
+      expect(answer.body.error).toBe("unsupported_media_type");
+      expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+    },
+  );
+
+  it("an event type we do not act on: 200 ignored, receipt kept, no jobs", async () => {
+    const connection = await createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+    });
+    const answer = await post(
+      urlOf(connection),
+      { event: "form.viewed", data: { submissionId: "v1" } },
+      auth(connection),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      accepted: true,
+      ignored: true,
+      duplicate: false,
+      receiptIds: [expect.any(String)],
+    });
+    expect(await storedFor(db.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 0, conflicts: 0 });
+  });
+
+  it("the same key with another payload answers as a duplicate and records a conflict", async () => {
+    const connection = await createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+    });
+    const first = await post(urlOf(connection), submission("c1", { name: "Original" }), auth(connection));
+    const changed = await post(urlOf(connection), submission("c1", { name: "Changed" }), auth(connection));
+    expect(first.status).toBe(202);
+    expect(changed.status).toBe(200);
+    expect(changed.body).toEqual({ accepted: true, duplicate: true, receiptIds: first.body.receiptIds });
+    expect(await storedFor(db.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 1, conflicts: 1 });
+    const { rows } = await db.sql.query(
+      "SELECT stored_digest <> incoming_digest AS differs, receipt_id FROM payload_conflicts WHERE tenant_id = $1",
+      [connection.tenantId],
+    );
+    expect(rows).toEqual([{ differs: true, receipt_id: first.body.receiptIds[0] }]);
+  });
+
+  it("echoes the request id (given or generated) in x-request-id", async () => {
+    const given = await post(urlOf(bearer), submission("rid"), {
+      ...auth(bearer),
+      "x-request-id": "req-abc-123",
+    });
+    expect(given.headers.get("x-request-id")).toBe("req-abc-123");
+    const generated = await post(urlOf(bearer), "{", auth(bearer));
+    expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
