@@ -7,6 +7,16 @@ import { Metrics } from "../observability/metrics.js";
 import { REDIS } from "../redis/redis.module.js";
 import { bullJobId, type JobPayload, type Operation, OPERATION_SETTINGS, OPERATIONS } from "./operations.js";
 
+const ENQUEUE_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from redis within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 export interface EnqueueableJob {
   id: string;
   jobKey: string;
@@ -36,12 +46,16 @@ export class JobQueue implements OnModuleDestroy {
   private readonly queues: Record<Operation, Queue<JobPayload>>;
 
   constructor(
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly metrics: Metrics,
   ) {
-    const queue = (operation: Operation) =>
-      new Queue<JobPayload>(operation, { connection: redis, prefix: config.redisPrefix });
+    const queue = (operation: Operation) => {
+      const created = new Queue<JobPayload>(operation, { connection: redis, prefix: config.redisPrefix });
+      // Connection errors are the shared client's, logged once by RedisModule; enqueue failures below.
+      created.on("error", () => undefined);
+      return created;
+    };
     this.queues = Object.fromEntries(OPERATIONS.map((operation) => [operation, queue(operation)])) as Record<
       Operation,
       Queue<JobPayload>
@@ -62,13 +76,14 @@ export class JobQueue implements OnModuleDestroy {
         const group = jobs.filter((job) => job.operation === operation);
         if (group.length === 0) return;
         try {
-          await this.queues[operation].addBulk(
-            group.map((job) => ({
-              name: operation,
-              data: { jobId: job.id },
-              opts: jobOptions(operation, job.jobKey),
-            })),
-          );
+          // BullMQ waits for a connection that is down; ingest must not (nor pile up promises meanwhile).
+          if (this.redis.status !== "ready") throw new Error(`redis is ${this.redis.status}`);
+          const bulk = group.map((job) => ({
+            name: operation,
+            data: { jobId: job.id },
+            opts: jobOptions(operation, job.jobKey),
+          }));
+          await withTimeout(this.queues[operation].addBulk(bulk), ENQUEUE_TIMEOUT_MS);
         } catch (error) {
           this.metrics.enqueueFailures.inc(group.length);
           this.logger.warn({

@@ -1,0 +1,137 @@
+// Invariants 2 and 3: receipt and jobs commit together or not at all, and no 2xx without a
+// commit. Redis is only the executor: an outage does not fail ingest.
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { bullJobId } from "../../src/jobs/operations.js";
+import { createTestDatabase, storedFor, type TestDatabase } from "../support/database.js";
+import { type RunningApi, startApi, testConfig } from "../support/app.js";
+import { freePort } from "../support/process.js";
+import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import { get, post } from "../support/http.js";
+
+const submission = (id: string) => ({
+  event: "form.submitted",
+  data: { submissionId: id, formData: { name: "F" } },
+});
+
+describe("ingest under failure", () => {
+  let db: TestDatabase;
+  let api: RunningApi;
+  let connection: TestConnection;
+  const redisPrefix = `lgt-failures-${process.pid}`;
+
+  const send = (target: RunningApi, id: string) =>
+    post(`${target.url}/webhooks/staticforms/${connection.connectionId}`, submission(id), {
+      authorization: `Bearer ${connection.secrets.bearerToken}`,
+    });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    api = await startApi(testConfig(db.url, { REDIS_PREFIX: redisPrefix }));
+    connection = await createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: "http://127.0.0.1:9/crm" } },
+    });
+  });
+  afterAll(async () => {
+    await api.close();
+    await db.drop();
+  });
+
+  it("hands the committed jobs to BullMQ under their deterministic ids", async () => {
+    const answer = await send(api, "enqueued-1");
+    expect(answer.status).toBe(202);
+    const { rows } = await db.sql.query<{ id: string; job_key: string; operation: string }>(
+      "SELECT id, job_key, operation FROM jobs WHERE receipt_id = $1",
+      [answer.body.receiptIds[0]],
+    );
+    expect(rows).toHaveLength(2);
+    const redis = new Redis();
+    try {
+      for (const row of rows) {
+        const queue = new Queue(row.operation, { connection: redis, prefix: redisPrefix });
+        // Enqueueing happens right after the answer; give it a moment.
+        let job = await queue.getJob(bullJobId(row.job_key));
+        for (let i = 0; !job && i < 50; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          job = await queue.getJob(bullJobId(row.job_key));
+        }
+        expect(job?.data).toEqual({ jobId: row.id });
+        expect(job?.name).toBe(row.operation);
+      }
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it("a failure inside the write (job insert) answers 503 and leaves no receipt; the retry is stored whole", async () => {
+    await db.sql.query(`
+      CREATE FUNCTION fail_job_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'injected failure on job insert'; END $$;
+      CREATE TRIGGER fail_job_insert BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION fail_job_insert();`);
+    const before = await storedFor(db.sql, connection.tenantId);
+    let failed;
+    try {
+      failed = await send(api, "injected-1");
+    } finally {
+      await db.sql.query("DROP TRIGGER fail_job_insert ON jobs; DROP FUNCTION fail_job_insert();");
+    }
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get("retry-after")).toBeTruthy();
+    expect(failed.body.error).toBe("unavailable");
+    expect(await storedFor(db.sql, connection.tenantId)).toEqual(before);
+
+    const retry = await send(api, "injected-1");
+    expect(retry.status).toBe(202);
+    const after = await storedFor(db.sql, connection.tenantId);
+    expect(after.receipts - before.receipts).toBe(1);
+    expect(after.jobs - before.jobs).toBe(2);
+  });
+
+  it("the database unreachable: 503 with Retry-After, never a 2xx", async () => {
+    const deadDatabase = `postgresql://postgres@127.0.0.1:${await freePort()}/nowhere`;
+    const orphan = await startApi(testConfig(deadDatabase));
+    try {
+      const answers = await Promise.all([
+        send(orphan, "no-db-1"),
+        send(orphan, "no-db-2"),
+        send(orphan, "no-db-1"),
+      ]);
+      for (const answer of answers) {
+        expect(answer.status).toBe(503);
+        expect(answer.headers.get("retry-after")).toMatch(/^\d+$/);
+        expect(answer.body.error).toBe("unavailable");
+      }
+    } finally {
+      await orphan.close();
+    }
+  });
+
+  it("Redis unreachable during ingest: 202, the job rows are there and queued, the failure is counted", async () => {
+    const noRedis = await startApi(
+      testConfig(db.url, { REDIS_URL: `redis://127.0.0.1:${await freePort()}` }),
+    );
+    try {
+      const answer = await send(noRedis, "no-redis-1");
+      expect(answer.status).toBe(202);
+      const { rows } = await db.sql.query(
+        "SELECT operation, status FROM jobs WHERE receipt_id = $1 ORDER BY operation",
+        [answer.body.receiptIds[0]],
+      );
+      expect(rows).toEqual([
+        { operation: "crm-delivery", status: "queued" },
+        { operation: "lead-upsert", status: "queued" },
+      ]);
+      let metrics = "";
+      for (let i = 0; i < 50 && !/leadgate_enqueue_failures_total [1-9]/.test(metrics); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        metrics = await (await fetch(`${noRedis.url}/metrics`)).text();
+      }
+      expect(metrics).toMatch(/leadgate_enqueue_failures_total 2\b/);
+      expect((await get(`${noRedis.url}/health/ready`)).status).toBe(503);
+    } finally {
+      await noRedis.close();
+    }
+  });
+});
