@@ -146,7 +146,7 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
     it("answers 401 to missing or wrong credentials and writes nothing", async () => {
       const before = await storedFor(db.sql, connection.tenantId);
       const url = urlOf(connection).replace(/\?token=.*/, "");
-      const wrong = {
+      const wrong: Record<string, string> = {
         bearer: { authorization: "Bearer nope" },
         basic: {
           authorization: `Basic ${Buffer.from(`${connection.secrets.username}:nope`).toString("base64")}`,

