@@ -22,11 +22,30 @@ async function parseJsonBody(request: { url: string }, body: Buffer): Promise<un
   const webhook = request.url.startsWith("/webhooks/");
   const code = webhook ? "invalid_envelope" : "validation_failed";
   if (body.length === 0) throw new AppError(400, code, "The body is empty; a JSON document is expected.");
+  let parsed: unknown;
   try {
-    return secureJson.parse(body, { protoAction: "remove", constructorAction: "remove" });
+    parsed = secureJson.parse(body, { protoAction: "remove", constructorAction: "remove" });
   } catch {
     throw new AppError(400, code, "The body is not valid JSON.");
   }
+  if (!storable(parsed)) {
+    throw new AppError(
+      400,
+      code,
+      "The body holds a NUL character or an unpaired surrogate, which cannot be stored.",
+    );
+  }
+  return parsed;
+}
+
+/** Postgres text and jsonb refuse U+0000 and unpaired surrogates: such a body could never be stored. */
+function storable(value: unknown): boolean {
+  if (typeof value === "string") return value.isWellFormed() && !value.includes("\0");
+  if (Array.isArray(value)) return value.every(storable);
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).every(([key, item]) => storable(key) && storable(item));
+  }
+  return true;
 }
 
 export function createLogger(): LoggerService {
@@ -44,7 +63,10 @@ export async function createApiApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.webhookBodyLimitBytes,
-    trustProxy: true,
+    trustProxy:
+      typeof config.trustProxy === "number"
+        ? (_address: string, hop: number) => hop < (config.trustProxy as number)
+        : config.trustProxy,
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
       const incoming = request.headers[REQUEST_ID_HEADER];
       return typeof incoming === "string" && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();

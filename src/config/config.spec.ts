@@ -26,6 +26,7 @@ describe("loadConfig", () => {
       receiptRetentionDays: 400,
       webhookBodyLimitBytes: 262144,
       yelpAllowedIps: [],
+      trustProxy: false,
     });
     expect(config.encryptionKey).toHaveLength(32);
   });
@@ -57,8 +58,17 @@ describe("loadConfig", () => {
     ["PAYLOAD_RETENTION_DAYS", "0"],
     ["REDIS_PREFIX", "has:colon"],
     ["LEADGATE_BOOTSTRAP_OPERATOR_KEY", "short"],
+    ["TRUST_PROXY", "proxy.example"],
   ])("rejects %s=%s", (variable, value) => {
     expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
+  });
+
+  it("parses TRUST_PROXY as a hop count or a list of proxies", () => {
+    expect(loadConfig({ ...BASE, TRUST_PROXY: "1" }).trustProxy).toBe(1);
+    expect(loadConfig({ ...BASE, TRUST_PROXY: "10.0.0.0/8, 127.0.0.1" }).trustProxy).toEqual([
+      "10.0.0.0/8",
+      "127.0.0.1",
+    ]);
   });
 
   it("parses the optional Yelp settings", () => {

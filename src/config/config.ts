@@ -19,6 +19,8 @@ export interface AppConfig {
   payloadRetentionDays: number;
   receiptRetentionDays: number;
   webhookBodyLimitBytes: number;
+  /** Which proxies' X-Forwarded-For to believe (for YELP_ALLOWED_IPS): none, a hop count, or addresses/CIDRs. */
+  trustProxy: false | number | string[];
 }
 
 export class ConfigError extends Error {
@@ -103,6 +105,21 @@ function redisPrefix(env: Env): string {
   return value;
 }
 
+function trustProxy(env: Env): false | number | string[] {
+  const value = read(env, "TRUST_PROXY");
+  if (value === undefined) return false;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const entries = value.split(",").map((entry) => entry.trim());
+  const bad = entries.find((entry) => isIP(entry.split("/")[0] ?? "") === 0);
+  if (bad !== undefined) {
+    throw new ConfigError(
+      "TRUST_PROXY",
+      `must be a hop count or a comma-separated list of proxy IPs/CIDRs (got "${bad}")`,
+    );
+  }
+  return entries;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const port = integer(env, "PORT", 3000, 0, 65535);
   return {
@@ -120,6 +137,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     payloadRetentionDays: integer(env, "PAYLOAD_RETENTION_DAYS", 30, 1, 36500),
     receiptRetentionDays: integer(env, "RECEIPT_RETENTION_DAYS", 400, 1, 36500),
     webhookBodyLimitBytes: integer(env, "WEBHOOK_BODY_LIMIT_BYTES", 262144, 1024, 64 * 1024 * 1024),
+    trustProxy: trustProxy(env),
   };
 }
 

@@ -24,6 +24,9 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
       max: POOL_SIZE,
       connectionTimeoutMillis: 2_000,
       statement_timeout: 10_000,
+      // Client side too: a half-open connection must not hold a batch (and every delivery behind it) forever.
+      query_timeout: 15_000,
+      keepAlive: true,
     });
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;

@@ -95,17 +95,17 @@ export class IngestionService {
     }
     const events = adapter.normalize(delivery, connection);
 
-    const outcomes = await Promise.all(
+    const outcomes = await this.writer.write(
       events.map((event) => {
         const key = idempotencyKey(event);
-        return this.writer.write({
+        return {
           tenantId: row.tenantId,
           connectionId: row.id,
           event,
           idempotencyKey: key,
           payloadDigest: payloadDigest(event),
           jobs: planJobs(event, key, row.settings, row.status === "paused"),
-        });
+        };
       }),
     );
     const receiptIds = outcomes.map((outcome) => outcome.receiptId);
@@ -144,11 +144,24 @@ export class IngestionService {
 
   /** The current credentials, plus the previous ones while a rotation's grace period lasts. */
   private acceptedCredentials(row: IngestConnectionRow): InboundCredentials[] {
-    const accepted: InboundCredentials[] = [];
-    if (row.inboundSecrets) accepted.push(this.box.open<InboundCredentials>(row.inboundSecrets));
-    if (row.previousSecrets && row.previousSecretsExpireAt && row.previousSecretsExpireAt > new Date()) {
-      accepted.push(this.box.open<InboundCredentials>(row.previousSecrets));
-    }
-    return accepted;
+    const open = (envelope: string, which: string): InboundCredentials | undefined => {
+      try {
+        return this.box.open<InboundCredentials>(envelope);
+      } catch (error) {
+        // A wrong or missing LEADGATE_ENCRYPTION_KEY: the operator's problem; the sender should retry later.
+        this.logger.error({
+          msg: `cannot decrypt the ${which} inbound secrets`,
+          connectionId: row.id,
+          error: String(error),
+        });
+        return undefined;
+      }
+    };
+    const current = row.inboundSecrets ? open(row.inboundSecrets, "current") : undefined;
+    if (row.inboundSecrets && !current) throw unavailable("The connection's secrets");
+    const graceful =
+      row.previousSecrets && row.previousSecretsExpireAt && row.previousSecretsExpireAt > new Date();
+    const previous = graceful ? open(row.previousSecrets!, "previous") : undefined;
+    return [current, previous].filter((credentials) => credentials !== undefined);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from "@nestjs/common";
-import { unavailable } from "../common/app-error.js";
+import { AppError, unavailable } from "../common/app-error.js";
 import { NaturalBatcher } from "../common/natural-batcher.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { type EnqueueableJob, JobQueue } from "../jobs/job-queue.js";
@@ -40,6 +40,12 @@ const DEADLOCK_RETRIES = 2;
 const dedupeKey = (input: ReceiptInput) =>
   `${input.event.provider}\n${input.event.accountId}\n${input.idempotencyKey}`;
 
+/** An error that comes from one delivery's data, not from the database being unavailable. */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return error instanceof RangeError || (typeof code === "string" && /^(22|23)/.test(code));
+}
+
 /**
  * Writes receipts and their jobs: one statement per batch of deliveries, so one round trip and one
  * commit decide many deliveries (natural batching, see NaturalBatcher). The statement is SQL on
@@ -49,23 +55,25 @@ const dedupeKey = (input: ReceiptInput) =>
  * the unique constraint decides every race, between the items of a batch, API replicas and
  * retries alike. A new receipt's jobs are inserted in the same statement (unique job_key), so
  * receipt and jobs commit together or not at all; a known receipt gets its duplicate count
- * incremented and, when the digest differs, a conflict row. Nothing is answered before the
- * statement commits; if it fails, every delivery of the batch gets a 503 and nothing of the batch
- * is written. A key appears at most once per statement (a second copy waits for the next batch).
+ * incremented and, when the digest differs, a conflict row. All events of one delivery are in one
+ * statement. Nothing is answered before the statement commits; if it fails, its deliveries get a
+ * 503 and nothing of them is written. A key appears at most once per statement (a delivery
+ * repeating a key already in the batch waits for the next one), and a delivery whose data the
+ * database refuses is split off, so it cannot take the other deliveries of its batch down with it.
  */
 @Injectable()
 export class ReceiptWriter {
   private readonly logger = new Logger("receipts");
-  private readonly batcher = new NaturalBatcher<ReceiptInput, ReceiptOutcome>(
-    (items) => this.writeBatch(items),
+  private readonly batcher = new NaturalBatcher<ReceiptInput[], ReceiptOutcome[] | AppError>(
+    (deliveries) => this.writeBatch(deliveries),
     {
       maxBatch: MAX_BATCH,
       admit: () => {
         const seen = new Set<string>();
-        return (item) => {
-          const key = dedupeKey(item);
-          if (seen.has(key)) return false;
-          seen.add(key);
+        return (delivery) => {
+          const keys = delivery.map(dedupeKey);
+          if (keys.some((key) => seen.has(key))) return false;
+          keys.forEach((key) => seen.add(key));
           return true;
         };
       },
@@ -77,13 +85,32 @@ export class ReceiptWriter {
     private readonly jobQueue: JobQueue,
   ) {}
 
-  write(input: ReceiptInput): Promise<ReceiptOutcome> {
-    return this.batcher.submit(input);
+  /** Writes one delivery's events together; one outcome per event, in order. */
+  async write(events: ReceiptInput[]): Promise<ReceiptOutcome[]> {
+    // The same event twice in one delivery is one event: write it once, answer both with it.
+    const unique = [...new Map(events.map((event) => [dedupeKey(event), event])).values()];
+    const outcomes = await this.batcher.submit(unique);
+    if (outcomes instanceof AppError) throw outcomes;
+    const byKey = new Map(unique.map((event, index) => [dedupeKey(event), outcomes[index]!]));
+    return events.map((event) => byKey.get(dedupeKey(event))!);
   }
 
-  private async writeBatch(items: ReceiptInput[]): Promise<ReceiptOutcome[]> {
-    const rows = await this.execute(items);
-    const outcomes: ReceiptOutcome[] = new Array<ReceiptOutcome>(items.length);
+  private async writeBatch(deliveries: ReceiptInput[][]): Promise<(ReceiptOutcome[] | AppError)[]> {
+    try {
+      return this.split(deliveries, await this.execute(deliveries.flat()));
+    } catch (error) {
+      if (!isDataError(error)) return deliveries.map(() => this.failed(error, deliveries.length));
+      if (deliveries.length === 1) return [this.failed(error, 1)];
+      // One delivery's data was refused: write each alone so only that one fails.
+      const results: (ReceiptOutcome[] | AppError)[] = [];
+      for (const delivery of deliveries) results.push(...(await this.writeBatch([delivery])));
+      return results;
+    }
+  }
+
+  /** Maps the statement's rows back to deliveries, and hands the new runnable jobs to BullMQ. */
+  private split(deliveries: ReceiptInput[][], rows: Row[]): ReceiptOutcome[][] {
+    const outcomes = new Array<ReceiptOutcome>(rows.length);
     for (const row of rows) {
       outcomes[row.i] = {
         receiptId: row.receipt_id,
@@ -92,10 +119,21 @@ export class ReceiptWriter {
         jobs: row.jobs,
       };
     }
-    // After commit: hand the new, runnable jobs to BullMQ without holding up the answers.
+    // After commit: enqueue without holding up the answers.
     const runnable = rows.flatMap((row) => row.jobs.filter((job) => job.status === "queued"));
     if (runnable.length > 0) void this.jobQueue.enqueue(runnable);
-    return outcomes;
+    let offset = 0;
+    return deliveries.map((delivery) => outcomes.slice(offset, (offset += delivery.length)));
+  }
+
+  private failed(error: unknown, deliveries: number): AppError {
+    this.logger.error({
+      msg: "receipt write failed; answering 503",
+      deliveries,
+      error: error instanceof Error ? error.message.split("\n")[0] : String(error),
+      code: (error as { code?: unknown }).code,
+    });
+    return unavailable("The receipt store");
   }
 
   private async execute(items: ReceiptInput[]): Promise<Row[]> {
@@ -125,13 +163,8 @@ export class ReceiptWriter {
         return (await this.prisma.pool.query<Row>(STATEMENT, [JSON.stringify(input)])).rows;
       } catch (error) {
         // Two batches locking the same keys in another order: the database picked one to retry.
-        if (attempt < DEADLOCK_RETRIES && /deadlock detected/.test(String(error))) continue;
-        this.logger.error({
-          msg: "receipt write failed; answering 503 to the batch",
-          deliveries: items.length,
-          error: error instanceof Error ? error.message.split("\n").slice(-1)[0] : String(error),
-        });
-        throw unavailable("The receipt store");
+        if (attempt < DEADLOCK_RETRIES && (error as { code?: unknown }).code === "40P01") continue;
+        throw error;
       }
     }
   }

@@ -9,6 +9,14 @@ import { IngestionService, type IngestAnswer, type Route } from "./ingestion.ser
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
+/** Query parameters given once; a repeated one (`?token=a&token=b`) counts as absent. */
+function singleValues(query: unknown): Record<string, string | undefined> {
+  const entries = Object.entries((query ?? {}) as Record<string, unknown>);
+  return Object.fromEntries(
+    entries.filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+}
+
 /** The raw request as adapters see it. Bodies that are not JSON are refused before anything else. */
 function deliveryOf(request: RawBodyRequest<FastifyRequest>): InboundDelivery {
   if (!JSON_TYPE.test(request.headers["content-type"] ?? "")) {
@@ -22,7 +30,7 @@ function deliveryOf(request: RawBodyRequest<FastifyRequest>): InboundDelivery {
     rawBody: request.rawBody ?? Buffer.alloc(0),
     body: request.body,
     headers: request.headers,
-    query: request.query as Record<string, string | undefined>,
+    query: singleValues(request.query),
     ip: request.ip,
   };
 }

@@ -1,6 +1,7 @@
 // Every recorded fixture (test/fixtures, copied from ../shared/fixtures) normalizes to the expected events.
 import { readFileSync } from "node:fs";
 import { loadConfig } from "../config/config.js";
+import { idempotencyKey, payloadDigest } from "../ingestion/idempotency-key.js";
 import type { ConnectionForIngest, InboundDelivery } from "./provider-adapter.js";
 import { StaticFormsAdapter } from "./static-forms/static-forms.adapter.js";
 import { ThumbtackAdapter } from "./thumbtack/thumbtack.adapter.js";
@@ -111,6 +112,11 @@ describe("Static Forms adapter", () => {
       account,
     );
     expect(event?.kind).toBe("ignored");
+    const [submitted] = adapter.normalize(
+      delivery({ event: "form.submitted", data: { submissionId: "s1", formData: {} } }),
+      account,
+    );
+    expect(idempotencyKey(event!)).not.toEqual(idempotencyKey(submitted!));
     expect(errorCode(() => adapter.normalize(delivery([1, 2]), account))).toBe("invalid_envelope");
     expect(errorCode(() => adapter.normalize(delivery({ event: "form.submitted", data: {} }), account))).toBe(
       "invalid_envelope",
@@ -245,7 +251,6 @@ describe("Yelp adapter", () => {
           event_id: "evT0kQ3nR8sLw2Zy5Hc1Aa",
           lead_id: "lEad7Pq2Wx9Mn4Bv6Ct8Dd",
           interaction_time: "2026-03-14T16:05:39+00:00",
-          time: "2026-03-14T16:05:42+00:00",
         },
       },
     ]);
@@ -265,6 +270,14 @@ describe("Yelp adapter", () => {
       version: time,
       mayStartConversation: false,
     });
+  });
+
+  it("a NEW_EVENT retried with another processing time is the same event with the same digest", () => {
+    const body = read("yelp/new-event.json") as Record<string, unknown>;
+    const [first] = adapter.normalize(delivery(body), account);
+    const [retry] = adapter.normalize(delivery({ ...body, time: "2026-03-14T16:09:00+00:00" }), account);
+    expect(payloadDigest(retry!)).toEqual(payloadDigest(first!));
+    expect(idempotencyKey(retry!)).toEqual(idempotencyKey(first!));
   });
 
   it("fans out updates[] and routes by data.id", () => {

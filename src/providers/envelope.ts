@@ -33,12 +33,18 @@ export function requireId(object: JsonObject, field: string, what = field): stri
   return id;
 }
 
-/** A timestamp (ISO 8601 text, or unix seconds as number or digit string); undefined when absent or unreadable. */
+/**
+ * A timestamp (ISO 8601 text, or unix seconds as number or digit string); undefined when absent,
+ * unreadable, or outside the years 1970 to 9999 (a milliseconds value sent as seconds, say).
+ */
 export function parseTime(value: unknown): Date | undefined {
-  if (typeof value === "number" && Number.isFinite(value)) return new Date(value * 1000);
-  if (typeof value !== "string" || value === "") return undefined;
-  const date = /^\d{9,11}$/.test(value) ? new Date(Number(value) * 1000) : new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  let date: Date;
+  if (typeof value === "number" && Number.isFinite(value)) date = new Date(value * 1000);
+  else if (typeof value === "string" && value !== "") {
+    date = /^\d{9,11}$/.test(value) ? new Date(Number(value) * 1000) : new Date(value);
+  } else return undefined;
+  const year = date.getUTCFullYear();
+  return Number.isNaN(date.getTime()) || year < 1970 || year > 9999 ? undefined : date;
 }
 
 /** The first readable time among the candidates, else the moment of receipt. */

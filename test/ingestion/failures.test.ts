@@ -89,6 +89,32 @@ describe("ingest under failure", () => {
     expect(after.jobs - before.jobs).toBe(2);
   });
 
+  it("a delivery whose data the database refuses fails alone, not its whole batch", async () => {
+    await db.sql.query(`
+      CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.lead_id = 'poison' THEN RAISE EXCEPTION 'refused' USING ERRCODE = '22023'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse_poison BEFORE INSERT ON receipts FOR EACH ROW EXECUTE FUNCTION refuse_poison();`);
+    let answers;
+    try {
+      answers = await Promise.all([
+        ...Array.from({ length: 10 }, (_, i) => send(api, `healthy-${i}`)),
+        send(api, "poison"),
+        ...Array.from({ length: 10 }, (_, i) => send(api, `healthy-${i + 10}`)),
+      ]);
+    } finally {
+      await db.sql.query("DROP TRIGGER refuse_poison ON receipts; DROP FUNCTION refuse_poison();");
+    }
+    expect(answers[10]?.status).toBe(503);
+    expect(answers.filter((answer) => answer.status === 202)).toHaveLength(20);
+    const { rows } = await db.sql.query(
+      "SELECT count(*)::int AS n FROM receipts WHERE lead_id LIKE 'healthy-%'",
+    );
+    expect(rows).toEqual([{ n: 20 }]);
+  });
+
   it("the database unreachable: 503 with Retry-After, never a 2xx", async () => {
     const deadDatabase = `postgresql://postgres@127.0.0.1:${await freePort()}/nowhere`;
     const orphan = await startApi(testConfig(deadDatabase));

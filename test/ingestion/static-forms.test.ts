@@ -209,6 +209,40 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
     expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
   });
 
+  it.each([
+    [
+      "a NUL character",
+      '{"event":"form.submitted","data":{"submissionId":"nul","formData":{"name":"a\\u0000b"}}}',
+    ],
+    [
+      "an unpaired surrogate",
+      '{"event":"form.submitted","data":{"submissionId":"sur","formData":{"name":"a\\ud800b"}}}',
+    ],
+  ])("400 for a body with %s (it could never be stored); nothing written", async (_, body) => {
+    const before = await storedFor(db.sql, bearer.tenantId);
+    const answer = await post(urlOf(bearer), body, auth(bearer));
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe("invalid_envelope");
+    expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+  });
+
+  it("an unreadable or out-of-range timestamp does not fail the delivery", async () => {
+    const body = { ...submission("ms-time"), timestamp: 1776003725000 };
+    expect((await post(urlOf(bearer), body, auth(bearer))).status).toBe(202);
+    const { rows } = await db.sql.query("SELECT occurred_at FROM receipts WHERE event_id = 'ms-time'");
+    expect(new Date(rows[0].occurred_at).getUTCFullYear()).toBeLessThan(10000);
+  });
+
+  it("401 for a repeated ?token= parameter", async () => {
+    const connection = await createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "token" },
+    });
+    const token = connection.secrets.token!;
+    const url = `${api.url}/webhooks/staticforms/${connection.connectionId}?token=${token}&token=${token}`;
+    expect((await post(url, submission("twice"))).status).toBe(401);
+  });
+
   it("401 comes before the envelope is read: a bad body without credentials is refused as unauthorized", async () => {
     const answer = await post(urlOf(bearer), { event: "form.submitted", data: {} });
     expect(answer.status).toBe(401);

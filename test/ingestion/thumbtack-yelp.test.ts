@@ -197,6 +197,19 @@ describe("Thumbtack and Yelp webhooks", () => {
       expect(await jobsOf(connection.tenantId)).toEqual(["initial-response", "lead-upsert", "lead-upsert"]);
     });
 
+    it("the same update twice in one delivery is one event", async () => {
+      const body = fixture("yelp/new-event.json").json as { data: { updates: object[] } };
+      const update = { event_type: "NEW_EVENT", event_id: "twiceEv", lead_id: "twiceLead" };
+      const answer = await post(yelpUrl(), { ...body, data: { ...body.data, updates: [update, update] } });
+      expect(answer.status).toBe(202);
+      expect(answer.body.receiptIds).toHaveLength(2);
+      expect(answer.body.receiptIds[0]).toEqual(answer.body.receiptIds[1]);
+      const { rows } = await db.sql.query(
+        "SELECT count(*)::int AS n FROM receipts WHERE event_id = 'twiceEv'",
+      );
+      expect(rows).toEqual([{ n: 1 }]);
+    });
+
     it("401 for a wrong token, 404 for an unknown business, 400 for a wrong envelope; nothing written", async () => {
       const body = fixture("yelp/new-event.json").json as { data: object };
       const before = await storedFor(db.sql, yelp.tenantId);
@@ -221,6 +234,15 @@ describe("Thumbtack and Yelp webhooks", () => {
         fixture("yelp/new-event.json").text,
       );
       expect(answer.status).toBe(401);
+      // X-Forwarded-For is not believed unless TRUST_PROXY says so.
+      const spoofed = await post(
+        `${guarded.url}/webhooks/yelp/${YELP_TOKEN}`,
+        fixture("yelp/new-event.json").text,
+        {
+          "x-forwarded-for": "52.35.20.1",
+        },
+      );
+      expect(spoofed.status).toBe(401);
     } finally {
       await guarded.close();
     }

@@ -81,7 +81,8 @@ export class StaticFormsAdapter implements ProviderAdapter {
     return {
       provider: this.provider,
       accountId: connection.externalAccountId,
-      eventId: submissionId,
+      // Another event type about the same submission is another event.
+      eventId: known ? submissionId : `${event}/${submissionId}`,
       leadId: submissionId,
       kind: known ? "lead.created" : "ignored",
       providerType: event,

@@ -85,11 +85,12 @@ export class YelpAdapter implements ProviderAdapter {
       accountId: connection.externalAccountId,
       leadId,
       providerType: eventType,
-      payload: { ...update, ...(time === undefined ? {} : { time }) },
     };
     if (eventType === NEW_EVENT) {
       return {
         ...base,
+        // Yelp's processing `time` is delivery metadata here: a retry must digest the same.
+        payload: update,
         eventId: requireId(update, "event_id", `${where}.event_id`),
         kind: "lead.updated", // the worker learns from the fetched lead whether it is new
         occurredAt: firstTime(update.interaction_time, time),
@@ -101,6 +102,7 @@ export class YelpAdapter implements ProviderAdapter {
     // Assumption (providers.md): Yelp's `time` stays the same across retries of one notification.
     return {
       ...base,
+      payload: { ...update, ...(time === undefined ? {} : { time }) },
       version: time ?? sha256Hex(canonicalJson(update)),
       kind: PHONE_EVENTS.has(eventType) ? "lead.updated" : "ignored",
       occurredAt: firstTime(time),
