@@ -1,0 +1,66 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface FakeReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Wait this long before answering (to provoke client timeouts). */
+  delayMs?: number;
+}
+
+export interface FakeServer {
+  url: string;
+  /** Every request received, in order. */
+  received: ReceivedRequest[];
+  /** Sets the answers: a queue consumed one per request, then the fallback answer for the rest. */
+  reply(...replies: FakeReply[]): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A real HTTP server on loopback standing in for a provider API or an agency's CRM: it records what
+ * it receives and answers as told (default 200 `{}`).
+ */
+export async function startFakeServer(fallback: FakeReply = { status: 200, body: {} }): Promise<FakeServer> {
+  const received: ReceivedRequest[] = [];
+  let queue: FakeReply[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push({
+        method: request.method ?? "",
+        path: request.url ?? "",
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      });
+      const reply = queue.shift() ?? fallback;
+      setTimeout(() => {
+        response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
+        response.end(reply.body === undefined ? "" : JSON.stringify(reply.body));
+      }, reply.delayMs ?? 0);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    received,
+    reply: (...replies) => {
+      queue = replies;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
