@@ -21,26 +21,6 @@ const CODES_BY_STATUS: Record<number, string> = {
   503: "unavailable",
 };
 
-/** Errors raised by Fastify before a route runs (body parsing), keyed by Fastify's error code. */
-const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: {
-    status: 413,
-    code: "payload_too_large",
-    message: "The body is over the limit.",
-  },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
-    status: 415,
-    code: "unsupported_media_type",
-    message: "The body must be JSON (Content-Type: application/json).",
-  },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: "invalid_envelope", message: "The JSON body is empty." },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
-    status: 400,
-    code: "bad_request",
-    message: "Content-Length does not match the body.",
-  },
-};
-
 const logger = new Logger("http");
 
 /** Maps any thrown value to api.md's error body and status. */
@@ -61,17 +41,9 @@ export function toErrorResponse(
       headers: {},
     };
   }
-  const fastifyError = error as { code?: unknown; statusCode?: unknown };
-  const known = typeof fastifyError.code === "string" ? FASTIFY_ERRORS[fastifyError.code] : undefined;
-  if (known)
-    return { status: known.status, body: { error: known.code, message: known.message }, headers: {} };
-  if (error instanceof SyntaxError && typeof fastifyError.statusCode === "number") {
-    return {
-      status: 400,
-      body: { error: "invalid_envelope", message: "The body is not valid JSON." },
-      headers: {},
-    };
-  }
+  // Errors Fastify raises before a route runs (body limit, media type) reach us as HttpExceptions;
+  // anything else that carries a 4xx status is still the caller's error.
+  const fastifyError = error as { statusCode?: unknown };
   if (
     typeof fastifyError.statusCode === "number" &&
     fastifyError.statusCode >= 400 &&

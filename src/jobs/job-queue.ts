@@ -62,10 +62,6 @@ export class JobQueue implements OnModuleDestroy {
     >;
   }
 
-  queue(operation: Operation): Queue<JobPayload> {
-    return this.queues[operation];
-  }
-
   /**
    * Hands committed jobs to BullMQ. Never throws: the rows are durable either way, and the
    * dispatcher enqueues whatever did not make it (Redis down, process killed).
