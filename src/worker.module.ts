@@ -1,13 +1,26 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "./config/config.js";
 import { ConfigModule } from "./config/config.module.js";
+import { CryptoModule } from "./crypto/crypto.module.js";
 import { DatabaseModule } from "./database/database.module.js";
+import { WorkerJobsModule } from "./jobs/worker-jobs.module.js";
+import { ObservabilityModule } from "./observability/observability.module.js";
 import { RedisModule } from "./redis/redis.module.js";
 
 /** The worker process: BullMQ processors, dispatcher, scheduled retention. No HTTP port. */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: WorkerModule, imports: [ConfigModule.forRoot(config), DatabaseModule, RedisModule] };
+    return {
+      module: WorkerModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        RedisModule,
+        CryptoModule,
+        ObservabilityModule,
+        WorkerJobsModule,
+      ],
+    };
   }
 }

@@ -19,6 +19,12 @@ export interface AppConfig {
   payloadRetentionDays: number;
   receiptRetentionDays: number;
   webhookBodyLimitBytes: number;
+  /** Base of the jobs' exponential backoff (1 s, 5 s, 25 s, ... with the default 1000). */
+  jobBackoffBaseMs: number;
+  /** A side-effect call (provider API, CRM) taking longer is abandoned: its outcome is unknown. */
+  sideEffectTimeoutMs: number;
+  /** How often the worker's dispatcher looks for due jobs that are not in BullMQ. */
+  dispatcherIntervalMs: number;
   /** Which proxies' X-Forwarded-For to believe (for YELP_ALLOWED_IPS): none, a hop count, or addresses/CIDRs. */
   trustProxy: false | number | string[];
 }
@@ -138,6 +144,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     receiptRetentionDays: integer(env, "RECEIPT_RETENTION_DAYS", 400, 1, 36500),
     webhookBodyLimitBytes: integer(env, "WEBHOOK_BODY_LIMIT_BYTES", 262144, 1024, 64 * 1024 * 1024),
     trustProxy: trustProxy(env),
+    jobBackoffBaseMs: integer(env, "JOB_BACKOFF_BASE_MS", 1000, 1, 600_000),
+    sideEffectTimeoutMs: integer(env, "SIDE_EFFECT_TIMEOUT_MS", 15_000, 100, 300_000),
+    dispatcherIntervalMs: integer(env, "DISPATCHER_INTERVAL_MS", 5_000, 100, 3_600_000),
   };
 }
 

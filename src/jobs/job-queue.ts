@@ -29,10 +29,12 @@ export function jobOptions(operation: Operation, key: string): JobsOptions {
   return {
     jobId: bullJobId(key),
     attempts: settings.attempts,
-    backoff: { type: "exponential", delay: settings.backoffMs, jitter: 0.5 },
-    // Postgres keeps the history; Redis keeps finished jobs only long enough to dedupe re-enqueues.
+    // The delay is computed by the job runner (src/jobs/errors.ts backoffDelay) and read back by the workers.
+    backoff: { type: "custom" },
+    // Postgres keeps the history. A completed job stays an hour to dedupe re-enqueues; a failed one
+    // leaves at once, so the dispatcher can enqueue the row again if it is still due.
     removeOnComplete: { age: 3600 },
-    removeOnFail: { age: 7 * 24 * 3600 },
+    removeOnFail: true,
   };
 }
 

@@ -23,19 +23,19 @@ export interface JobPayload {
 export interface OperationSettings {
   /** Attempts before the job is `dead`. */
   attempts: number;
-  /** Base delay of the exponential backoff (ms): roughly 1 s, 5 s, 30 s, 2 min ... with jitter. */
-  backoffMs: number;
   /** Jobs of this operation one worker process runs at once. */
   concurrency: number;
-  /** A side-effect call taking longer is abandoned and its outcome treated as unknown. */
-  timeoutMs: number;
 }
 
-/** Every operation must be tuned here: a new operation without settings does not compile. */
+/**
+ * Every operation must be tuned here: a new operation without settings does not compile. The
+ * backoff schedule (JOB_BACKOFF_BASE_MS × 5^n with jitter: 1 s, 5 s, 25 s, 2 min, 10 min, ...) and
+ * the side-effect timeout (SIDE_EFFECT_TIMEOUT_MS) are the same for all operations.
+ */
 export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
-  "lead-upsert": { attempts: 6, backoffMs: 1_000, concurrency: 20, timeoutMs: 15_000 },
-  "initial-response": { attempts: 5, backoffMs: 1_000, concurrency: 10, timeoutMs: 15_000 },
-  "crm-delivery": { attempts: 8, backoffMs: 1_000, concurrency: 20, timeoutMs: 15_000 },
+  "lead-upsert": { attempts: 6, concurrency: 20 },
+  "initial-response": { attempts: 5, concurrency: 10 },
+  "crm-delivery": { attempts: 8, concurrency: 20 },
 };
 
 /** The readable, deterministic job key kept in Postgres: `<operation>:<scope key>`. */

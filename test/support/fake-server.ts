@@ -26,22 +26,26 @@ export interface FakeServer {
 
 /**
  * A real HTTP server on loopback standing in for a provider API or an agency's CRM: it records what
- * it receives and answers as told (default 200 `{}`).
+ * it receives and answers as told: scripted replies first, then `route`, then the fallback (200 `{}`).
  */
-export async function startFakeServer(fallback: FakeReply = { status: 200, body: {} }): Promise<FakeServer> {
+export async function startFakeServer(
+  fallback: FakeReply = { status: 200, body: {} },
+  route?: (request: ReceivedRequest) => FakeReply | undefined,
+): Promise<FakeServer> {
   const received: ReceivedRequest[] = [];
   let queue: FakeReply[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      received.push({
+      const entry = {
         method: request.method ?? "",
         path: request.url ?? "",
         headers: request.headers,
         body: Buffer.concat(chunks).toString("utf8"),
-      });
-      const reply = queue.shift() ?? fallback;
+      };
+      received.push(entry);
+      const reply = queue.shift() ?? route?.(entry) ?? fallback;
       setTimeout(() => {
         response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
         response.end(reply.body === undefined ? "" : JSON.stringify(reply.body));

@@ -1,0 +1,61 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from "@nestjs/common";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { JobQueue } from "./job-queue.js";
+import { JobsRepository } from "./jobs.repository.js";
+
+const BATCH = 500;
+/** A running job untouched this long lost its worker and its BullMQ job (e.g. Redis lost it). */
+const STALE_RUNNING_MS = 10 * 60_000;
+
+/**
+ * Enqueues job rows that are due but may not be in BullMQ: a crash between commit and enqueue, a
+ * Redis outage at ingest, jobs moved back to queued. Deterministic job ids make a job that is
+ * already in BullMQ a no-op, so any number of worker replicas can run this at once.
+ */
+@Injectable()
+export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger("dispatcher");
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly queue: JobQueue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.ticking ??= this.tick().finally(() => (this.ticking = undefined));
+    }, this.config.dispatcherIntervalMs);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.ticking;
+  }
+
+  async tick(): Promise<number> {
+    try {
+      const due = await this.jobs.due(this.config.dispatcherIntervalMs, STALE_RUNNING_MS, BATCH);
+      if (due.length > 0) {
+        await this.queue.enqueue(due);
+        this.logger.log({ msg: "re-enqueued due jobs", jobs: due.length });
+      }
+      return due.length;
+    } catch (error) {
+      this.logger.warn({
+        msg: "dispatch failed; next tick retries",
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// How a side effect failed decides what happens next (design.md, "Jobs").
+
+/** Worth retrying: network, timeout, 5xx, 429. `retryAfterMs` honours the destination's Retry-After. */
+export class RetryableError extends Error {
+  constructor(
+    readonly code: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(code);
+  }
+}
+
+/** Will never succeed as is (4xx validation, unsupported data): straight to `dead`. */
+export class PermanentError extends Error {
+  constructor(readonly code: string) {
+    super(code);
+  }
+}
+
+/** The provider refused our credentials (401/403): connection → credential_error, job → blocked. */
+export class CredentialError extends Error {
+  constructor(readonly code: string) {
+    super(code);
+  }
+}
+
+export type FailureClass = "retryable" | "permanent" | "credential";
+
+export function classify(error: unknown): { kind: FailureClass; code: string; retryAfterMs?: number } {
+  if (error instanceof PermanentError) return { kind: "permanent", code: error.code };
+  if (error instanceof CredentialError) return { kind: "credential", code: error.code };
+  if (error instanceof RetryableError)
+    return { kind: "retryable", code: error.code, retryAfterMs: error.retryAfterMs };
+  return { kind: "retryable", code: "internal_error" };
+}
+
+/** Retry-After as seconds or an HTTP date, in ms (undefined when absent or unreadable). */
+export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
+  if (value === null || value.trim() === "") return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * Classifies an HTTP answer of a destination. Provider APIs' 401/403 are credential problems;
+ * for an agency's CRM they are permanent (its configuration must change).
+ */
+export function errorForStatus(
+  status: number,
+  retryAfter: string | null,
+  destination: "provider" | "crm",
+): Error {
+  if (status === 429 || status === 408 || status >= 500) {
+    return new RetryableError(`http_${status}`, retryAfterMs(retryAfter));
+  }
+  if ((status === 401 || status === 403) && destination === "provider")
+    return new CredentialError(`http_${status}`);
+  return new PermanentError(`http_${status}`);
+}
+
+/**
+ * Exponential backoff with jitter: base × 5^(attempt-1) (1 s, 5 s, 25 s, 2 min, ... with base 1 s),
+ * capped at 1 h, ±25 % jitter; a Retry-After wins when it is longer.
+ */
+export function backoffDelay(
+  attempt: number,
+  baseMs: number,
+  retryAfter?: number,
+  random = Math.random,
+): number {
+  const exponential = Math.min(baseMs * 5 ** Math.max(0, attempt - 1), 3_600_000);
+  const jittered = Math.round(exponential * (0.75 + random() * 0.5));
+  return retryAfter !== undefined ? Math.max(jittered, retryAfter) : jittered;
+}

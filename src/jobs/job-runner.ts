@@ -1,0 +1,98 @@
+import { Inject, Injectable, Logger } from "@nestjs/common";
+import { UnrecoverableError } from "bullmq";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { backoffDelay, classify } from "./errors.js";
+import { JobContextLoader } from "./job-context.js";
+import { JobsRepository } from "./jobs.repository.js";
+import type { Operation } from "./operations.js";
+import type { Processor } from "./processor.js";
+
+/** An attempt failed and will be retried after `delayMs` (read by the workers' backoff strategy). */
+export class RetryScheduled extends Error {
+  constructor(
+    readonly code: string,
+    readonly delayMs: number,
+  ) {
+    super(code);
+  }
+}
+
+/**
+ * Runs one attempt of one job: takes the job row, loads its receipt and connection, runs the
+ * operation's processor, and records the attempt and the job's next status in Postgres before
+ * telling BullMQ. Failures are classified: retryable ones are retried with backoff until the
+ * attempts run out (`dead`), permanent ones go straight to `dead`, credential ones block the job and
+ * the connection. Nothing is deleted.
+ */
+@Injectable()
+export class JobRunner {
+  private readonly logger = new Logger("jobs");
+
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly contexts: JobContextLoader,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async run(processor: Processor, jobId: string): Promise<void> {
+    const job = await this.jobs.claim(jobId);
+    if (!job) return; // finished, held, blocked or cancelled meanwhile: nothing to do
+    const context = await this.contexts.load(job);
+    const status = context.connection.status;
+    if (status === "paused" || status === "credential_error") {
+      return this.jobs.park(job, status === "paused" ? "held" : "blocked");
+    }
+    const startedAt = new Date();
+    const attempt = await this.jobs.startAttempt(job, startedAt);
+    const log = {
+      jobId: job.id,
+      jobKey: job.jobKey,
+      operation: job.operation,
+      tenantId: job.tenantId,
+      attempt: job.attempts,
+    };
+    try {
+      await processor.run(context);
+    } catch (error) {
+      const failure = classify(error);
+      const outcome = { ...log, errorCode: failure.code, durationMs: Date.now() - startedAt.getTime() };
+      if (failure.kind === "credential") {
+        await this.jobs.markCredentialError(job.tenantId, job.connectionId);
+        await this.jobs.finish(job, attempt.id, startedAt, {
+          status: "blocked",
+          outcome: "credential",
+          errorCode: failure.code,
+        });
+        this.logger.warn({ msg: "job blocked: provider refused the connection's credentials", ...outcome });
+        throw new UnrecoverableError(failure.code);
+      }
+      if (failure.kind === "permanent" || job.attempts >= job.maxAttempts) {
+        await this.jobs.finish(job, attempt.id, startedAt, {
+          status: "dead",
+          outcome: failure.kind,
+          errorCode: failure.code,
+        });
+        this.logger.warn({
+          msg: "job dead",
+          ...outcome,
+          reason: failure.kind === "permanent" ? "permanent" : "attempts exhausted",
+        });
+        throw new UnrecoverableError(failure.code);
+      }
+      const delayMs = backoffDelay(job.attempts, this.config.jobBackoffBaseMs, failure.retryAfterMs);
+      await this.jobs.finish(job, attempt.id, startedAt, {
+        status: "retrying",
+        outcome: "retryable",
+        errorCode: failure.code,
+        nextAttemptAt: new Date(Date.now() + delayMs),
+      });
+      this.logger.log({ msg: "job will retry", ...outcome, delayMs });
+      throw new RetryScheduled(failure.code, delayMs);
+    }
+    await this.jobs.finish(job, attempt.id, startedAt, { status: "succeeded", outcome: "succeeded" });
+    this.logger.log({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() });
+  }
+}
+
+export type ProcessorTable = Record<Operation, Processor>;

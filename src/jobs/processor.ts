@@ -1,0 +1,11 @@
+import type { JobContext } from "./job-context.js";
+import type { Operation } from "./operations.js";
+
+/**
+ * One operation's side effect. It throws a classified error (src/jobs/errors.ts) on failure and
+ * must be safe to run again: a re-run of a job that already took effect leaves one effect.
+ */
+export interface Processor {
+  readonly operation: Operation;
+  run(context: JobContext): Promise<void>;
+}

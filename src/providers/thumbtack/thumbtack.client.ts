@@ -1,0 +1,49 @@
+// Thumbtack's Partner API v4 (providers.md §2, "Follow-up API"), with the connection's OAuth token.
+import { Inject, Injectable } from "@nestjs/common";
+import type { AppConfig } from "../../config/config.js";
+import { APP_CONFIG } from "../../config/config.module.js";
+import { callDestination } from "../../jobs/destination.js";
+import { CredentialError } from "../../jobs/errors.js";
+
+export interface ThumbtackMessage {
+  messageID?: string;
+  from?: string;
+  text?: string;
+  sentAt?: string;
+}
+
+@Injectable()
+export class ThumbtackClient {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  async getMessages(token: string | undefined, negotiationId: string): Promise<ThumbtackMessage[]> {
+    const body = await this.json<{ messages?: ThumbtackMessage[]; data?: ThumbtackMessage[] }>(
+      "GET",
+      `/api/v4/negotiations/${encodeURIComponent(negotiationId)}/messages?limit=20`,
+      token,
+    );
+    return body.messages ?? body.data ?? [];
+  }
+
+  async postMessage(token: string | undefined, negotiationId: string, text: string): Promise<void> {
+    await this.json("POST", `/api/v4/negotiations/${encodeURIComponent(negotiationId)}/messages`, token, {
+      text,
+    });
+  }
+
+  private async json<T>(method: string, path: string, token: string | undefined, body?: unknown): Promise<T> {
+    if (!token) throw new CredentialError("no_credentials");
+    const response = await callDestination(
+      `${this.config.thumbtackApiBaseUrl}${path}`,
+      {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      },
+      this.config.sideEffectTimeoutMs,
+      "provider",
+    );
+    const text = await response.text();
+    return (text ? JSON.parse(text) : {}) as T;
+  }
+}

@@ -1,0 +1,224 @@
+// Side effects end to end: deliveries over HTTP to the real API, the real worker (BullMQ on the
+// real Redis), and provider APIs and CRMs as real HTTP servers on loopback.
+import { Webhook } from "standardwebhooks";
+import type { INestApplicationContext } from "@nestjs/common";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
+import { type FakeServer, type ReceivedRequest, startFakeServer } from "../support/fake-server.js";
+import { fixture } from "../support/fixtures.js";
+import { post } from "../support/http.js";
+import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import { waitFor } from "../support/wait.js";
+
+const YELP_TOKEN = "yelp-platform-token-0123456789";
+const REPLY = "Thanks for reaching out! We will call you within the hour.";
+
+describe("side effects", () => {
+  let db: TestDatabase;
+  let api: RunningApi;
+  let worker: INestApplicationContext;
+  let yelp: FakeServer;
+  let thumbtack: FakeServer;
+  let crm: FakeServer;
+  /** Yelp events per lead id served by the fake Yelp API. */
+  const yelpEvents = new Map<string, unknown[]>();
+  /** Thumbtack messages per negotiation served by the fake Thumbtack API. */
+  const thumbtackMessages = new Map<string, unknown[]>();
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    yelp = await startFakeServer({ status: 201, body: {} }, (request) => {
+      const match = /^\/v3\/leads\/([^/?]+)(\/events)?/.exec(request.path);
+      if (!match || request.method !== "GET") return undefined;
+      if (match[2]) return { status: 200, body: { events: yelpEvents.get(match[1]!) ?? [] } };
+      return { status: 200, body: { ...fixture("yelp/api-get-lead.json").json, id: match[1] } };
+    });
+    thumbtack = await startFakeServer({ status: 201, body: {} }, (request) => {
+      const match = /^\/api\/v4\/negotiations\/([^/]+)\/messages/.exec(request.path);
+      if (!match || request.method !== "GET") return undefined;
+      return { status: 200, body: { messages: thumbtackMessages.get(match[1]!) ?? [] } };
+    });
+    crm = await startFakeServer({ status: 200, body: {} });
+    const config = testConfig(db.url, {
+      YELP_WEBHOOK_TOKEN: YELP_TOKEN,
+      YELP_API_BASE_URL: yelp.url,
+      THUMBTACK_API_BASE_URL: thumbtack.url,
+      JOB_BACKOFF_BASE_MS: "50",
+      SIDE_EFFECT_TIMEOUT_MS: "500",
+      DISPATCHER_INTERVAL_MS: "300",
+    });
+    api = await startApi(config);
+    worker = await startWorker(config);
+  });
+  afterAll(async () => {
+    await worker.close();
+    await api.close();
+    await Promise.all([yelp.close(), thumbtack.close(), crm.close()]);
+    await db.drop();
+  });
+
+  const connect = (provider: "staticforms" | "thumbtack" | "yelp", crmPath: string, extra: object = {}) =>
+    createTenantWithConnection(api.app, {
+      provider,
+      inboundAuth: { type: provider === "yelp" ? "none" : provider === "thumbtack" ? "basic" : "bearer" },
+      credentials: { accessToken: `token-${crmPath}` },
+      settings: {
+        autoResponse: { enabled: true, text: REPLY },
+        crmDestination: { url: `${crm.url}/crm/${crmPath}` },
+      },
+      ...extra,
+    });
+  const basic = (c: TestConnection) => ({
+    authorization: `Basic ${Buffer.from(`${c.secrets.username}:${c.secrets.password}`).toString("base64")}`,
+  });
+  const jobsOf = (tenantId: string) =>
+    db.sql
+      .query<{ operation: string; status: string; attempts: number; job_key: string; id: string }>(
+        "SELECT id, operation, status, attempts, job_key FROM jobs WHERE tenant_id = $1 ORDER BY operation, created_at",
+        [tenantId],
+      )
+      .then((result) => result.rows);
+  const settled = (jobs: { status: string }[]) =>
+    jobs.length > 0 && jobs.every((job) => ["succeeded", "dead", "blocked"].includes(job.status));
+  const crmCalls = (path: string) => crm.received.filter((request) => request.path === `/crm/${path}`);
+  const verifies = (request: ReceivedRequest, secret: string) =>
+    new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
+
+  it("Static Forms: one lead row and one signed CRM delivery", async () => {
+    const c = await connect("staticforms", "sf");
+    const answer = await post(
+      `${api.url}/webhooks/staticforms/${c.connectionId}`,
+      fixture("staticforms/form-submitted.json").text,
+      { authorization: `Bearer ${c.secrets.bearerToken}` },
+    );
+    expect(answer.status).toBe(202);
+    const jobs = await waitFor(() => jobsOf(c.tenantId), settled);
+    expect(jobs.map((job) => [job.operation, job.status])).toEqual([
+      ["crm-delivery", "succeeded"],
+      ["lead-upsert", "succeeded"],
+    ]);
+    const leads = await db.sql.query(
+      "SELECT name, email, phone, status, details FROM leads WHERE tenant_id = $1",
+      [c.tenantId],
+    );
+    expect(leads.rows).toEqual([
+      {
+        name: "Lena Vasquez",
+        email: "lena.v@example.test",
+        phone: "+1 512 555 0142",
+        status: "open",
+        details: { form: { subject: "Quote request" } },
+      },
+    ]);
+    const calls = crmCalls("sf");
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.headers["webhook-id"]).toBe(jobs[0]!.job_key);
+    expect(verifies(calls[0]!, c.secrets.crmSigningSecret!)).toMatchObject({
+      type: "lead.created",
+      data: {
+        provider: "staticforms",
+        leadId: "sub_9f3k2m7q1x",
+        payload: { formData: { name: "Lena Vasquez" } },
+      },
+    });
+    expect(() => verifies(calls[0]!, `whsec_${Buffer.alloc(32, 1).toString("base64")}`)).toThrow();
+  });
+
+  it("Thumbtack: the negotiation and two customer messages make one lead, one auto-reply, three CRM deliveries", async () => {
+    const c = await connect("thumbtack", "tt", { externalAccountId: "700000000000000404" });
+    const url = `${api.url}/webhooks/thumbtack/${c.connectionId}`;
+    const message = fixture("thumbtack/message-created-v4-customer.json").json as { data: object };
+    expect((await post(url, fixture("thumbtack/negotiation-created-v4.json").text, basic(c))).status).toBe(
+      202,
+    );
+    expect((await post(url, message, basic(c))).status).toBe(202);
+    const second = {
+      ...message,
+      data: { ...message.data, messageID: "700000000000000717", text: "Also, a gate." },
+    };
+    expect((await post(url, second, basic(c))).status).toBe(202);
+
+    const jobs = await waitFor(
+      () => jobsOf(c.tenantId),
+      (rows) => rows.length === 7 && settled(rows),
+    );
+    expect(jobs.filter((job) => job.status !== "succeeded")).toEqual([]);
+    const replies = thumbtack.received.filter((request) => request.method === "POST");
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.path).toBe("/api/v4/negotiations/700000000000000202/messages");
+    expect(replies[0]!.headers.authorization).toBe("Bearer token-tt");
+    expect(JSON.parse(replies[0]!.body)).toEqual({ text: REPLY });
+    const leads = await db.sql.query("SELECT id, name, phone, status FROM leads WHERE tenant_id = $1", [
+      c.tenantId,
+    ]);
+    expect(leads.rows).toMatchObject([{ name: "Priya Okafor", phone: "2065550117", status: "open" }]);
+    const messages = await db.sql.query(
+      "SELECT external_id, direction FROM lead_messages WHERE lead_id = $1 ORDER BY external_id",
+      [leads.rows[0].id],
+    );
+    expect(messages.rows).toEqual([
+      { external_id: "700000000000000707", direction: "inbound" },
+      { external_id: "700000000000000717", direction: "inbound" },
+    ]);
+    const calls = crmCalls("tt");
+    expect(calls).toHaveLength(3);
+    for (const call of calls) expect(verifies(call, c.secrets.crmSigningSecret!)).toBeTruthy();
+  });
+
+  it("Yelp: the lead is fetched, our reply sent once, the CRM told", async () => {
+    const c = await connect("yelp", "yelp", { externalAccountId: "tEstBiz_Kx9Lm2Qp7Rs4Vw" });
+    yelpEvents.set(
+      "lEad7Pq2Wx9Mn4Bv6Ct8Dd",
+      (fixture("yelp/api-lead-events.json").json as { events: unknown[] }).events,
+    );
+    expect(
+      (await post(`${api.url}/webhooks/yelp/${YELP_TOKEN}`, fixture("yelp/new-event.json").text)).status,
+    ).toBe(202);
+    const jobs = await waitFor(
+      () => jobsOf(c.tenantId),
+      (rows) => rows.length === 3 && settled(rows),
+    );
+    expect(jobs.map((job) => job.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    const lead = await db.sql.query("SELECT id, name, email FROM leads WHERE tenant_id = $1", [c.tenantId]);
+    expect(lead.rows).toMatchObject([{ name: "Marta K.", email: "m.k.4f2a9c@messaging.yelp.example.test" }]);
+    const messages = await db.sql.query("SELECT external_id, text FROM lead_messages WHERE lead_id = $1", [
+      lead.rows[0].id,
+    ]);
+    expect(messages.rows).toEqual([
+      {
+        external_id: "evT0kQ3nR8sLw2Zy5Hc1Aa",
+        text: "Hi, my water heater is leaking. Can someone come Friday?",
+      },
+    ]);
+    const replies = yelp.received.filter((request) => request.method === "POST");
+    expect(replies.map((request) => [request.path, JSON.parse(request.body)])).toEqual([
+      ["/v3/leads/lEad7Pq2Wx9Mn4Bv6Ct8Dd/events", { request_type: "TEXT", request_content: REPLY }],
+    ]);
+    expect(crmCalls("yelp")).toHaveLength(1);
+  });
+
+  it("Yelp: no auto-reply when the newest event is our own API-SELF message", async () => {
+    const c = await connect("yelp", "yelp-self", { externalAccountId: "selfBiz_0000000000000001" });
+    const events = (fixture("yelp/api-lead-events-with-our-reply.json").json as { events: unknown[] }).events;
+    yelpEvents.set("selfLead", events);
+    const before = yelp.received.filter((request) => request.method === "POST").length;
+    const body = {
+      time: "2026-03-14T16:06:12+00:00",
+      object: "business",
+      data: {
+        id: "selfBiz_0000000000000001",
+        updates: [{ event_type: "NEW_EVENT", event_id: "evB1zX7cV3bN5mQ8wE2rTy", lead_id: "selfLead" }],
+      },
+    };
+    expect((await post(`${api.url}/webhooks/yelp/${YELP_TOKEN}`, body)).status).toBe(202);
+    await waitFor(
+      () => jobsOf(c.tenantId),
+      (rows) => rows.length === 3 && settled(rows),
+    );
+    expect(yelp.received.filter((request) => request.method === "POST")).toHaveLength(before);
+    const record = await db.sql.query("SELECT status, external_ref FROM side_effects WHERE tenant_id = $1", [
+      c.tenantId,
+    ]);
+    expect(record.rows).toEqual([{ status: "skipped", external_ref: "latest_event_is_ours" }]);
+  });
+});
