@@ -191,7 +191,7 @@ describe("side effects", () => {
       },
     ]);
     const replies = yelp.received.filter((request) => request.method === "POST");
-    expect(replies.map((request) => [request.path, JSON.parse(request.body)])).toEqual([
+    expect(replies.map((request) => [request.path, JSON.parse(request.body) as unknown])).toEqual([
       ["/v3/leads/lEad7Pq2Wx9Mn4Bv6Ct8Dd/events", { request_type: "TEXT", request_content: REPLY }],
     ]);
     expect(crmCalls("yelp")).toHaveLength(1);

@@ -59,14 +59,15 @@ export class LeadUpsertProcessor implements Processor {
 
   private async thumbtack(key: LeadKey, payload: JsonObject | null, at: Date) {
     if (!payload) return;
-    if (payload.messageID !== undefined) {
+    const messageId = payload.messageID;
+    if (typeof messageId === "string" || typeof messageId === "number") {
       // A message may arrive before its negotiation: keep it on a placeholder lead, filled later.
       const leadId = await this.leads.touch(key, at);
       const fromCustomer = payload.from === "Customer";
       const author = object(fromCustomer ? payload.customer : payload.business).displayName;
       await this.leads.addMessages(key.tenantId, leadId, [
         {
-          externalId: String(payload.messageID),
+          externalId: String(messageId),
           direction: fromCustomer ? "inbound" : "outbound",
           author: text(author) ?? null,
           text: text(payload.text) ?? null,
