@@ -1,9 +1,11 @@
-import { Inject, Injectable, type OnModuleDestroy } from "@nestjs/common";
+import { Inject, Injectable, Logger, type OnModuleDestroy } from "@nestjs/common";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
+
+const logger = new Logger("database");
 
 /** Postgres connections per process; the ingest path batches, so a few go far. */
 const POOL_SIZE = 10;
@@ -29,6 +31,9 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
       keepAlive: true,
     });
     super({ adapter: new PrismaPg(pool) });
+    // An idle connection the server closed (restart, failover, DROP DATABASE) is dropped by the
+    // pool; without a listener the 'error' event would crash the process.
+    pool.on("error", (error) => logger.warn({ msg: "idle database connection lost", error: error.message }));
     this.pool = pool;
   }
 
