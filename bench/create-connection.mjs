@@ -1,4 +1,5 @@
-// Creates a tenant and a Static Forms connection (bearer auth) through Leadgate's own service;
+// Creates a tenant and a Static Forms connection (bearer auth; a CRM destination when BENCH_CRM_URL
+// is set) through Leadgate's own service;
 // prints {id, bearerToken} as JSON. Used by bench/run.mjs.
 import "reflect-metadata";
 import { NestFactory } from "@nestjs/core";
@@ -14,6 +15,7 @@ const { connection, secrets } = await app.get(ConnectionsService).create(tenant.
   externalAccountId: `bench-${Date.now()}`,
   displayName: "Bench",
   inboundAuth: { type: "bearer" },
+  ...(process.env.BENCH_CRM_URL ? { settings: { crmDestination: { url: process.env.BENCH_CRM_URL } } } : {}),
 });
 console.log(JSON.stringify({ id: connection.id, bearerToken: secrets.bearerToken }));
 await app.close();

@@ -44,39 +44,62 @@ export class JobContextLoader {
     private readonly box: SecretBox,
   ) {}
 
+  /** One query: the job's receipt and connection, both scoped by the job's tenant. */
   async load(job: ClaimedJob): Promise<JobContext> {
-    const [receipt, connection] = await Promise.all([
-      this.prisma.receipt.findFirst({ where: { id: job.receiptId, tenantId: job.tenantId } }),
-      this.prisma.connection.findFirst({ where: { id: job.connectionId, tenantId: job.tenantId } }),
-    ]);
-    if (!receipt || !connection) throw new PermanentError("missing_receipt_or_connection");
-    const credentials = connection.credentials
-      ? this.box.open<{ accessToken?: string }>(connection.credentials)
-      : {};
+    const { rows } = await this.prisma.pool.query<Row>(
+      `SELECT r.id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.occurred_at, r.raw_payload,
+              c.id AS connection_id, c.tenant_id, c.provider AS connection_provider, c.external_account_id, c.status,
+              c.settings, c.credentials, c.crm_signing_secret
+       FROM receipts r JOIN connections c ON c.id = $2::uuid AND c.tenant_id = $3::uuid
+       WHERE r.id = $1::uuid AND r.tenant_id = $3::uuid`,
+      [job.receiptId, job.connectionId, job.tenantId],
+    );
+    const row = rows[0];
+    if (!row) throw new PermanentError("missing_receipt_or_connection");
+    const credentials = row.credentials ? this.box.open<{ accessToken?: string }>(row.credentials) : {};
     return {
       job,
       receipt: {
-        id: receipt.id,
-        provider: receipt.provider as Provider,
-        accountId: receipt.accountId,
-        eventId: receipt.eventId,
-        leadId: receipt.leadId,
-        kind: receipt.kind as EventKind,
-        occurredAt: receipt.occurredAt,
-        payload: receipt.rawPayload as JsonObject | null,
+        id: row.id,
+        provider: row.provider,
+        accountId: row.account_id,
+        eventId: row.event_id,
+        leadId: row.lead_id,
+        kind: row.kind,
+        occurredAt: row.occurred_at,
+        payload: row.raw_payload,
       },
       connection: {
-        id: connection.id,
-        tenantId: connection.tenantId,
-        provider: connection.provider as Provider,
-        externalAccountId: connection.externalAccountId,
-        status: connection.status as ConnectionStatus,
-        settings: connection.settings as ConnectionSettings,
+        id: row.connection_id,
+        tenantId: row.tenant_id,
+        provider: row.connection_provider,
+        externalAccountId: row.external_account_id,
+        status: row.status,
+        settings: row.settings,
         ...(credentials.accessToken ? { accessToken: credentials.accessToken } : {}),
-        ...(connection.crmSigningSecret
-          ? { crmSigningSecret: this.box.open<string>(connection.crmSigningSecret) }
+        ...(row.crm_signing_secret
+          ? { crmSigningSecret: this.box.open<string>(row.crm_signing_secret) }
           : {}),
       },
     };
   }
+}
+
+interface Row {
+  id: string;
+  provider: Provider;
+  account_id: string;
+  event_id: string | null;
+  lead_id: string;
+  kind: EventKind;
+  occurred_at: Date;
+  raw_payload: JsonObject | null;
+  connection_id: string;
+  tenant_id: string;
+  connection_provider: Provider;
+  external_account_id: string;
+  status: ConnectionStatus;
+  settings: ConnectionSettings;
+  credentials: string | null;
+  crm_signing_secret: string | null;
 }

@@ -43,8 +43,7 @@ export class JobRunner {
     if (status === "paused" || status === "credential_error") {
       return this.jobs.park(job, status === "paused" ? "held" : "blocked");
     }
-    const startedAt = new Date();
-    const attempt = await this.jobs.startAttempt(job, startedAt);
+    const startedAt = job.startedAt;
     const log = {
       jobId: job.id,
       jobKey: job.jobKey,
@@ -59,7 +58,7 @@ export class JobRunner {
       const outcome = { ...log, errorCode: failure.code, durationMs: Date.now() - startedAt.getTime() };
       if (failure.kind === "credential") {
         await this.jobs.markCredentialError(job.tenantId, job.connectionId);
-        await this.jobs.finish(job, attempt.id, startedAt, {
+        await this.jobs.finish(job, {
           status: "blocked",
           outcome: "credential",
           errorCode: failure.code,
@@ -68,7 +67,7 @@ export class JobRunner {
         throw new UnrecoverableError(failure.code);
       }
       if (failure.kind === "permanent" || job.attempts >= job.maxAttempts) {
-        await this.jobs.finish(job, attempt.id, startedAt, {
+        await this.jobs.finish(job, {
           status: "dead",
           outcome: failure.kind,
           errorCode: failure.code,
@@ -81,7 +80,7 @@ export class JobRunner {
         throw new UnrecoverableError(failure.code);
       }
       const delayMs = backoffDelay(job.attempts, this.config.jobBackoffBaseMs, failure.retryAfterMs);
-      await this.jobs.finish(job, attempt.id, startedAt, {
+      await this.jobs.finish(job, {
         status: "retrying",
         outcome: "retryable",
         errorCode: failure.code,
@@ -90,7 +89,7 @@ export class JobRunner {
       this.logger.log({ msg: "job will retry", ...outcome, delayMs });
       throw new RetryScheduled(failure.code, delayMs);
     }
-    await this.jobs.finish(job, attempt.id, startedAt, { status: "succeeded", outcome: "succeeded" });
+    await this.jobs.finish(job, { status: "succeeded", outcome: "succeeded" });
     this.logger.log({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() });
   }
 }

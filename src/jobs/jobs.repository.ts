@@ -11,6 +11,9 @@ export interface ClaimedJob {
   jobKey: string;
   attempts: number;
   maxAttempts: number;
+  /** The attempt row opened by the claim. */
+  attemptId: string;
+  startedAt: Date;
 }
 
 export interface AttemptResult {
@@ -20,64 +23,76 @@ export interface AttemptResult {
   nextAttemptAt?: Date;
 }
 
-/** Job rows: the record of what was processed. Every write names the tenant. */
+/**
+ * Job rows: the record of what was processed. The per-attempt statements are SQL on the Prisma
+ * client's pool (one round trip each: claim + attempt row, finish + attempt row), because the
+ * worker's throughput is bounded by per-query cost. Every statement names the tenant or the job's
+ * own row.
+ */
 @Injectable()
 export class JobsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * Takes a job for one attempt: only a job still to do (queued, retrying, or running when a
-   * worker died mid-attempt) is taken; a finished, held, blocked or cancelled one is left alone,
-   * which makes a duplicate BullMQ delivery or a stale re-enqueue harmless.
+   * Takes a job for one attempt and opens its attempt row. Only a job still to do (queued,
+   * retrying, or running when a worker died mid-attempt) is taken; a finished, held, blocked or
+   * cancelled one is left alone, which makes a duplicate BullMQ delivery or a stale re-enqueue harmless.
    */
   async claim(jobId: string): Promise<ClaimedJob | undefined> {
-    const rows = await this.prisma.$queryRaw<ClaimedJob[]>`
-      UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
-      WHERE id = ${jobId}::uuid AND status IN ('queued', 'retrying', 'running')
-      RETURNING id, tenant_id AS "tenantId", connection_id AS "connectionId", receipt_id AS "receiptId",
-                operation, job_key AS "jobKey", attempts, max_attempts AS "maxAttempts"`;
+    const { rows } = await this.prisma.pool.query<ClaimedJob>(
+      `WITH job AS (
+         UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
+         WHERE id = $1::uuid AND status IN ('queued', 'retrying', 'running')
+         RETURNING *
+       ), attempt AS (
+         INSERT INTO job_attempts (tenant_id, job_id, number, started_at)
+         SELECT tenant_id, id, attempts, now() FROM job
+         RETURNING id, started_at
+       )
+       SELECT job.id, job.tenant_id AS "tenantId", job.connection_id AS "connectionId", job.receipt_id AS "receiptId",
+              job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
+              attempt.id AS "attemptId", attempt.started_at AS "startedAt"
+       FROM job, attempt`,
+      [jobId],
+    );
     return rows[0];
   }
 
-  startAttempt(job: ClaimedJob, startedAt: Date): Promise<{ id: string }> {
-    return this.prisma.jobAttempt.create({
-      data: { tenantId: job.tenantId, jobId: job.id, number: job.attempts, startedAt },
-      select: { id: true },
-    });
+  /** Closes the attempt and moves the job to its next status, in one statement. */
+  async finish(job: ClaimedJob, result: AttemptResult): Promise<void> {
+    const terminal = result.status === "succeeded" || result.status === "dead";
+    await this.prisma.pool.query(
+      `WITH attempt AS (
+         UPDATE job_attempts SET finished_at = now(), outcome = $3, error_code = $4,
+                duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
+         WHERE id = $2::uuid AND tenant_id = $5::uuid
+       )
+       UPDATE jobs SET status = $6, updated_at = now(),
+              next_attempt_at = COALESCE($7::timestamptz, next_attempt_at),
+              last_error_code = CASE WHEN $3 = 'succeeded' THEN last_error_code ELSE $4 END,
+              last_error_at = CASE WHEN $3 = 'succeeded' THEN last_error_at ELSE now() END,
+              completed_at = CASE WHEN $8 THEN now() ELSE completed_at END
+       WHERE id = $1::uuid AND tenant_id = $5::uuid`,
+      [
+        job.id,
+        job.attemptId,
+        result.outcome,
+        result.errorCode ?? null,
+        job.tenantId,
+        result.status,
+        result.nextAttemptAt ?? null,
+        terminal,
+      ],
+    );
   }
 
-  /** Closes the attempt and moves the job to its next status, together. */
-  async finish(job: ClaimedJob, attemptId: string, startedAt: Date, result: AttemptResult): Promise<void> {
-    const now = new Date();
-    const failed = result.outcome !== "succeeded";
-    await this.prisma.$transaction([
-      this.prisma.jobAttempt.update({
-        where: { id: attemptId, tenantId: job.tenantId },
-        data: {
-          finishedAt: now,
-          outcome: result.outcome,
-          errorCode: result.errorCode ?? null,
-          durationMs: now.getTime() - startedAt.getTime(),
-        },
-      }),
-      this.prisma.job.update({
-        where: { id: job.id, tenantId: job.tenantId },
-        data: {
-          status: result.status,
-          ...(result.nextAttemptAt ? { nextAttemptAt: result.nextAttemptAt } : {}),
-          ...(failed ? { lastErrorCode: result.errorCode ?? null, lastErrorAt: now } : {}),
-          ...(result.status === "succeeded" || result.status === "dead" ? { completedAt: now } : {}),
-        },
-      }),
-    ]);
-  }
-
-  /** Leaves a job untouched but for its status (held: connection paused; blocked: credentials). */
+  /** The job cannot run now (held: connection paused; blocked: credentials): no attempt is counted. */
   async park(job: ClaimedJob, status: "held" | "blocked"): Promise<void> {
-    await this.prisma.job.update({
-      where: { id: job.id, tenantId: job.tenantId },
-      data: { status, attempts: { decrement: 1 } },
-    });
+    await this.prisma.pool.query(
+      `WITH attempt AS (DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid)
+       UPDATE jobs SET status = $4, attempts = attempts - 1, updated_at = now() WHERE id = $1::uuid AND tenant_id = $3::uuid`,
+      [job.id, job.attemptId, job.tenantId, status],
+    );
   }
 
   /** A provider refused the connection's credentials: no more calls until an operator resumes it. */

@@ -28,60 +28,84 @@ export class LeadsRepository {
    * a placeholder (a message that came before its lead) is always filled.
    */
   async upsertContact(key: LeadKey, contact: Contact, details: JsonObject, eventAt: Date): Promise<string> {
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-      INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, name, email, phone, details, last_event_at)
-      VALUES (${key.tenantId}::uuid, ${key.connectionId}::uuid, ${key.provider}, ${key.externalLeadId}, 'open',
-              ${contact.name ?? null}, ${contact.email ?? null}, ${contact.phone ?? null}, ${JSON.stringify(details)}::jsonb, ${eventAt})
-      ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
-        status = 'open',
-        name = COALESCE(EXCLUDED.name, l.name),
-        email = COALESCE(EXCLUDED.email, l.email),
-        phone = COALESCE(EXCLUDED.phone, l.phone),
-        details = l.details || EXCLUDED.details,
-        last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at),
-        updated_at = now()
-      WHERE l.status = 'placeholder' OR l.last_event_at <= EXCLUDED.last_event_at
-      RETURNING id`;
-    return rows[0]?.id ?? this.idOf(key);
+    const { rows } = await this.prisma.pool.query<{ id: string }>(
+      `WITH upserted AS (
+         INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, name, email, phone, details, last_event_at)
+         VALUES ($1::uuid, $2::uuid, $3, $4, 'open', $5, $6, $7, $8::jsonb, $9)
+         ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
+           status = 'open',
+           name = COALESCE(EXCLUDED.name, l.name),
+           email = COALESCE(EXCLUDED.email, l.email),
+           phone = COALESCE(EXCLUDED.phone, l.phone),
+           details = l.details || EXCLUDED.details,
+           last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at),
+           updated_at = now()
+         WHERE l.status = 'placeholder' OR l.last_event_at <= EXCLUDED.last_event_at
+         RETURNING id
+       )
+       SELECT id FROM upserted
+       UNION ALL
+       SELECT id FROM leads WHERE tenant_id = $1::uuid AND provider = $3 AND external_lead_id = $4
+       LIMIT 1`,
+      [
+        key.tenantId,
+        key.connectionId,
+        key.provider,
+        key.externalLeadId,
+        contact.name ?? null,
+        contact.email ?? null,
+        contact.phone ?? null,
+        JSON.stringify(details),
+        eventAt,
+      ],
+    );
+    return rows[0]!.id;
   }
 
   /** Makes sure the lead exists (a placeholder when only a message is known) and records the event time. */
   async touch(key: LeadKey, eventAt: Date): Promise<string> {
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-      INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, last_event_at)
-      VALUES (${key.tenantId}::uuid, ${key.connectionId}::uuid, ${key.provider}, ${key.externalLeadId}, 'placeholder', ${eventAt})
-      ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
-        last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at), updated_at = now()
-      RETURNING id`;
+    const { rows } = await this.prisma.pool.query<{ id: string }>(
+      `INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, last_event_at)
+       VALUES ($1::uuid, $2::uuid, $3, $4, 'placeholder', $5)
+       ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
+         last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at), updated_at = now()
+       RETURNING id`,
+      [key.tenantId, key.connectionId, key.provider, key.externalLeadId, eventAt],
+    );
     return rows[0]!.id;
   }
 
   /** Adds messages once each, keyed by the provider's message id. */
   async addMessages(tenantId: string, leadId: string, messages: LeadMessageInput[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.prisma.leadMessage.createMany({
-      data: messages.map((message) => ({
+    await this.prisma.pool.query(
+      `INSERT INTO lead_messages (tenant_id, lead_id, external_id, direction, author, text, sent_at)
+       SELECT $1::uuid, $2::uuid, m.external_id, m.direction, m.author, m.text, m.sent_at
+       FROM jsonb_to_recordset($3::jsonb) AS m(external_id text, direction text, author text, text text, sent_at timestamptz)
+       ON CONFLICT (lead_id, external_id) DO NOTHING`,
+      [
         tenantId,
         leadId,
-        ...message,
-        author: message.author ?? null,
-        text: message.text ?? null,
-      })),
-      skipDuplicates: true,
-    });
+        JSON.stringify(
+          messages.map((message) => ({
+            external_id: message.externalId,
+            direction: message.direction,
+            author: message.author ?? null,
+            text: message.text ?? null,
+            sent_at: message.sentAt.toISOString(),
+          })),
+        ),
+      ],
+    );
   }
 
-  private async idOf(key: LeadKey): Promise<string> {
-    const lead = await this.prisma.lead.findUniqueOrThrow({
-      where: {
-        tenantId_provider_externalLeadId: {
-          tenantId: key.tenantId,
-          provider: key.provider,
-          externalLeadId: key.externalLeadId,
-        },
-      },
-      select: { id: true },
-    });
-    return lead.id;
+  /** The lead as stored, for deliveries to the tenant's CRM. */
+  async find(tenantId: string, provider: string, externalLeadId: string): Promise<JsonObject | null> {
+    const { rows } = await this.prisma.pool.query<JsonObject>(
+      `SELECT id, status, name, email, phone, details, last_event_at AS "lastEventAt"
+       FROM leads WHERE tenant_id = $1::uuid AND provider = $2 AND external_lead_id = $3`,
+      [tenantId, provider, externalLeadId],
+    );
+    return rows[0] ?? null;
   }
 }

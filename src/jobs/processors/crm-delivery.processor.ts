@@ -4,7 +4,7 @@ import { Inject, Injectable } from "@nestjs/common";
 import { Webhook } from "standardwebhooks";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
-import { PrismaService } from "../../database/prisma.service.js";
+import { LeadsRepository } from "../../leads/leads.repository.js";
 import { callDestination } from "../destination.js";
 import { PermanentError } from "../errors.js";
 import type { JobContext } from "../job-context.js";
@@ -15,7 +15,7 @@ export class CrmDeliveryProcessor implements Processor {
   readonly operation = "crm-delivery" as const;
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly leads: LeadsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -23,18 +23,7 @@ export class CrmDeliveryProcessor implements Processor {
     const url = connection.settings.crmDestination?.url;
     if (!url) return; // the destination was removed after the event arrived: nothing to deliver
     if (!connection.crmSigningSecret) throw new PermanentError("no_signing_secret");
-    const lead = await this.prisma.lead.findFirst({
-      where: { tenantId: connection.tenantId, provider: receipt.provider, externalLeadId: receipt.leadId },
-      select: {
-        id: true,
-        status: true,
-        name: true,
-        email: true,
-        phone: true,
-        details: true,
-        lastEventAt: true,
-      },
-    });
+    const lead = await this.leads.find(connection.tenantId, receipt.provider, receipt.leadId);
     const sentAt = new Date();
     const body = JSON.stringify({
       type: receipt.kind,

@@ -1,0 +1,114 @@
+// End-to-end throughput: N Static Forms deliveries (default 5,000) through Leadgate's API and worker
+// processes to a fake CRM on loopback, from the first request to the last job `succeeded`.
+// Prints events/s and the p50/p99 of acknowledgement-to-done. Needs `npm run build`.
+import { execFileSync, spawn } from "node:child_process";
+import { createServer } from "node:http";
+import pg from "pg";
+
+const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+const EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 5000);
+const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
+
+const dbUrl = (name) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function freshDatabase(name) {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return dbUrl(name);
+}
+
+function start(script, env, readyPattern) {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  return new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      output += chunk;
+      if (readyPattern.test(output)) resolve(child);
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`${script} exited with ${code}:\n${output.slice(-2000)}`)));
+  });
+}
+
+async function main() {
+  const crmIds = new Map();
+  const crm = createServer((request, response) => {
+    const id = request.headers["webhook-id"];
+    crmIds.set(id, (crmIds.get(id) ?? 0) + 1);
+    request.resume();
+    request.on("end", () => response.writeHead(200).end());
+  });
+  await new Promise((resolve) => crm.listen(0, "127.0.0.1", resolve));
+
+  const databaseUrl = await freshDatabase("leadgate_bench_e2e");
+  execFileSync(process.execPath, ["scripts/migrate.mjs"], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: "ignore" });
+  const env = {
+    DATABASE_URL: databaseUrl,
+    LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,
+    REDIS_PREFIX: `lg-bench-e2e-${process.pid}`,
+    PORT: "3102",
+  };
+  const connection = JSON.parse(
+    execFileSync(process.execPath, ["bench/create-connection.mjs"], {
+      env: { ...process.env, ...env, BENCH_CRM_URL: `http://127.0.0.1:${crm.address().port}/crm` },
+      encoding: "utf8",
+    }).trim().split("\n").pop(),
+  );
+  const api = await start("dist/main.js", env, /api listening/);
+  const worker = await start("dist/worker.js", env, /worker started/);
+  const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  try {
+    const url = `http://127.0.0.1:3102/webhooks/staticforms/${connection.id}`;
+    const acked = new Map();
+    let next = 0;
+    const started = Date.now();
+    const sender = async () => {
+      while (next < EVENTS) {
+        const id = `e2e-${next++}`;
+        const response = await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${connection.bearerToken}` },
+          body: JSON.stringify({ event: "form.submitted", data: { submissionId: id, formData: { name: "Load", email: "l@example.test", message: "hi" } } }),
+        });
+        await response.arrayBuffer();
+        if (response.status !== 202) throw new Error(`unexpected ${response.status}`);
+        acked.set(id, Date.now());
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, sender));
+    const ingestedAt = Date.now();
+    const expectedJobs = EVENTS * 2;
+    for (;;) {
+      const { rows } = await sql.query("SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS done, count(*) FILTER (WHERE status IN ('dead','blocked'))::int AS failed FROM jobs");
+      if (rows[0].done + rows[0].failed >= expectedJobs) break;
+      if (Date.now() - started > 600_000) throw new Error(`timed out: ${JSON.stringify(rows[0])}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const { rows } = await sql.query(
+      `SELECT r.event_id, (extract(epoch FROM max(j.completed_at)) * 1000)::float8 AS done_ms, count(*) FILTER (WHERE j.status <> 'succeeded')::int AS failed
+       FROM receipts r JOIN jobs j ON j.receipt_id = r.id GROUP BY r.id`,
+    );
+    const lastDone = Math.max(...rows.map((row) => row.done_ms));
+    const latencies = rows.map((row) => row.done_ms - acked.get(row.event_id)).sort((a, b) => a - b);
+    const failed = rows.reduce((sum, row) => sum + row.failed, 0);
+    const twice = [...crmIds.values()].filter((count) => count > 1).length;
+    console.log(`\nend to end (${EVENTS} Static Forms deliveries, ${CONCURRENCY} connections; lead-upsert + crm-delivery each)`);
+    console.log(`  ingest: ${Math.round(EVENTS / ((ingestedAt - started) / 1000))} deliveries/s acknowledged`);
+    console.log(`  done:   ${Math.round(EVENTS / ((lastDone - started) / 1000))} events/s fully processed (${((lastDone - started) / 1000).toFixed(1)} s)`);
+    console.log(`  ack to done: p50 ${Math.round(percentile(latencies, 50))} ms, p99 ${Math.round(percentile(latencies, 99))} ms`);
+    console.log(`  jobs not succeeded: ${failed}; CRM deliveries ${crmIds.size}, received twice: ${twice}`);
+  } finally {
+    await sql.end();
+    api.kill("SIGTERM");
+    worker.kill("SIGTERM");
+    crm.close();
+  }
+}
+
+await main();
