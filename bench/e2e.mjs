@@ -1,7 +1,8 @@
 // End-to-end throughput: N Static Forms deliveries (default 5,000) through Leadgate's API and worker
 // processes to a fake CRM on loopback, from the first request to the last job `succeeded`.
 // Prints events/s and the p50/p99 of acknowledgement-to-done. Needs `npm run build`.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import { start } from "./processes.mjs";
 import { createServer } from "node:http";
 import pg from "pg";
 
@@ -22,20 +23,6 @@ async function freshDatabase(name) {
   return dbUrl(name);
 }
 
-function start(script, env, readyPattern) {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const onData = (chunk) => {
-      output += chunk;
-      if (readyPattern.test(output)) resolve(child);
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`${script} exited with ${code}:\n${output.slice(-2000)}`)));
-  });
-}
-
 async function main() {
   const crmIds = new Map();
   const crm = createServer((request, response) => {
@@ -47,7 +34,10 @@ async function main() {
   await new Promise((resolve) => crm.listen(0, "127.0.0.1", resolve));
 
   const databaseUrl = await freshDatabase("leadgate_bench_e2e");
-  execFileSync(process.execPath, ["scripts/migrate.mjs"], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: "ignore" });
+  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: "ignore",
+  });
   const env = {
     DATABASE_URL: databaseUrl,
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,
@@ -58,7 +48,10 @@ async function main() {
     execFileSync(process.execPath, ["bench/create-connection.mjs"], {
       env: { ...process.env, ...env, BENCH_CRM_URL: `http://127.0.0.1:${crm.address().port}/crm` },
       encoding: "utf8",
-    }).trim().split("\n").pop(),
+    })
+      .trim()
+      .split("\n")
+      .pop(),
   );
   const api = await start("dist/main.js", env, /api listening/);
   const worker = await start("dist/worker.js", env, /worker started/);
@@ -74,7 +67,10 @@ async function main() {
         const response = await fetch(url, {
           method: "POST",
           headers: { "content-type": "application/json", authorization: `Bearer ${connection.bearerToken}` },
-          body: JSON.stringify({ event: "form.submitted", data: { submissionId: id, formData: { name: "Load", email: "l@example.test", message: "hi" } } }),
+          body: JSON.stringify({
+            event: "form.submitted",
+            data: { submissionId: id, formData: { name: "Load", email: "l@example.test", message: "hi" } },
+          }),
         });
         await response.arrayBuffer();
         if (response.status !== 202) throw new Error(`unexpected ${response.status}`);
@@ -85,7 +81,9 @@ async function main() {
     const ingestedAt = Date.now();
     const expectedJobs = EVENTS * 2;
     for (;;) {
-      const { rows } = await sql.query("SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS done, count(*) FILTER (WHERE status IN ('dead','blocked'))::int AS failed FROM jobs");
+      const { rows } = await sql.query(
+        "SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS done, count(*) FILTER (WHERE status IN ('dead','blocked'))::int AS failed FROM jobs",
+      );
       if (rows[0].done + rows[0].failed >= expectedJobs) break;
       if (Date.now() - started > 600_000) throw new Error(`timed out: ${JSON.stringify(rows[0])}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -98,10 +96,18 @@ async function main() {
     const latencies = rows.map((row) => row.done_ms - acked.get(row.event_id)).sort((a, b) => a - b);
     const failed = rows.reduce((sum, row) => sum + row.failed, 0);
     const twice = [...crmIds.values()].filter((count) => count > 1).length;
-    console.log(`\nend to end (${EVENTS} Static Forms deliveries, ${CONCURRENCY} connections; lead-upsert + crm-delivery each)`);
-    console.log(`  ingest: ${Math.round(EVENTS / ((ingestedAt - started) / 1000))} deliveries/s acknowledged`);
-    console.log(`  done:   ${Math.round(EVENTS / ((lastDone - started) / 1000))} events/s fully processed (${((lastDone - started) / 1000).toFixed(1)} s)`);
-    console.log(`  ack to done: p50 ${Math.round(percentile(latencies, 50))} ms, p99 ${Math.round(percentile(latencies, 99))} ms`);
+    console.log(
+      `\nend to end (${EVENTS} Static Forms deliveries, ${CONCURRENCY} connections; lead-upsert + crm-delivery each)`,
+    );
+    console.log(
+      `  ingest: ${Math.round(EVENTS / ((ingestedAt - started) / 1000))} deliveries/s acknowledged`,
+    );
+    console.log(
+      `  done:   ${Math.round(EVENTS / ((lastDone - started) / 1000))} events/s fully processed (${((lastDone - started) / 1000).toFixed(1)} s)`,
+    );
+    console.log(
+      `  ack to done: p50 ${Math.round(percentile(latencies, 50))} ms, p99 ${Math.round(percentile(latencies, 99))} ms`,
+    );
     console.log(`  jobs not succeeded: ${failed}; CRM deliveries ${crmIds.size}, received twice: ${twice}`);
   } finally {
     await sql.end();

@@ -2,7 +2,8 @@
 // Alternates A B A B A B (load.mjs: Static Forms deliveries, each submission sent twice, 32
 // connections, 10 s each) and prints both medians and their ratio. Prints figures, asserts nothing.
 // Needs `npm run build` (done by `npm run bench`) and local Postgres and Redis.
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import { start } from "./processes.mjs";
 import pg from "pg";
 
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -20,23 +21,6 @@ async function freshDatabase(name) {
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   return dbUrl(name);
-}
-
-function start(script, env, readyPattern) {
-  const child = spawn(process.execPath, [script], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const onData = (chunk) => {
-      output += chunk;
-      if (readyPattern.test(output)) resolve(child);
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
-  });
 }
 
 function load(url, authorization) {

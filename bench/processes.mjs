@@ -1,0 +1,30 @@
+// Starting Leadgate's processes for the benchmarks. Their output goes to a file, not a pipe: a
+// process writing to a pipe blocks when the reader falls behind (stdout pipes are synchronous on
+// Linux), and the benchmark would then measure its own reading instead of the service.
+import { spawn } from "node:child_process";
+import { mkdtempSync, openSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+const logDir = mkdtempSync(join(tmpdir(), "leadgate-bench-"));
+
+export async function start(script, env, readyPattern, timeoutMs = 30_000) {
+  const logFile = join(logDir, `${script.replaceAll("/", "_")}-${Date.now()}.log`);
+  const fd = openSync(logFile, "w");
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", fd, fd],
+  });
+  let exited;
+  child.on("exit", (code) => (exited = code));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const output = readFileSync(logFile, "utf8");
+    if (readyPattern.test(output)) return child;
+    if (exited !== undefined || Date.now() > deadline) {
+      throw new Error(`${script} did not start (exit ${exited}):\n${output.slice(-2000)}`);
+    }
+    await sleep(50);
+  }
+}
