@@ -9,6 +9,7 @@ import { fixture } from "../support/fixtures.js";
 import { post } from "../support/http.js";
 import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
 import { waitFor } from "../support/wait.js";
+import { LeadsRepository } from "../../src/leads/leads.repository.js";
 
 const YELP_TOKEN = "yelp-platform-token-0123456789";
 const REPLY = "Thanks for reaching out! We will call you within the hour.";
@@ -163,6 +164,66 @@ describe("side effects", () => {
     const calls = crmCalls("tt");
     expect(calls).toHaveLength(3);
     for (const call of calls) expect(verifies(call, c.secrets.crmSigningSecret!)).toBeTruthy();
+  });
+
+  it("Thumbtack: a message before its negotiation makes a placeholder lead, filled when the negotiation comes", async () => {
+    const c = await connect("thumbtack", "tt-early", { externalAccountId: "700000000000000777" });
+    const url = `${api.url}/webhooks/thumbtack/${c.connectionId}`;
+    const message = fixture("thumbtack/message-created-v4-customer.json").json as { data: object };
+    await post(
+      url,
+      { ...message, data: { ...message.data, negotiationID: "early-1", messageID: "early-msg" } },
+      basic(c),
+    );
+    await waitFor(() => jobsOf(c.tenantId), settled);
+    const placeholder = await db.sql.query("SELECT status, name FROM leads WHERE tenant_id = $1", [
+      c.tenantId,
+    ]);
+    expect(placeholder.rows).toEqual([{ status: "placeholder", name: null }]);
+
+    const negotiation = fixture("thumbtack/negotiation-created-v4.json").json as { data: object };
+    await post(url, { ...negotiation, data: { ...negotiation.data, negotiationID: "early-1" } }, basic(c));
+    await waitFor(
+      () => jobsOf(c.tenantId),
+      (rows) => rows.filter((row) => row.operation === "lead-upsert").length === 2 && settled(rows),
+    );
+    const filled = await db.sql.query("SELECT status, name FROM leads WHERE tenant_id = $1", [c.tenantId]);
+    expect(filled.rows).toEqual([{ status: "open", name: "Priya Okafor" }]);
+  });
+
+  it("an older event never overwrites newer data", async () => {
+    const leads = worker.get(LeadsRepository);
+    const c = await connect("staticforms", "order");
+    const key = {
+      tenantId: c.tenantId,
+      connectionId: c.connectionId,
+      provider: "staticforms" as const,
+      externalLeadId: "ordered",
+    };
+    await leads.upsertContact(
+      key,
+      { name: "New Name", phone: "2" },
+      { v: 2 },
+      new Date("2026-05-02T00:00:00Z"),
+    );
+    await leads.upsertContact(
+      key,
+      { name: "Old Name", phone: "1" },
+      { v: 1 },
+      new Date("2026-05-01T00:00:00Z"),
+    );
+    const { rows } = await db.sql.query(
+      "SELECT name, phone, details, last_event_at FROM leads WHERE tenant_id = $1",
+      [c.tenantId],
+    );
+    expect(rows).toEqual([
+      { name: "New Name", phone: "2", details: { v: 2 }, last_event_at: new Date("2026-05-02T00:00:00Z") },
+    ]);
+    await leads.upsertContact(key, { name: "Newest" }, { v: 3 }, new Date("2026-05-03T00:00:00Z"));
+    const after = await db.sql.query("SELECT name, phone, details FROM leads WHERE tenant_id = $1", [
+      c.tenantId,
+    ]);
+    expect(after.rows).toEqual([{ name: "Newest", phone: "2", details: { v: 3 } }]);
   });
 
   it("Yelp: the lead is fetched, our reply sent once, the CRM told", async () => {
