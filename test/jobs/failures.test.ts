@@ -217,9 +217,11 @@ describe("side effects under failure", () => {
     expect(record.rows).toEqual([{ status: "succeeded", external_ref: "reconciled" }]);
   });
 
-  it("Redis down while deliveries arrive: 202s; the dispatcher enqueues them later; every job succeeds once", async () => {
+  it("Redis down while deliveries arrive: 202s; two workers' dispatchers enqueue them later; every job succeeds once", async () => {
     const crm = await fakeCrm();
     const c = await staticForms(crm.url);
+    // A second worker replica: both dispatchers and both sets of BullMQ workers race for the backlog.
+    const secondWorker = await startWorker(testConfig(db.url, env));
     const noRedis = await startApi(
       testConfig(db.url, { ...env, REDIS_URL: `redis://127.0.0.1:${await freePort()}` }),
     );
@@ -245,5 +247,6 @@ describe("side effects under failure", () => {
       c.tenantId,
     ]);
     expect(leads.rows).toEqual([{ n: 10 }]);
+    await secondWorker.close();
   });
 });
