@@ -56,7 +56,15 @@ export class JobContextLoader {
     );
     const row = rows[0];
     if (!row) throw new PermanentError("missing_receipt_or_connection");
-    const credentials = row.credentials ? this.box.open<{ accessToken?: string }>(row.credentials) : {};
+    const open = <T>(envelope: string): T => {
+      try {
+        return this.box.open<T>(envelope);
+      } catch {
+        // Encrypted under a key this process does not have: fix the configuration, then replay.
+        throw new PermanentError("secrets_unreadable");
+      }
+    };
+    const credentials = row.credentials ? open<{ accessToken?: string }>(row.credentials) : {};
     return {
       job,
       receipt: {
@@ -77,9 +85,7 @@ export class JobContextLoader {
         status: row.status,
         settings: row.settings,
         ...(credentials.accessToken ? { accessToken: credentials.accessToken } : {}),
-        ...(row.crm_signing_secret
-          ? { crmSigningSecret: this.box.open<string>(row.crm_signing_secret) }
-          : {}),
+        ...(row.crm_signing_secret ? { crmSigningSecret: open<string>(row.crm_signing_secret) } : {}),
       },
     };
   }

@@ -31,9 +31,9 @@ export function jobOptions(operation: Operation, key: string): JobsOptions {
     attempts: settings.attempts,
     // The delay is computed by the job runner (src/jobs/errors.ts backoffDelay) and read back by the workers.
     backoff: { type: "custom" },
-    // Postgres keeps the history. A completed job stays an hour to dedupe re-enqueues; a failed one
-    // leaves at once, so the dispatcher can enqueue the row again if it is still due.
-    removeOnComplete: { age: 3600 },
+    // Postgres keeps the history, and a job row that is finished refuses to run again, so Redis
+    // keeps nothing: the id is free at once for the dispatcher, a resume or a replay.
+    removeOnComplete: true,
     removeOnFail: true,
   };
 }

@@ -7,6 +7,7 @@ import { JobContextLoader } from "./job-context.js";
 import { JobsRepository } from "./jobs.repository.js";
 import type { Operation } from "./operations.js";
 import type { Processor } from "./processor.js";
+import type { ConnectionStatus } from "../connections/connection.js";
 
 /** An attempt failed and will be retried after `delayMs` (read by the workers' backoff strategy). */
 export class RetryScheduled extends Error {
@@ -38,11 +39,6 @@ export class JobRunner {
   async run(processor: Processor, jobId: string): Promise<void> {
     const job = await this.jobs.claim(jobId);
     if (!job) return; // finished, held, blocked or cancelled meanwhile: nothing to do
-    const context = await this.contexts.load(job);
-    const status = context.connection.status;
-    if (status === "paused" || status === "credential_error") {
-      return this.jobs.park(job, status === "paused" ? "held" : "blocked");
-    }
     const startedAt = job.startedAt;
     const log = {
       jobId: job.id,
@@ -52,6 +48,9 @@ export class JobRunner {
       attempt: job.attempts,
     };
     try {
+      const context = await this.contexts.load(job);
+      const parked = PARKED[context.connection.status];
+      if (parked) return await this.jobs.park(job, parked);
       await processor.run(context);
     } catch (error) {
       const failure = classify(error);
@@ -95,3 +94,11 @@ export class JobRunner {
 }
 
 export type ProcessorTable = Record<Operation, Processor>;
+
+/** Where a job goes instead of running, by its connection's status. */
+const PARKED: Record<ConnectionStatus, "held" | "blocked" | "cancelled" | undefined> = {
+  active: undefined,
+  paused: "held",
+  credential_error: "blocked",
+  disabled: "cancelled",
+};

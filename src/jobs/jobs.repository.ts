@@ -35,14 +35,18 @@ export class JobsRepository {
 
   /**
    * Takes a job for one attempt and opens its attempt row. Only a job still to do (queued,
-   * retrying, or running when a worker died mid-attempt) is taken; a finished, held, blocked or
-   * cancelled one is left alone, which makes a duplicate BullMQ delivery or a stale re-enqueue harmless.
+   * retrying, or running when its worker died mid-attempt) is taken; a finished, held, blocked or
+   * cancelled one, or one another worker is running, is left alone. That makes a duplicate BullMQ
+   * delivery or a stale re-enqueue harmless.
    */
   async claim(jobId: string): Promise<ClaimedJob | undefined> {
     const { rows } = await this.prisma.pool.query<ClaimedJob>(
       `WITH job AS (
          UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
-         WHERE id = $1::uuid AND status IN ('queued', 'retrying', 'running')
+         WHERE id = $1::uuid
+           AND (status IN ('queued', 'retrying')
+                -- running: only when its worker stopped renewing it (BullMQ's stalled-job lock is 30 s)
+                OR (status = 'running' AND updated_at < now() - interval '30 seconds'))
          RETURNING *
        ), attempt AS (
          INSERT INTO job_attempts (tenant_id, job_id, number, started_at)
@@ -72,7 +76,7 @@ export class JobsRepository {
               last_error_code = CASE WHEN $3 = 'succeeded' THEN last_error_code ELSE $4 END,
               last_error_at = CASE WHEN $3 = 'succeeded' THEN last_error_at ELSE now() END,
               completed_at = CASE WHEN $8 THEN now() ELSE completed_at END
-       WHERE id = $1::uuid AND tenant_id = $5::uuid`,
+       WHERE id = $1::uuid AND tenant_id = $5::uuid AND status = 'running' AND attempts = $9`,
       [
         job.id,
         job.attemptId,
@@ -82,16 +86,22 @@ export class JobsRepository {
         result.status,
         result.nextAttemptAt ?? null,
         terminal,
+        job.attempts,
       ],
     );
   }
 
-  /** The job cannot run now (held: connection paused; blocked: credentials): no attempt is counted. */
-  async park(job: ClaimedJob, status: "held" | "blocked"): Promise<void> {
+  /**
+   * The job cannot run now (held: connection paused; blocked: credential problem; cancelled:
+   * connection disabled): no attempt is counted.
+   */
+  async park(job: ClaimedJob, status: "held" | "blocked" | "cancelled"): Promise<void> {
     await this.prisma.pool.query(
       `WITH attempt AS (DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid)
-       UPDATE jobs SET status = $4, attempts = attempts - 1, updated_at = now() WHERE id = $1::uuid AND tenant_id = $3::uuid`,
-      [job.id, job.attemptId, job.tenantId, status],
+       UPDATE jobs SET status = $4, attempts = attempts - 1, updated_at = now(),
+              completed_at = CASE WHEN $4 = 'cancelled' THEN now() ELSE completed_at END
+       WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = 'running' AND attempts = $5`,
+      [job.id, job.attemptId, job.tenantId, status, job.attempts],
     );
   }
 

@@ -59,7 +59,17 @@ export class LeadsRepository {
         eventAt,
       ],
     );
-    return rows[0]!.id;
+    // The lead was inserted by a concurrent transaction after this statement's snapshot: read it now.
+    return rows[0]?.id ?? this.idOf(key);
+  }
+
+  private async idOf(key: LeadKey): Promise<string> {
+    const { rows } = await this.prisma.pool.query<{ id: string }>(
+      "SELECT id FROM leads WHERE tenant_id = $1::uuid AND provider = $2 AND external_lead_id = $3",
+      [key.tenantId, key.provider, key.externalLeadId],
+    );
+    if (!rows[0]) throw new Error("lead vanished during its upsert");
+    return rows[0].id;
   }
 
   /** Makes sure the lead exists (a placeholder when only a message is known) and records the event time. */

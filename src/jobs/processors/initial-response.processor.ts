@@ -9,6 +9,9 @@ import type { Processor } from "../processor.js";
 import { SideEffectsRepository } from "../side-effects.repository.js";
 
 const isOurs = (event: YelpEvent) => event.user_type === "BIZ" || event.channel === "API-SELF";
+/** Providers may store our text with other line endings or surrounding space. */
+const sameText = (a: string | undefined, b: string) =>
+  a !== undefined && a.replace(/\r\n/g, "\n").trim() === b.replace(/\r\n/g, "\n").trim();
 const textOf = (event: YelpEvent) => event.event_content?.text ?? event.event_content?.fallback_text;
 
 @Injectable()
@@ -32,7 +35,7 @@ export class InitialResponseProcessor implements Processor {
     switch (receipt.provider) {
       case "yelp": {
         const events = await this.yelp.getEvents(token, receipt.leadId);
-        if (outcomeUnknown && events.some((event) => isOurs(event) && textOf(event) === reply.text)) {
+        if (outcomeUnknown && events.some((event) => isOurs(event) && sameText(textOf(event), reply.text))) {
           return this.sideEffects.finish(job, "succeeded", "reconciled");
         }
         const newest = [...events].sort((a, b) =>
@@ -46,7 +49,7 @@ export class InitialResponseProcessor implements Processor {
       case "thumbtack": {
         if (outcomeUnknown) {
           const messages = await this.thumbtack.getMessages(token, receipt.leadId);
-          if (messages.some((message) => message.from === "Business" && message.text === reply.text)) {
+          if (messages.some((message) => message.from === "Business" && sameText(message.text, reply.text))) {
             return this.sideEffects.finish(job, "succeeded", "reconciled");
           }
         }

@@ -3,7 +3,7 @@ import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { callDestination } from "../../jobs/destination.js";
-import { CredentialError } from "../../jobs/errors.js";
+import { CredentialError, RetryableError } from "../../jobs/errors.js";
 
 export interface ThumbtackMessage {
   messageID?: string;
@@ -22,7 +22,10 @@ export class ThumbtackClient {
       `/api/v4/negotiations/${encodeURIComponent(negotiationId)}/messages?limit=20`,
       token,
     );
-    return body.messages ?? body.data ?? [];
+    const messages = body.messages ?? body.data;
+    // Without a readable list we cannot tell whether our message is there: try again later.
+    if (!Array.isArray(messages)) throw new RetryableError("thumbtack_messages_unreadable");
+    return messages;
   }
 
   async postMessage(token: string | undefined, negotiationId: string, text: string): Promise<void> {

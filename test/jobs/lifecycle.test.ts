@@ -1,0 +1,141 @@
+// Job lifecycle edges: connection states seen by the worker, resumed work re-enqueued by the
+// dispatcher, unreadable secrets, and one job never running twice at once.
+import type { INestApplicationContext } from "@nestjs/common";
+import { JobsRepository } from "../../src/jobs/jobs.repository.js";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
+import { type FakeServer, startFakeServer } from "../support/fake-server.js";
+import { post } from "../support/http.js";
+import { freePort } from "../support/process.js";
+import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import { waitFor } from "../support/wait.js";
+
+describe("job lifecycle", () => {
+  let db: TestDatabase;
+  let noRedisApi: RunningApi;
+  let worker: INestApplicationContext;
+  let crm: FakeServer;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    crm = await startFakeServer();
+    const env = { JOB_BACKOFF_BASE_MS: "50", SIDE_EFFECT_TIMEOUT_MS: "500", DISPATCHER_INTERVAL_MS: "300" };
+    // Ingest through an API whose Redis is down: job rows are stored, nothing is in BullMQ, so the
+    // test decides what the worker finds when the dispatcher hands the jobs over.
+    noRedisApi = await startApi(
+      testConfig(db.url, { ...env, REDIS_URL: `redis://127.0.0.1:${await freePort()}` }),
+    );
+    worker = await startWorker(testConfig(db.url, env));
+  });
+  afterAll(async () => {
+    await worker.close();
+    await noRedisApi.close();
+    await crm.close();
+    await db.drop();
+  });
+
+  const connection = () =>
+    createTenantWithConnection(noRedisApi.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: `${crm.url}/crm` } },
+    });
+  const deliver = (c: TestConnection, id: string) =>
+    post(
+      `${noRedisApi.url}/webhooks/staticforms/${c.connectionId}`,
+      { event: "form.submitted", data: { submissionId: id, formData: { name: "Zed" } } },
+      { authorization: `Bearer ${c.secrets.bearerToken}` },
+    );
+  const statuses = (tenantId: string) =>
+    db.sql
+      .query<{ status: string; attempts: number; last_error_code: string | null }>(
+        "SELECT status, attempts, last_error_code FROM jobs WHERE tenant_id = $1 ORDER BY operation",
+        [tenantId],
+      )
+      .then((result) => result.rows);
+  const setConnection = (c: TestConnection, status: string) =>
+    db.sql.query("UPDATE connections SET status = $2 WHERE id = $1", [c.connectionId, status]);
+
+  it("a paused connection's jobs are held, and run once when resumed", async () => {
+    const c = await connection();
+    expect((await deliver(c, "held-1")).status).toBe(202);
+    await setConnection(c, "paused");
+    const held = await waitFor(
+      () => statuses(c.tenantId),
+      (rows) => rows.every((row) => row.status === "held"),
+    );
+    expect(held.map((row) => row.attempts)).toEqual([0, 0]);
+    const callsBefore = crm.received.length;
+
+    // What resume does: the connection active again, its held jobs queued again.
+    await setConnection(c, "active");
+    await db.sql.query(
+      "UPDATE jobs SET status = 'queued', updated_at = now() - interval '1 minute' WHERE tenant_id = $1",
+      [c.tenantId],
+    );
+    const done = await waitFor(
+      () => statuses(c.tenantId),
+      (rows) => rows.every((row) => row.status === "succeeded"),
+    );
+    expect(done.map((row) => row.attempts)).toEqual([1, 1]);
+    expect(crm.received.length - callsBefore).toBe(1);
+  });
+
+  it("a disabled connection's queued jobs are cancelled, and kept", async () => {
+    const c = await connection();
+    await deliver(c, "disabled-1");
+    await setConnection(c, "disabled");
+    const rows = await waitFor(
+      () => statuses(c.tenantId),
+      (list) => list.every((row) => row.status === "cancelled"),
+    );
+    expect(rows).toHaveLength(2);
+  });
+
+  it("secrets that cannot be decrypted make the job dead at once, not stuck", async () => {
+    const c = await connection();
+    await db.sql.query("UPDATE connections SET crm_signing_secret = 'v1.deadbeef.x.y.z' WHERE id = $1", [
+      c.connectionId,
+    ]);
+    await deliver(c, "unreadable-1");
+    const rows = await waitFor(
+      () => statuses(c.tenantId),
+      (list) => list.every((row) => row.status === "dead"),
+    );
+    expect(rows).toEqual([
+      { status: "dead", attempts: 1, last_error_code: "secrets_unreadable" },
+      { status: "dead", attempts: 1, last_error_code: "secrets_unreadable" },
+    ]);
+  });
+
+  it("a job is never taken by two workers at once, and a late finish cannot overwrite the newer attempt", async () => {
+    const c = await connection();
+    await setConnection(c, "paused");
+    await deliver(c, "race-1");
+    const { rows } = await db.sql.query<{ id: string }>(
+      "UPDATE jobs SET status = 'queued', updated_at = now() WHERE tenant_id = $1 AND operation = 'lead-upsert' RETURNING id",
+      [c.tenantId],
+    );
+    const jobs = worker.get(JobsRepository);
+    const claims = await Promise.all([
+      jobs.claim(rows[0]!.id),
+      jobs.claim(rows[0]!.id),
+      jobs.claim(rows[0]!.id),
+    ]);
+    const taken = claims.filter((claim) => claim !== undefined);
+    expect(taken).toHaveLength(1);
+    expect(await jobs.claim(rows[0]!.id)).toBeUndefined(); // running, and its worker is alive
+
+    // A stale runner (an older attempt) finishing late changes nothing.
+    await jobs.finish(
+      { ...taken[0]!, attempts: taken[0]!.attempts - 1 },
+      { status: "retrying", outcome: "retryable", errorCode: "late" },
+    );
+    expect((await statuses(c.tenantId)).find((row) => row.status === "running")).toMatchObject({
+      attempts: 1,
+    });
+    await jobs.finish(taken[0]!, { status: "succeeded", outcome: "succeeded" });
+    const after = await db.sql.query("SELECT status, last_error_code FROM jobs WHERE id = $1", [rows[0]!.id]);
+    expect(after.rows).toEqual([{ status: "succeeded", last_error_code: null }]);
+  });
+});
