@@ -1,7 +1,6 @@
 import { Injectable } from "@nestjs/common";
 import type { ConnectionSettings, ConnectionStatus } from "../connections/connection.js";
 import { SecretBox } from "../crypto/secret-box.js";
-import { PrismaService } from "../database/prisma.service.js";
 import type { EventKind, JsonObject, Provider } from "../providers/provider-event.js";
 import type { ClaimedJob } from "./jobs.repository.js";
 import { PermanentError } from "./errors.js";
@@ -39,23 +38,12 @@ export interface JobContext {
 
 @Injectable()
 export class JobContextLoader {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly box: SecretBox,
-  ) {}
+  constructor(private readonly box: SecretBox) {}
 
-  /** One query: the job's receipt and connection, both scoped by the job's tenant. */
-  async load(job: ClaimedJob): Promise<JobContext> {
-    const { rows } = await this.prisma.pool.query<Row>(
-      `SELECT r.id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.occurred_at, r.raw_payload,
-              c.id AS connection_id, c.tenant_id, c.provider AS connection_provider, c.external_account_id, c.status,
-              c.settings, c.credentials, c.crm_signing_secret
-       FROM receipts r JOIN connections c ON c.id = $2::uuid AND c.tenant_id = $3::uuid
-       WHERE r.id = $1::uuid AND r.tenant_id = $3::uuid`,
-      [job.receiptId, job.connectionId, job.tenantId],
-    );
-    const row = rows[0];
-    if (!row) throw new PermanentError("missing_receipt_or_connection");
+  /** The job's context from the row its claim returned (see JobsRepository.claim). */
+  from(job: ClaimedJob, row: ContextRow): JobContext {
+    if (row.receipt_found_id === null || row.connection_id === null)
+      throw new PermanentError("missing_receipt_or_connection");
     const open = <T>(envelope: string): T => {
       try {
         return this.box.open<T>(envelope);
@@ -68,7 +56,7 @@ export class JobContextLoader {
     return {
       job,
       receipt: {
-        id: row.id,
+        id: row.receipt_found_id,
         provider: row.provider,
         accountId: row.account_id,
         eventId: row.event_id,
@@ -79,7 +67,7 @@ export class JobContextLoader {
       },
       connection: {
         id: row.connection_id,
-        tenantId: row.tenant_id,
+        tenantId: row.connection_tenant_id,
         provider: row.connection_provider,
         externalAccountId: row.external_account_id,
         status: row.status,
@@ -91,8 +79,9 @@ export class JobContextLoader {
   }
 }
 
-interface Row {
-  id: string;
+/** The receipt and connection columns a claim returns beside the job (null when missing). */
+export interface ContextRow {
+  receipt_found_id: string | null;
   provider: Provider;
   account_id: string;
   event_id: string | null;
@@ -100,8 +89,8 @@ interface Row {
   kind: EventKind;
   occurred_at: Date;
   raw_payload: JsonObject | null;
-  connection_id: string;
-  tenant_id: string;
+  connection_id: string | null;
+  connection_tenant_id: string;
   connection_provider: Provider;
   external_account_id: string;
   status: ConnectionStatus;

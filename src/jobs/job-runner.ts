@@ -37,8 +37,9 @@ export class JobRunner {
   ) {}
 
   async run(processor: Processor, jobId: string): Promise<void> {
-    const job = await this.jobs.claim(jobId);
-    if (!job) return; // finished, held, blocked or cancelled meanwhile: nothing to do
+    const claimed = await this.jobs.claim(jobId);
+    if (!claimed) return; // finished, held, blocked, cancelled or running elsewhere: nothing to do
+    const { job } = claimed;
     const startedAt = job.startedAt;
     const log = {
       jobId: job.id,
@@ -48,7 +49,7 @@ export class JobRunner {
       attempt: job.attempts,
     };
     try {
-      const context = await this.contexts.load(job);
+      const context = this.contexts.from(job, claimed.context);
       const parked = PARKED[context.connection.status];
       if (parked) return await this.jobs.park(job, parked);
       await processor.run(context);

@@ -1,5 +1,6 @@
 import { Injectable } from "@nestjs/common";
 import { PrismaService } from "../database/prisma.service.js";
+import type { ContextRow } from "./job-context.js";
 import type { Operation } from "./operations.js";
 
 export interface ClaimedJob {
@@ -15,6 +16,11 @@ export interface ClaimedJob {
   attemptId: string;
   startedAt: Date;
 }
+
+/** The receipt and connection columns a claim returns beside the job (null when missing). */
+const CONTEXT_COLUMNS = `r.id AS receipt_found_id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.occurred_at,
+  r.raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
+  c.external_account_id, c.status, c.settings, c.credentials, c.crm_signing_secret`;
 
 export interface AttemptResult {
   status: "succeeded" | "retrying" | "dead" | "blocked";
@@ -34,13 +40,14 @@ export class JobsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * Takes a job for one attempt and opens its attempt row. Only a job still to do (queued,
+   * Takes a job for one attempt, opens its attempt row and reads its receipt and connection, in one
+   * statement. Only a job still to do (queued,
    * retrying, or running when its worker died mid-attempt) is taken; a finished, held, blocked or
    * cancelled one, or one another worker is running, is left alone. That makes a duplicate BullMQ
    * delivery or a stale re-enqueue harmless.
    */
-  async claim(jobId: string): Promise<ClaimedJob | undefined> {
-    const { rows } = await this.prisma.pool.query<ClaimedJob>(
+  async claim(jobId: string): Promise<{ job: ClaimedJob; context: ContextRow } | undefined> {
+    const { rows } = await this.prisma.pool.query<ClaimedJob & ContextRow>(
       `WITH job AS (
          UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
          WHERE id = $1::uuid
@@ -55,11 +62,41 @@ export class JobsRepository {
        )
        SELECT job.id, job.tenant_id AS "tenantId", job.connection_id AS "connectionId", job.receipt_id AS "receiptId",
               job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
-              attempt.id AS "attemptId", attempt.started_at AS "startedAt"
-       FROM job, attempt`,
+              attempt.id AS "attemptId", attempt.started_at AS "startedAt", ${CONTEXT_COLUMNS}
+       FROM job CROSS JOIN attempt
+       LEFT JOIN receipts r ON r.id = job.receipt_id AND r.tenant_id = job.tenant_id
+       LEFT JOIN connections c ON c.id = job.connection_id AND c.tenant_id = job.tenant_id`,
       [jobId],
     );
-    return rows[0];
+    const row = rows[0];
+    if (!row) return undefined;
+    const {
+      id,
+      tenantId,
+      connectionId,
+      receiptId,
+      operation,
+      jobKey,
+      attempts,
+      maxAttempts,
+      attemptId,
+      startedAt,
+    } = row;
+    return {
+      job: {
+        id,
+        tenantId,
+        connectionId,
+        receiptId,
+        operation,
+        jobKey,
+        attempts,
+        maxAttempts,
+        attemptId,
+        startedAt,
+      },
+      context: row,
+    };
   }
 
   /** Closes the attempt and moves the job to its next status, in one statement. */

@@ -122,7 +122,7 @@ describe("job lifecycle", () => {
       jobs.claim(rows[0]!.id),
       jobs.claim(rows[0]!.id),
     ]);
-    const taken = claims.filter((claim) => claim !== undefined);
+    const taken = claims.flatMap((claim) => (claim ? [claim.job] : []));
     expect(taken).toHaveLength(1);
     expect(await jobs.claim(rows[0]!.id)).toBeUndefined(); // running, and its worker is alive
 
