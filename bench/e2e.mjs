@@ -2,26 +2,15 @@
 // processes to a fake CRM on loopback, from the first request to the last job `succeeded`.
 // Prints events/s and the p50/p99 of acknowledgement-to-done. Needs `npm run build`.
 import { execFileSync } from "node:child_process";
-import { start } from "./processes.mjs";
+import { freshDatabase, start } from "./processes.mjs";
 import { createServer } from "node:http";
 import pg from "pg";
 
-const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
 
-const dbUrl = (name) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-async function freshDatabase(name) {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return dbUrl(name);
-}
 
 async function main() {
   const crmIds = new Map();

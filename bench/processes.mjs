@@ -6,6 +6,7 @@ import { mkdtempSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
 
 const logDir = mkdtempSync(join(tmpdir(), "leadgate-bench-"));
 
@@ -27,4 +28,16 @@ export async function start(script, env, readyPattern, timeoutMs = 30_000) {
     }
     await sleep(50);
   }
+}
+
+export const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+
+/** Drops and creates a database; returns its URL. */
+export async function freshDatabase(name) {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
 }

@@ -3,25 +3,12 @@
 // connections, 10 s each) and prints both medians and their ratio. Prints figures, asserts nothing.
 // Needs `npm run build` (done by `npm run bench`) and local Postgres and Redis.
 import { execFileSync } from "node:child_process";
-import { start } from "./processes.mjs";
-import pg from "pg";
+import { freshDatabase, start } from "./processes.mjs";
 
-const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
-
-const dbUrl = (name) => Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
-
-async function freshDatabase(name) {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return dbUrl(name);
-}
 
 function load(url, authorization) {
   const args = ["bench/load.mjs", url, String(SECONDS), String(CONNECTIONS)];

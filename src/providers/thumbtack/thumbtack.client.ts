@@ -2,8 +2,8 @@
 import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
-import { callDestination } from "../../jobs/destination.js";
-import { CredentialError, RetryableError } from "../../jobs/errors.js";
+import { callProviderApi } from "../../jobs/destination.js";
+import { RetryableError } from "../../jobs/errors.js";
 
 export interface ThumbtackMessage {
   messageID?: string;
@@ -34,19 +34,13 @@ export class ThumbtackClient {
     });
   }
 
-  private async json<T>(method: string, path: string, token: string | undefined, body?: unknown): Promise<T> {
-    if (!token) throw new CredentialError("no_credentials");
-    const response = await callDestination(
+  private json<T>(method: string, path: string, token: string | undefined, body?: unknown): Promise<T> {
+    return callProviderApi<T>(
       `${this.config.thumbtackApiBaseUrl}${path}`,
-      {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      },
+      method,
+      token,
       this.config.sideEffectTimeoutMs,
-      "provider",
+      body,
     );
-    const text = await response.text();
-    return (text ? JSON.parse(text) : {}) as T;
   }
 }

@@ -2,8 +2,8 @@
 import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
-import { callDestination } from "../../jobs/destination.js";
-import { CredentialError, PermanentError } from "../../jobs/errors.js";
+import { callProviderApi } from "../../jobs/destination.js";
+import { PermanentError } from "../../jobs/errors.js";
 import type { JsonObject } from "../provider-event.js";
 
 export interface YelpEvent {
@@ -41,19 +41,13 @@ export class YelpClient {
     });
   }
 
-  private async json<T>(method: string, path: string, token: string | undefined, body?: unknown): Promise<T> {
-    if (!token) throw new CredentialError("no_credentials");
-    const response = await callDestination(
+  private json<T>(method: string, path: string, token: string | undefined, body?: unknown): Promise<T> {
+    return callProviderApi<T>(
       `${this.config.yelpApiBaseUrl}${path}`,
-      {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      },
+      method,
+      token,
       this.config.sideEffectTimeoutMs,
-      "provider",
+      body,
     );
-    const text = await response.text();
-    return (text ? JSON.parse(text) : {}) as T;
   }
 }
