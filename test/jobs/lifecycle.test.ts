@@ -56,10 +56,18 @@ describe("job lifecycle", () => {
   const setConnection = (c: TestConnection, status: string) =>
     db.sql.query("UPDATE connections SET status = $2 WHERE id = $1", [c.connectionId, status]);
 
-  it("a paused connection's jobs are held, and run once when resumed", async () => {
-    const c = await connection();
-    expect((await deliver(c, "held-1")).status).toBe(202);
+  /** Jobs stored as held (paused at ingest), then handed to the worker while the connection is `status`. */
+  const queuedWhile = async (c: TestConnection, id: string, status: string) => {
     await setConnection(c, "paused");
+    expect((await deliver(c, id)).status).toBe(202);
+    expect((await statuses(c.tenantId)).map((row) => row.status)).toEqual(["held", "held"]);
+    await setConnection(c, status);
+    await db.sql.query("UPDATE jobs SET status = 'queued' WHERE tenant_id = $1", [c.tenantId]);
+  };
+
+  it("a job the worker finds paused is held, and runs once when resumed", async () => {
+    const c = await connection();
+    await queuedWhile(c, "held-1", "paused");
     const held = await waitFor(
       () => statuses(c.tenantId),
       (rows) => rows.every((row) => row.status === "held"),
@@ -83,8 +91,7 @@ describe("job lifecycle", () => {
 
   it("a disabled connection's queued jobs are cancelled, and kept", async () => {
     const c = await connection();
-    await deliver(c, "disabled-1");
-    await setConnection(c, "disabled");
+    await queuedWhile(c, "disabled-1", "disabled");
     const rows = await waitFor(
       () => statuses(c.tenantId),
       (list) => list.every((row) => row.status === "cancelled"),
@@ -112,8 +119,10 @@ describe("job lifecycle", () => {
     const c = await connection();
     await setConnection(c, "paused");
     await deliver(c, "race-1");
+    // Queued, but not due for a day: only the claims below can take it, not the dispatcher.
     const { rows } = await db.sql.query<{ id: string }>(
-      "UPDATE jobs SET status = 'queued', updated_at = now() WHERE tenant_id = $1 AND operation = 'lead-upsert' RETURNING id",
+      `UPDATE jobs SET status = 'queued', next_attempt_at = now() + interval '1 day'
+       WHERE tenant_id = $1 AND operation = 'lead-upsert' RETURNING id`,
       [c.tenantId],
     );
     const jobs = worker.get(JobsRepository);
