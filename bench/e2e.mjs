@@ -2,7 +2,7 @@
 // processes to a fake CRM on loopback, from the first request to the last job `succeeded`.
 // Prints events/s and the p50/p99 of acknowledgement-to-done. Needs `npm run build`.
 import { execFileSync } from "node:child_process";
-import { freshDatabase, start } from "./processes.mjs";
+import { dropRedisKeys, freshDatabase, start } from "./processes.mjs";
 import { createServer } from "node:http";
 import pg from "pg";
 
@@ -103,6 +103,7 @@ async function main() {
     api.kill("SIGTERM");
     worker.kill("SIGTERM");
     crm.close();
+    await dropRedisKeys(`${env.REDIS_PREFIX}:*`);
   }
 }
 

@@ -6,6 +6,7 @@ import { mkdtempSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Redis } from "ioredis";
 import pg from "pg";
 
 const logDir = mkdtempSync(join(tmpdir(), "leadgate-bench-"));
@@ -40,4 +41,16 @@ export async function freshDatabase(name) {
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   return Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
+}
+
+/** Deletes a benchmark's Redis keys (jobs no worker took would otherwise pile up run after run). */
+export async function dropRedisKeys(pattern) {
+  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+  try {
+    for await (const keys of redis.scanStream({ match: pattern, count: 1000 })) {
+      if (keys.length > 0) await redis.unlink(...keys);
+    }
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -3,7 +3,7 @@
 // connections, 10 s each) and prints both medians and their ratio. Prints figures, asserts nothing.
 // Needs `npm run build` (done by `npm run bench`) and local Postgres and Redis.
 import { execFileSync } from "node:child_process";
-import { freshDatabase, start } from "./processes.mjs";
+import { dropRedisKeys, freshDatabase, start } from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -93,6 +93,8 @@ async function main() {
   } finally {
     leadgate.kill("SIGTERM");
     peer.kill("SIGTERM");
+    await dropRedisKeys(`${env.REDIS_PREFIX}:*`);
+    await dropRedisKeys("bull:bench-peer:*");
   }
 }
 
