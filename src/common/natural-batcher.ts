@@ -9,11 +9,11 @@
  */
 export class NaturalBatcher<In, Out> {
   private waiting: { item: In; resolve: (out: Out) => void; reject: (error: unknown) => void }[] = [];
-  private inFlight = 0;
+  private draining = false;
 
   constructor(
     private readonly run: (items: In[]) => Promise<Out[]>,
-    private readonly options: { maxBatch: number; lanes?: number; admit?: () => (item: In) => boolean } = {
+    private readonly options: { maxBatch: number; admit?: () => (item: In) => boolean } = {
       maxBatch: 500,
     },
   ) {}
@@ -21,12 +21,12 @@ export class NaturalBatcher<In, Out> {
   submit(item: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
-      if (this.inFlight < (this.options.lanes ?? 1)) void this.drain();
+      if (!this.draining) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    this.inFlight++;
+    this.draining = true;
     try {
       while (this.waiting.length > 0) {
         const batch = this.take();
@@ -38,7 +38,7 @@ export class NaturalBatcher<In, Out> {
         }
       }
     } finally {
-      this.inFlight--;
+      this.draining = false;
     }
   }
 

@@ -3,7 +3,6 @@ import { AppError, unavailable } from "../common/app-error.js";
 import { NaturalBatcher } from "../common/natural-batcher.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { type EnqueueableJob, JobQueue } from "../jobs/job-queue.js";
-import type { Operation } from "../jobs/operations.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
 import type { PlannedJob } from "./job-plan.js";
 
@@ -22,8 +21,6 @@ export interface ReceiptOutcome {
   inserted: boolean;
   /** A duplicate whose payload digest differs from the stored one (recorded in payload_conflicts). */
   conflict: boolean;
-  /** Jobs created by this write (empty for duplicates). */
-  jobs: (EnqueueableJob & { status: string })[];
 }
 
 interface Row {
@@ -31,7 +28,8 @@ interface Row {
   receipt_id: string;
   inserted: boolean;
   conflict: boolean;
-  jobs: { id: string; jobKey: string; operation: Operation; status: string }[];
+  /** Jobs this statement created (empty for duplicates). */
+  jobs: (EnqueueableJob & { status: string })[];
 }
 
 const MAX_BATCH = 400;
@@ -99,7 +97,10 @@ export class ReceiptWriter {
     try {
       return this.split(deliveries, await this.execute(deliveries.flat()));
     } catch (error) {
-      if (!isDataError(error)) return deliveries.map(() => this.failed(error, deliveries.length));
+      if (!isDataError(error)) {
+        const failure = this.failed(error, deliveries.length); // logged once for the whole batch
+        return deliveries.map(() => failure);
+      }
       if (deliveries.length === 1) return [this.failed(error, 1)];
       // One delivery's data was refused: write each alone so only that one fails.
       const results: (ReceiptOutcome[] | AppError)[] = [];
@@ -116,7 +117,6 @@ export class ReceiptWriter {
         receiptId: row.receipt_id,
         inserted: row.inserted,
         conflict: row.conflict,
-        jobs: row.jobs,
       };
     }
     // After commit: enqueue without holding up the answers.

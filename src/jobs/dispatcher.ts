@@ -42,20 +42,18 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     await this.ticking;
   }
 
-  async tick(): Promise<number> {
+  async tick(): Promise<void> {
     try {
       const due = await this.jobs.due(this.config.dispatcherIntervalMs, STALE_RUNNING_MS, BATCH);
       if (due.length > 0) {
         await this.queue.enqueue(due);
         this.logger.log({ msg: "re-enqueued due jobs", jobs: due.length });
       }
-      return due.length;
     } catch (error) {
       this.logger.warn({
         msg: "dispatch failed; next tick retries",
         error: error instanceof Error ? error.message : String(error),
       });
-      return 0;
     }
   }
 }

@@ -69,34 +69,8 @@ export class JobsRepository {
       [jobId],
     );
     const row = rows[0];
-    if (!row) return undefined;
-    const {
-      id,
-      tenantId,
-      connectionId,
-      receiptId,
-      operation,
-      jobKey,
-      attempts,
-      maxAttempts,
-      attemptId,
-      startedAt,
-    } = row;
-    return {
-      job: {
-        id,
-        tenantId,
-        connectionId,
-        receiptId,
-        operation,
-        jobKey,
-        attempts,
-        maxAttempts,
-        attemptId,
-        startedAt,
-      },
-      context: row,
-    };
+    // One row holds both: the job's columns and its receipt's and connection's.
+    return row && { job: row, context: row };
   }
 
   /** Closes the attempt and moves the job to its next status, in one statement. */

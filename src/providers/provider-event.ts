@@ -3,10 +3,6 @@
 export const PROVIDERS = ["staticforms", "thumbtack", "yelp"] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
-export function isProvider(value: string): value is Provider {
-  return (PROVIDERS as readonly string[]).includes(value);
-}
-
 /** What an event means for the lead. `ignored`: a recognised envelope whose event we do not act on. */
 export type EventKind = "lead.created" | "lead.updated" | "lead.replied" | "ignored";
 
