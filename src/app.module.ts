@@ -1,4 +1,6 @@
 import { type DynamicModule, Module } from "@nestjs/common";
+import { AdminModule } from "./admin/admin.module.js";
+import { ReplayModule } from "./replay/replay.module.js";
 import type { AppConfig } from "./config/config.js";
 import { ConfigModule } from "./config/config.module.js";
 import { CryptoModule } from "./crypto/crypto.module.js";
@@ -20,6 +22,8 @@ export class AppModule {
         CryptoModule,
         ObservabilityModule,
         IngestionModule,
+        AdminModule,
+        ReplayModule,
       ],
     };
   }

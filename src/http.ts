@@ -7,6 +7,10 @@ import { AppModule } from "./app.module.js";
 import { AppError } from "./common/app-error.js";
 import { HttpExceptionFilter } from "./common/http-exception.filter.js";
 import type { AppConfig } from "./config/config.js";
+import { JobQueue } from "./jobs/job-queue.js";
+import { mountDocs } from "./observability/docs.js";
+import { mountQueueDashboard } from "./observability/queue-dashboard.js";
+import { ReplayQueue } from "./replay/replay-queue.js";
 
 const REQUEST_ID_HEADER = "x-request-id";
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -21,6 +25,8 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 async function parseJsonBody(request: { url: string }, body: Buffer): Promise<unknown> {
   const webhook = request.url.startsWith("/webhooks/");
   const code = webhook ? "invalid_envelope" : "validation_failed";
+  // An admin action without parameters (pause, resume) may come with an empty body.
+  if (body.length === 0 && !webhook) return undefined;
   if (body.length === 0) throw new AppError(400, code, "The body is empty; a JSON document is expected.");
   let parsed: unknown;
   try {
@@ -84,5 +90,8 @@ export async function createApiApp(
       void reply.header(REQUEST_ID_HEADER, request.id);
     });
   app.useGlobalFilters(new HttpExceptionFilter());
+  // Plugins after the root hooks (Fastify runs a root hook added later only after them).
+  mountDocs(app);
+  mountQueueDashboard(app, [...app.get(JobQueue).all(), app.get(ReplayQueue).queue]);
   return app;
 }

@@ -5,6 +5,7 @@ import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { PrismaService } from "../database/prisma.service.js";
+import type { Tx } from "../database/transactions.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { InboundAuthType, InboundCredentials } from "../providers/inbound-auth.js";
 import type { Provider } from "../providers/provider-event.js";
@@ -31,7 +32,7 @@ const secret = (): string => randomBytes(32).toString("base64url");
 /** Secrets returned once on creation or rotation (api.md `secrets`). */
 export type ShownSecrets = Record<string, string>;
 
-function generateCredentials(auth: NewConnection["inboundAuth"]): InboundCredentials {
+export function generateCredentials(auth: NewConnection["inboundAuth"]): InboundCredentials {
   switch (auth.type) {
     case "bearer":
       return { type: "bearer", bearerToken: secret() };
@@ -60,7 +61,7 @@ function generateCredentials(auth: NewConnection["inboundAuth"]): InboundCredent
   }
 }
 
-function shown(credentials: InboundCredentials): ShownSecrets {
+export function shown(credentials: InboundCredentials): ShownSecrets {
   const { type: _type, ...values } = credentials;
   // The apiKey was given by the caller, not generated: it is not shown back.
   return credentials.type === "apiKey" || credentials.type === "none" ? {} : values;
@@ -82,7 +83,7 @@ export class ConnectionsService {
   }
 
   /** Creates a connection with freshly generated inbound secrets; they are returned here, once. */
-  async create(tenantId: string, input: NewConnection) {
+  async create(tenantId: string, input: NewConnection, db: Pick<Tx, "connection"> = this.prisma) {
     if (!AUTH_TYPES_BY_PROVIDER[input.provider].includes(input.inboundAuth.type)) {
       throw new AppError(
         400,
@@ -100,7 +101,7 @@ export class ConnectionsService {
     const inboundAuth: InboundAuthConfig = { type: credentials.type };
     if (credentials.type === "header") inboundAuth.headerName = credentials.headerName;
     try {
-      const connection = await this.prisma.connection.create({
+      const connection = await db.connection.create({
         data: {
           tenantId,
           provider: input.provider,

@@ -7,6 +7,8 @@ import {
 } from "@nestjs/common";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
+import { ReplayRepository } from "../replay/replay.repository.js";
+import { ReplayQueue } from "../replay/replay-queue.js";
 import { JobQueue } from "./job-queue.js";
 import { JobsRepository } from "./jobs.repository.js";
 
@@ -15,9 +17,10 @@ const BATCH = 500;
 const STALE_RUNNING_MS = 10 * 60_000;
 
 /**
- * Enqueues job rows that are due but may not be in BullMQ: a crash between commit and enqueue, a
- * Redis outage at ingest, jobs moved back to queued. Deterministic job ids make a job that is
- * already in BullMQ a no-op, so any number of worker replicas can run this at once.
+ * Enqueues job rows that are due but may not be in BullMQ (a crash between commit and enqueue, a
+ * Redis outage at ingest, jobs moved back to queued), and bulk replays whose BullMQ job went
+ * missing. Deterministic job ids make one that is already in BullMQ a no-op, so any number of
+ * worker replicas can run this at once.
  */
 @Injectable()
 export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -28,6 +31,8 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly jobs: JobsRepository,
     private readonly queue: JobQueue,
+    private readonly replays: ReplayRepository,
+    private readonly replayQueue: ReplayQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -48,6 +53,10 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       if (due.length > 0) {
         await this.queue.enqueue(due);
         this.logger.log({ msg: "re-enqueued due jobs", jobs: due.length });
+      }
+      // Bulk replays not fully queued: a no-op for a batch already in BullMQ (its job id is the batch's).
+      for (const batchId of await this.replays.unfinishedBatches(this.config.dispatcherIntervalMs)) {
+        await this.replayQueue.enqueue(batchId);
       }
     } catch (error) {
       this.logger.warn({

@@ -64,6 +64,11 @@ export class JobQueue implements OnModuleDestroy {
     >;
   }
 
+  /** Every operation's queue (for the queue dashboard). */
+  all(): Queue<JobPayload>[] {
+    return Object.values(this.queues);
+  }
+
   /**
    * Hands committed jobs to BullMQ. Never throws: the rows are durable either way, and the
    * dispatcher enqueues whatever did not make it (Redis down, process killed).

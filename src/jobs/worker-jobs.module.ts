@@ -12,10 +12,12 @@ import { InitialResponseProcessor } from "./processors/initial-response.processo
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
 import { SideEffectsRepository } from "./side-effects.repository.js";
 import { WorkerHost } from "./worker-host.js";
+import { ReplayModule } from "../replay/replay.module.js";
+import { ReplayBatchWorker } from "../replay/replay-batch.worker.js";
 
 /** The consumer side: processors, the runner that mirrors job state in Postgres, the dispatcher. */
 @Module({
-  imports: [JobsModule],
+  imports: [JobsModule, ReplayModule],
   providers: [
     JobsRepository,
     SideEffectsRepository,
@@ -29,6 +31,7 @@ import { WorkerHost } from "./worker-host.js";
     CrmDeliveryProcessor,
     WorkerHost,
     Dispatcher,
+    ReplayBatchWorker,
   ],
   exports: [Dispatcher],
 })

@@ -4,7 +4,8 @@ export const PROVIDERS = ["staticforms", "thumbtack", "yelp"] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 /** What an event means for the lead. `ignored`: a recognised envelope whose event we do not act on. */
-export type EventKind = "lead.created" | "lead.updated" | "lead.replied" | "ignored";
+export const EVENT_KINDS = ["lead.created", "lead.updated", "lead.replied", "ignored"] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };

@@ -1,0 +1,43 @@
+import { Module } from "@nestjs/common";
+import { AuthModule } from "../auth/auth.module.js";
+import { ConnectionsModule } from "../connections/connections.module.js";
+import { JobsModule } from "../jobs/jobs.module.js";
+import { ReplayModule } from "../replay/replay.module.js";
+import { ApiKeysController } from "./api-keys.js";
+import { AuditController, AuditRepository } from "./audit.js";
+import { ConflictsController, ConflictsRepository } from "./conflicts.js";
+import { ConnectionsAdminService } from "./connections/connections-admin.service.js";
+import { ConnectionsController } from "./connections/connections.controller.js";
+import { JobsAdminRepository, JobsController } from "./jobs.js";
+import { LeadsAdminRepository, LeadsController } from "./leads.js";
+import { ReceiptsController, ReceiptsRepository } from "./receipts.js";
+import { ReplayService } from "./replay.service.js";
+import { ReplaysController } from "./replays.js";
+import { TenantsController, TenantsRepository } from "./tenants.js";
+
+/** The admin API (api.md "Admin API"): every route needs an API key; tenant-admin keys see their tenant only. */
+@Module({
+  imports: [AuthModule, ConnectionsModule, JobsModule, ReplayModule],
+  controllers: [
+    TenantsController,
+    ApiKeysController,
+    ConnectionsController,
+    ReceiptsController,
+    JobsController,
+    LeadsController,
+    ReplaysController,
+    ConflictsController,
+    AuditController,
+  ],
+  providers: [
+    AuditRepository,
+    TenantsRepository,
+    ConnectionsAdminService,
+    ReceiptsRepository,
+    JobsAdminRepository,
+    LeadsAdminRepository,
+    ConflictsRepository,
+    ReplayService,
+  ],
+})
+export class AdminModule {}

@@ -1,0 +1,116 @@
+// API keys: operators create keys of either role; a tenant-admin creates and revokes its own
+// tenant's tenant-admin keys. The key itself is shown once, at creation.
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from "@nestjs/common";
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from "@nestjs/swagger";
+import { IsIn, IsOptional, IsString, IsUUID, Length } from "class-validator";
+import { AdminApi } from "../auth/api-key.guard.js";
+import { ROLES, type Role } from "../auth/api-key.js";
+import { ApiKeysRepository, type CreatedApiKey } from "../auth/api-keys.repository.js";
+import { CurrentPrincipal } from "../auth/current-principal.js";
+import { type Principal, scopeOf } from "../auth/principal.js";
+import { AppError } from "../common/app-error.js";
+import { Transactions } from "../database/transactions.js";
+import { AuditRepository } from "./audit.js";
+import { IdPipe, notFound } from "./id.pipe.js";
+import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
+import { TenantsRepository } from "./tenants.js";
+
+export class CreateApiKeyBody {
+  @ApiProperty({ example: "zapier export" })
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  @ApiProperty({ enum: ROLES })
+  @IsIn(ROLES)
+  role!: Role;
+
+  @ApiPropertyOptional({ description: "required for a tenant-admin key created by an operator" })
+  @IsOptional()
+  @IsUUID()
+  tenantId?: string;
+}
+
+@ApiTags("api-keys")
+@AdminApi()
+@Controller("admin/api-keys")
+export class ApiKeysController {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly keys: ApiKeysRepository,
+    private readonly tenants: TenantsRepository,
+    private readonly audit: AuditRepository,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiCreatedResponse({ description: "`{ id, key }`: the key is shown this once" })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateApiKeyBody,
+  ): Promise<CreatedApiKey> {
+    const tenantId = await this.tenantOfNewKey(principal, body);
+    return this.transactions.run(async (tx) => {
+      const created = await this.keys.create(tx, { tenantId, name: body.name, role: body.role });
+      await this.audit.record(tx, principal, {
+        action: "api-key.create",
+        tenantId,
+        targetType: "api-key",
+        targetId: created.id,
+        details: { name: body.name, role: body.role },
+      });
+      return created;
+    });
+  }
+
+  @Get()
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListQuery,
+  ): Promise<Page<{ id: string }>> {
+    const rows = await this.keys.list(scopeOf(principal), pageAfter("createdAt", query));
+    return toPage(rows, query, (row) => row.createdAt);
+  }
+
+  @Delete(":id")
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: "revoked; the key stops working at once" })
+  async revoke(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      const key = await this.keys.revoke(tx, scopeOf(principal), id);
+      if (!key) throw notFound("API key");
+      await this.audit.record(tx, principal, {
+        action: "api-key.revoke",
+        tenantId: key.tenantId,
+        targetType: "api-key",
+        targetId: id,
+      });
+    });
+  }
+
+  /** Who a new key belongs to, by the caller's role (api.md). */
+  private async tenantOfNewKey(principal: Principal, body: CreateApiKeyBody): Promise<string | null> {
+    if (principal.role === "tenant-admin") {
+      if (body.role !== "tenant-admin")
+        throw new AppError(403, "forbidden", "Only operators create operator keys.");
+      if (body.tenantId !== undefined && body.tenantId !== principal.tenantId) throw notFound("tenant");
+      return principal.tenantId;
+    }
+    if (body.role === "operator") {
+      if (body.tenantId !== undefined) throw invalidTenant("an operator key belongs to no tenant");
+      return null;
+    }
+    if (body.tenantId === undefined) throw invalidTenant("required for a tenant-admin key");
+    if (!(await this.tenants.find(scopeOf(principal), body.tenantId))) throw notFound("tenant");
+    return body.tenantId;
+  }
+}
+
+const invalidTenant = (problem: string) =>
+  new AppError(400, "validation_failed", `Invalid input: tenantId.`, { tenantId: [problem] });

@@ -1,0 +1,78 @@
+// The audit log: who (which API key) did which admin action, on what, when. Written in the same
+// transaction as the action it records.
+import { Controller, Get, Injectable, Query } from "@nestjs/common";
+import { ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import { AdminApi } from "../auth/api-key.guard.js";
+import { CurrentPrincipal } from "../auth/current-principal.js";
+import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
+import { PrismaService } from "../database/prisma.service.js";
+import type { Tx } from "../database/transactions.js";
+import type { Prisma } from "../generated/prisma/client.js";
+import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
+
+export type AuditAction =
+  | "tenant.create"
+  | "api-key.create"
+  | "api-key.revoke"
+  | "connection.create"
+  | "connection.update"
+  | "connection.pause"
+  | "connection.resume"
+  | "connection.rotate-secret"
+  | "connection.disable"
+  | "job.replay"
+  | "receipt.replay"
+  | "replay.create";
+
+export interface AuditRecord {
+  action: AuditAction;
+  /** The tenant the action touched; null for platform actions. */
+  tenantId: string | null;
+  targetType: string;
+  targetId: string | null;
+  /** What changed, never a secret. */
+  details?: Prisma.InputJsonObject;
+}
+
+const VIEW = {
+  id: true,
+  tenantId: true,
+  apiKeyId: true,
+  action: true,
+  targetType: true,
+  targetId: true,
+  details: true,
+  createdAt: true,
+} satisfies Prisma.AuditEntrySelect;
+
+@Injectable()
+export class AuditRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async record(db: Tx, by: Principal, entry: AuditRecord): Promise<void> {
+    await db.auditEntry.create({ data: { ...entry, apiKeyId: by.keyId, details: entry.details ?? {} } });
+  }
+
+  list(scope: TenantScope, page: { take: number; where: Prisma.AuditEntryWhereInput }) {
+    return this.prisma.auditEntry.findMany({
+      where: { ...tenantWhere(scope), ...page.where },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: page.take,
+      select: VIEW,
+    });
+  }
+}
+
+@ApiTags("audit")
+@AdminApi()
+@Controller("admin/audit")
+export class AuditController {
+  constructor(private readonly audit: AuditRepository) {}
+
+  @Get()
+  @ApiOkResponse({ description: "admin actions, newest first: action, target, the API key that did it" })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListQuery): Promise<Page<unknown>> {
+    const rows = await this.audit.list(scopeOf(principal), pageAfter("createdAt", query));
+    return toPage(rows, query, (row) => row.createdAt);
+  }
+}

@@ -1,0 +1,293 @@
+// The admin side of connections: create, read, update, pause, resume, rotate, disable. Every
+// change commits with its audit row; secrets leave only in the answer to create and rotate.
+import { randomBytes } from "node:crypto";
+import { Injectable } from "@nestjs/common";
+import type { Principal, TenantScope } from "../../auth/principal.js";
+import { PLATFORM, tenantWhere } from "../../auth/principal.js";
+import { AppError } from "../../common/app-error.js";
+import type { ConnectionSettings } from "../../connections/connection.js";
+import {
+  ConnectionsService,
+  generateCredentials,
+  shown,
+  type ShownSecrets,
+} from "../../connections/connections.service.js";
+import { SecretBox } from "../../crypto/secret-box.js";
+import { PrismaService } from "../../database/prisma.service.js";
+import { Transactions, type Tx } from "../../database/transactions.js";
+import type { Connection, Prisma } from "../../generated/prisma/client.js";
+import { JobQueue } from "../../jobs/job-queue.js";
+import type { Operation } from "../../jobs/operations.js";
+import type { InboundCredentials } from "../../providers/inbound-auth.js";
+import type { Provider } from "../../providers/provider-event.js";
+import { AuditRepository } from "../audit.js";
+import { notFound } from "../id.pipe.js";
+import { pageAfter, toPage, type Page } from "../pagination.js";
+import { connectionView, type ConnectionView } from "./connection-view.js";
+import type {
+  ConnectionsQuery,
+  CreateConnectionBody,
+  RotateSecretBody,
+  UpdateConnectionBody,
+} from "./connections.dto.js";
+
+const DEFAULT_GRACE_SECONDS = 86_400;
+
+const disabled = () =>
+  new AppError(
+    409,
+    "connection_disabled",
+    "The connection is disabled; its history is kept, nothing more changes.",
+  );
+
+@Injectable()
+export class ConnectionsAdminService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly transactions: Transactions,
+    private readonly connections: ConnectionsService,
+    private readonly audit: AuditRepository,
+    private readonly box: SecretBox,
+    private readonly queue: JobQueue,
+  ) {}
+
+  async create(by: Principal, body: CreateConnectionBody) {
+    const tenantId = await this.tenantOfNew(by, body.tenantId);
+    const { tenantId: _given, ...input } = body;
+    const settings = withoutNulls(input.settings ?? {});
+    return this.transactions.run(async (tx) => {
+      const created = await this.connections.create(tenantId, { ...input, settings }, tx);
+      await this.audit.record(tx, by, {
+        action: "connection.create",
+        tenantId,
+        targetType: "connection",
+        targetId: created.connection.id,
+        details: { provider: body.provider, externalAccountId: body.externalAccountId },
+      });
+      return {
+        connection: this.view(created.connection),
+        webhookUrl: created.webhookUrl,
+        secrets: created.secrets,
+      };
+    });
+  }
+
+  async list(scope: TenantScope, query: ConnectionsQuery): Promise<Page<ConnectionView>> {
+    const page = pageAfter("createdAt", query);
+    const rows = await this.prisma.connection.findMany({
+      where: {
+        AND: [tenantWhere(scope), page.where],
+        provider: query.provider,
+        tenantId: query.tenantId,
+      },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: page.take,
+    });
+    const items = toPage(rows, query, (row) => row.createdAt);
+    return { items: items.items.map((row) => this.view(row)), nextCursor: items.nextCursor };
+  }
+
+  async get(scope: TenantScope, id: string): Promise<ConnectionView> {
+    return this.view(await this.find(this.prisma, scope, id));
+  }
+
+  /** Display name, provider credentials, settings; adding a CRM destination creates its signing secret (shown once). */
+  async update(by: Principal, scope: TenantScope, id: string, body: UpdateConnectionBody) {
+    return this.transactions.run(async (tx) => {
+      const row = await this.find(tx, scope, id, true);
+      if (row.status === "disabled") throw disabled();
+      const settings = withoutNulls({ ...(row.settings as ConnectionSettings), ...body.settings });
+      const secrets: ShownSecrets = {};
+      let crmSigningSecret = row.crmSigningSecret;
+      if (settings.crmDestination && !crmSigningSecret) {
+        secrets.crmSigningSecret = `whsec_${randomBytes(32).toString("base64")}`;
+        crmSigningSecret = this.box.seal(secrets.crmSigningSecret);
+      }
+      const updated = await tx.connection.update({
+        where: { id: row.id, tenantId: row.tenantId },
+        data: {
+          displayName: body.displayName,
+          credentials: body.credentials ? this.box.seal(body.credentials) : undefined,
+          settings: settings as Prisma.InputJsonObject,
+          crmSigningSecret,
+        },
+      });
+      await this.audit.record(tx, by, {
+        action: "connection.update",
+        tenantId: row.tenantId,
+        targetType: "connection",
+        targetId: row.id,
+        // Names of what changed only: credentials are never written anywhere in clear.
+        details: {
+          fields: Object.keys(body).concat(Object.keys(body.settings ?? {}).map((k) => `settings.${k}`)),
+        },
+      });
+      return { connection: this.view(updated), secrets };
+    });
+  }
+
+  /** Stops side effects: receipts are still stored, their jobs wait as `held`. */
+  async pause(by: Principal, scope: TenantScope, id: string) {
+    return this.transactions.run(async (tx) => {
+      const row = await this.find(tx, scope, id, true);
+      if (row.status === "disabled") throw disabled();
+      const updated = await tx.connection.update({
+        where: { id: row.id, tenantId: row.tenantId },
+        data: { status: "paused" },
+      });
+      await this.audit.record(tx, by, {
+        action: "connection.pause",
+        tenantId: row.tenantId,
+        targetType: "connection",
+        targetId: row.id,
+        details: { from: row.status },
+      });
+      return { connection: this.view(updated) };
+    });
+  }
+
+  /** Back to active (also after a credential error); `held` and `blocked` jobs are queued again. */
+  async resume(by: Principal, scope: TenantScope, id: string) {
+    const { result, jobs } = await this.transactions.run(async (tx) => {
+      const row = await this.find(tx, scope, id, true);
+      if (row.status === "disabled") throw disabled();
+      const updated = await tx.connection.update({
+        where: { id: row.id, tenantId: row.tenantId },
+        data: { status: "active" },
+      });
+      const requeued = await tx.$queryRaw<{ id: string; jobKey: string; operation: Operation }[]>`
+        UPDATE jobs SET status = 'queued', next_attempt_at = now(), updated_at = now(),
+               max_attempts = GREATEST(max_attempts, attempts + 1)
+        WHERE tenant_id = ${row.tenantId}::uuid AND connection_id = ${row.id}::uuid
+          AND status IN ('held', 'blocked')
+        RETURNING id, job_key AS "jobKey", operation`;
+      await this.audit.record(tx, by, {
+        action: "connection.resume",
+        tenantId: row.tenantId,
+        targetType: "connection",
+        targetId: row.id,
+        details: { from: row.status, requeuedJobs: requeued.length },
+      });
+      return { result: { connection: this.view(updated), requeuedJobs: requeued.length }, jobs: requeued };
+    });
+    await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
+    return result;
+  }
+
+  /**
+   * New inbound secrets; the old ones stay accepted for the grace period. Only the last rotation's
+   * secrets are kept: rotating again ends the previous grace period.
+   */
+  async rotateSecret(by: Principal, scope: TenantScope, id: string, body: RotateSecretBody) {
+    return this.transactions.run(async (tx) => {
+      const row = await this.find(tx, scope, id, true);
+      if (row.status === "disabled") throw disabled();
+      const current = row.inboundSecrets ? this.box.open<InboundCredentials>(row.inboundSecrets) : undefined;
+      if (!current || current.type === "none") {
+        throw new AppError(
+          409,
+          "nothing_to_rotate",
+          "This connection has no inbound secret (Yelp uses the platform URL token).",
+        );
+      }
+      const next = generateCredentials({
+        type: current.type,
+        headerName: current.type === "header" ? current.headerName : undefined,
+        apiKey: body.apiKey,
+      });
+      const graceSeconds = body.graceSeconds ?? DEFAULT_GRACE_SECONDS;
+      await tx.connection.update({
+        where: { id: row.id, tenantId: row.tenantId },
+        data: {
+          inboundSecrets: this.box.seal(next),
+          previousSecrets: graceSeconds > 0 ? row.inboundSecrets : null,
+          previousSecretsExpireAt: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
+        },
+      });
+      await this.audit.record(tx, by, {
+        action: "connection.rotate-secret",
+        tenantId: row.tenantId,
+        targetType: "connection",
+        targetId: row.id,
+        details: { graceSeconds },
+      });
+      return {
+        secrets: shown(next),
+        webhookUrl: this.connections.webhookUrl(row.provider as Provider, row.id, next),
+      };
+    });
+  }
+
+  /** Disables the connection for good: deliveries answer 410, unfinished jobs are cancelled, history stays. */
+  async disable(by: Principal, scope: TenantScope, id: string): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      const row = await this.find(tx, scope, id, true);
+      if (row.status === "disabled") return;
+      await tx.connection.update({
+        where: { id: row.id, tenantId: row.tenantId },
+        data: { status: "disabled", disabledAt: new Date() },
+      });
+      const cancelled = await tx.job.updateMany({
+        where: {
+          tenantId: row.tenantId,
+          connectionId: row.id,
+          status: { in: ["queued", "retrying", "held", "blocked"] },
+        },
+        data: { status: "cancelled", completedAt: new Date() },
+      });
+      await this.audit.record(tx, by, {
+        action: "connection.disable",
+        tenantId: row.tenantId,
+        targetType: "connection",
+        targetId: row.id,
+        details: { cancelledJobs: cancelled.count },
+      });
+    });
+  }
+
+  private view(row: Connection): ConnectionView {
+    return connectionView(
+      row,
+      this.connections.webhookUrl(row.provider as Provider, row.id, { type: "none" }),
+    );
+  }
+
+  /** The scope's connection; `forUpdate` locks it for the rest of the transaction (one change at a time). */
+  private async find(
+    db: Tx | PrismaService,
+    scope: TenantScope,
+    id: string,
+    forUpdate = false,
+  ): Promise<Connection> {
+    if (forUpdate) {
+      const tenantId = scope === PLATFORM ? null : scope;
+      await db.$queryRaw`SELECT 1 FROM connections
+        WHERE id = ${id}::uuid AND (${tenantId}::uuid IS NULL OR tenant_id = ${tenantId}::uuid) FOR UPDATE`;
+    }
+    const row = await db.connection.findFirst({ where: { ...tenantWhere(scope), id } });
+    if (!row) throw notFound("connection");
+    return row;
+  }
+
+  /** A tenant-admin creates in its own tenant; an operator names the tenant. */
+  private async tenantOfNew(by: Principal, tenantId: string | undefined): Promise<string> {
+    if (by.role === "tenant-admin") {
+      if (tenantId !== undefined && tenantId !== by.tenantId) throw notFound("tenant");
+      return by.tenantId!;
+    }
+    if (tenantId === undefined) {
+      throw new AppError(400, "validation_failed", "Invalid input: tenantId.", {
+        tenantId: ["required when an operator key creates a connection"],
+      });
+    }
+    if (!(await this.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } }))) {
+      throw notFound("tenant");
+    }
+    return tenantId;
+  }
+}
+
+/** Settings with the removed (null) entries dropped. */
+function withoutNulls(settings: { autoResponse?: unknown; crmDestination?: unknown }): ConnectionSettings {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value != null));
+}

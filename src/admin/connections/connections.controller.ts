@@ -1,0 +1,83 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from "@nestjs/common";
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import { AdminApi } from "../../auth/api-key.guard.js";
+import { CurrentPrincipal } from "../../auth/current-principal.js";
+import { type Principal, scopeOf } from "../../auth/principal.js";
+import { IdPipe } from "../id.pipe.js";
+import { ConnectionsAdminService } from "./connections-admin.service.js";
+import {
+  ConnectionsQuery,
+  CreateConnectionBody,
+  RotateSecretBody,
+  UpdateConnectionBody,
+} from "./connections.dto.js";
+
+@ApiTags("connections")
+@AdminApi()
+@Controller("admin/connections")
+export class ConnectionsController {
+  constructor(private readonly connections: ConnectionsAdminService) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiCreatedResponse({
+    description: "`{ connection, webhookUrl, secrets }`: the secrets are shown this once",
+  })
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateConnectionBody) {
+    return this.connections.create(principal, body);
+  }
+
+  @Get()
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ConnectionsQuery) {
+    return this.connections.list(scopeOf(principal), query);
+  }
+
+  @Get(":id")
+  get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return this.connections.get(scopeOf(principal), id);
+  }
+
+  @Patch(":id")
+  @ApiOkResponse({
+    description:
+      "`{ connection, secrets }`: secrets holds a new CRM signing secret, once, if one was created",
+  })
+  update(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+    @Body() body: UpdateConnectionBody,
+  ) {
+    return this.connections.update(principal, scopeOf(principal), id, body);
+  }
+
+  @Post(":id/pause")
+  @HttpCode(200)
+  pause(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return this.connections.pause(principal, scopeOf(principal), id);
+  }
+
+  @Post(":id/resume")
+  @HttpCode(200)
+  @ApiOkResponse({ description: "`{ connection, requeuedJobs }`: held and blocked jobs are queued again" })
+  resume(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return this.connections.resume(principal, scopeOf(principal), id);
+  }
+
+  @Post(":id/rotate-secret")
+  @HttpCode(200)
+  @ApiOkResponse({ description: "`{ secrets, webhookUrl }`: the new secrets, shown this once" })
+  rotateSecret(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+    @Body() body: RotateSecretBody,
+  ) {
+    return this.connections.rotateSecret(principal, scopeOf(principal), id, body);
+  }
+
+  @Delete(":id")
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: "disabled; deliveries answer 410, history is kept" })
+  disable(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return this.connections.disable(principal, scopeOf(principal), id);
+  }
+}

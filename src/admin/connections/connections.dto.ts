@@ -1,0 +1,175 @@
+// Connection request bodies (api.md "Connection bodies"). Unknown fields are rejected.
+import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
+import { Type } from "class-transformer";
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  IsUUID,
+  Length,
+  Max,
+  Min,
+  ValidateNested,
+} from "class-validator";
+import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../../providers/inbound-auth.js";
+import { PROVIDERS, type Provider } from "../../providers/provider-event.js";
+import { ListQuery } from "../pagination.js";
+
+export class InboundAuthBody {
+  @ApiProperty({ enum: INBOUND_AUTH_TYPES, description: "Leadgate generates every secret except apiKey" })
+  @IsIn(INBOUND_AUTH_TYPES)
+  type!: InboundAuthType;
+
+  @ApiPropertyOptional({ description: "type header: the header's name", example: "X-Leadgate-Secret" })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  headerName?: string;
+
+  @ApiPropertyOptional({ description: "type apiKey: the Static Forms API key (write-only)" })
+  @IsOptional()
+  @IsString()
+  @Length(8, 512)
+  apiKey?: string;
+}
+
+export class CredentialsBody {
+  @ApiProperty({ description: "provider API access token (write-only)" })
+  @IsString()
+  @Length(1, 4096)
+  accessToken!: string;
+
+  @ApiPropertyOptional({ description: "provider API refresh token (write-only)" })
+  @IsOptional()
+  @IsString()
+  @Length(1, 4096)
+  refreshToken?: string;
+}
+
+export class AutoResponseBody {
+  @ApiProperty()
+  @IsBoolean()
+  enabled!: boolean;
+
+  @ApiProperty({ example: "Thanks! We will call you within the hour." })
+  @IsString()
+  @Length(1, 2000)
+  text!: string;
+}
+
+export class CrmDestinationBody {
+  @ApiProperty({ example: "https://crm.example.com/hooks/leadgate" })
+  @IsUrl({ protocols: ["http", "https"], require_protocol: true, require_tld: false })
+  url!: string;
+}
+
+export class SettingsBody {
+  @ApiPropertyOptional({ type: AutoResponseBody, nullable: true, description: "null removes it (PATCH)" })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => AutoResponseBody)
+  autoResponse?: AutoResponseBody | null;
+
+  @ApiPropertyOptional({ type: CrmDestinationBody, nullable: true, description: "null removes it (PATCH)" })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CrmDestinationBody)
+  crmDestination?: CrmDestinationBody | null;
+}
+
+export class CreateConnectionBody {
+  @ApiPropertyOptional({
+    description: "required for operator keys; a tenant-admin key creates in its own tenant",
+  })
+  @IsOptional()
+  @IsUUID()
+  tenantId?: string;
+
+  @ApiProperty({ enum: PROVIDERS })
+  @IsIn(PROVIDERS)
+  provider!: Provider;
+
+  @ApiProperty({ description: "Static Forms account or form id, Thumbtack businessID, Yelp business id" })
+  @IsString()
+  @Length(1, 200)
+  externalAccountId!: string;
+
+  @ApiProperty({ example: "Acme Roofing on Yelp" })
+  @IsString()
+  @Length(1, 200)
+  displayName!: string;
+
+  @ApiProperty({ type: InboundAuthBody })
+  @ValidateNested()
+  @Type(() => InboundAuthBody)
+  inboundAuth!: InboundAuthBody;
+
+  @ApiPropertyOptional({ type: CredentialsBody })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CredentialsBody)
+  credentials?: CredentialsBody;
+
+  @ApiPropertyOptional({ type: SettingsBody })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SettingsBody)
+  settings?: SettingsBody;
+}
+
+export class UpdateConnectionBody {
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  displayName?: string;
+
+  @ApiPropertyOptional({ type: CredentialsBody, description: "replaces the provider API credentials" })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CredentialsBody)
+  credentials?: CredentialsBody;
+
+  @ApiPropertyOptional({ type: SettingsBody, description: "each given setting replaces the stored one" })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => SettingsBody)
+  settings?: SettingsBody;
+}
+
+export class RotateSecretBody {
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: 2_592_000,
+    default: 86_400,
+    description: "how long the old secret keeps working",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(2_592_000)
+  graceSeconds?: number;
+
+  @ApiPropertyOptional({
+    description: "type apiKey: the new Static Forms API key (Leadgate cannot generate it)",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(8, 512)
+  apiKey?: string;
+}
+
+export class ConnectionsQuery extends ListQuery {
+  @ApiPropertyOptional({ enum: PROVIDERS })
+  @IsOptional()
+  @IsIn(PROVIDERS)
+  provider?: Provider;
+
+  @ApiPropertyOptional({ description: "operators: only this tenant's connections" })
+  @IsOptional()
+  @IsUUID()
+  tenantId?: string;
+}

@@ -1,0 +1,111 @@
+// Jobs: every side effect with its status and its attempt history.
+import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
+import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { IsIn, IsOptional, IsUUID } from "class-validator";
+import { AdminApi } from "../auth/api-key.guard.js";
+import { CurrentPrincipal } from "../auth/current-principal.js";
+import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
+import { PrismaService } from "../database/prisma.service.js";
+import type { Prisma } from "../generated/prisma/client.js";
+import { JOB_STATUSES, type JobStatus, type Operation, OPERATIONS } from "../jobs/operations.js";
+import { TimeRangeQuery, timeRange } from "./filters.js";
+import { IdPipe, notFound } from "./id.pipe.js";
+import { type Page, pageAfter, toPage } from "./pagination.js";
+
+export class JobsQuery extends TimeRangeQuery {
+  @ApiPropertyOptional({ enum: JOB_STATUSES })
+  @IsOptional()
+  @IsIn(JOB_STATUSES)
+  status?: JobStatus;
+
+  @ApiPropertyOptional({ enum: OPERATIONS })
+  @IsOptional()
+  @IsIn(OPERATIONS)
+  operation?: Operation;
+
+  @ApiPropertyOptional({ format: "uuid" })
+  @IsOptional()
+  @IsUUID()
+  receiptId?: string;
+}
+
+export const JOB_VIEW = {
+  id: true,
+  tenantId: true,
+  connectionId: true,
+  receiptId: true,
+  operation: true,
+  jobKey: true,
+  status: true,
+  attempts: true,
+  maxAttempts: true,
+  nextAttemptAt: true,
+  lastErrorCode: true,
+  lastErrorAt: true,
+  completedAt: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Prisma.JobSelect;
+export type JobView = Prisma.JobGetPayload<{ select: typeof JOB_VIEW }>;
+
+const ATTEMPT_VIEW = {
+  number: true,
+  startedAt: true,
+  finishedAt: true,
+  outcome: true,
+  errorCode: true,
+  durationMs: true,
+} satisfies Prisma.JobAttemptSelect;
+
+@Injectable()
+export class JobsAdminRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  list(scope: TenantScope, query: JobsQuery): Promise<JobView[]> {
+    const page = pageAfter("createdAt", query);
+    return this.prisma.job.findMany({
+      where: {
+        AND: [tenantWhere(scope), page.where],
+        status: query.status,
+        operation: query.operation,
+        connectionId: query.connectionId,
+        receiptId: query.receiptId,
+        createdAt: timeRange(query),
+      },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: page.take,
+      select: JOB_VIEW,
+    });
+  }
+
+  find(scope: TenantScope, id: string) {
+    return this.prisma.job.findFirst({
+      where: { ...tenantWhere(scope), id },
+      select: {
+        ...JOB_VIEW,
+        attemptRows: { where: tenantWhere(scope), select: ATTEMPT_VIEW, orderBy: { number: "asc" } },
+      },
+    });
+  }
+}
+
+@ApiTags("jobs")
+@AdminApi()
+@Controller("admin/jobs")
+export class JobsController {
+  constructor(private readonly jobs: JobsAdminRepository) {}
+
+  @Get()
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: JobsQuery): Promise<Page<JobView>> {
+    return toPage(await this.jobs.list(scopeOf(principal), query), query, (row) => row.createdAt);
+  }
+
+  @Get(":id")
+  @ApiOkResponse({ description: "the job with every attempt: time, outcome, error code, duration" })
+  async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    const job = await this.jobs.find(scopeOf(principal), id);
+    if (!job) throw notFound("job");
+    const { attemptRows, ...rest } = job;
+    return { ...rest, attemptHistory: attemptRows };
+  }
+}

@@ -1,0 +1,102 @@
+// Leads: the tenant's lead store, with each lead's messages and events.
+import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
+import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { IsIn, IsOptional, IsString, IsUUID, Length } from "class-validator";
+import { AdminApi } from "../auth/api-key.guard.js";
+import { CurrentPrincipal } from "../auth/current-principal.js";
+import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
+import { PrismaService } from "../database/prisma.service.js";
+import type { Prisma } from "../generated/prisma/client.js";
+import { PROVIDERS, type Provider } from "../providers/provider-event.js";
+import { IdPipe, notFound } from "./id.pipe.js";
+import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
+
+export class LeadsQuery extends ListQuery {
+  @ApiPropertyOptional({ format: "uuid" })
+  @IsOptional()
+  @IsUUID()
+  connectionId?: string;
+
+  @ApiPropertyOptional({ enum: PROVIDERS })
+  @IsOptional()
+  @IsIn(PROVIDERS)
+  provider?: Provider;
+
+  @ApiPropertyOptional({
+    description: "matches name, email, phone or the provider's lead id (case-insensitive)",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  q?: string;
+}
+
+const LEAD_VIEW = {
+  id: true,
+  tenantId: true,
+  connectionId: true,
+  provider: true,
+  externalLeadId: true,
+  status: true,
+  name: true,
+  email: true,
+  phone: true,
+  details: true,
+  lastEventAt: true,
+  createdAt: true,
+  updatedAt: true,
+} satisfies Prisma.LeadSelect;
+type LeadView = Prisma.LeadGetPayload<{ select: typeof LEAD_VIEW }>;
+
+@Injectable()
+export class LeadsAdminRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  list(scope: TenantScope, query: LeadsQuery): Promise<LeadView[]> {
+    const page = pageAfter("createdAt", query);
+    const q = query.q && { contains: query.q, mode: "insensitive" as const };
+    return this.prisma.lead.findMany({
+      where: {
+        AND: [tenantWhere(scope), page.where],
+        connectionId: query.connectionId,
+        provider: query.provider,
+        OR: q ? [{ name: q }, { email: q }, { phone: q }, { externalLeadId: q }] : undefined,
+      },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: page.take,
+      select: LEAD_VIEW,
+    });
+  }
+
+  find(scope: TenantScope, id: string) {
+    return this.prisma.lead.findFirst({
+      where: { ...tenantWhere(scope), id },
+      select: {
+        ...LEAD_VIEW,
+        messages: {
+          where: tenantWhere(scope),
+          select: { externalId: true, direction: true, author: true, text: true, sentAt: true },
+          orderBy: [{ sentAt: "asc" }, { createdAt: "asc" }],
+        },
+      },
+    });
+  }
+}
+
+@ApiTags("leads")
+@AdminApi()
+@Controller("admin/leads")
+export class LeadsController {
+  constructor(private readonly leads: LeadsAdminRepository) {}
+
+  @Get()
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: LeadsQuery): Promise<Page<LeadView>> {
+    return toPage(await this.leads.list(scopeOf(principal), query), query, (row) => row.createdAt);
+  }
+
+  @Get(":id")
+  @ApiOkResponse({ description: "the lead with its messages and events, oldest first" })
+  async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return (await this.leads.find(scopeOf(principal), id)) ?? Promise.reject(notFound("lead"));
+  }
+}

@@ -1,0 +1,69 @@
+import { ApiPropertyOptional } from "@nestjs/swagger";
+import { Type } from "class-transformer";
+import { IsInt, IsOptional, Matches, Max, Min } from "class-validator";
+import { AppError } from "../common/app-error.js";
+
+/** `?limit=&cursor=` of every list (api.md): newest first, 1–200 items, default 50. */
+export class ListQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit: number = 50;
+
+  @ApiPropertyOptional({ description: "nextCursor of the previous page" })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: "cursor must be a nextCursor from a previous page" })
+  cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+interface Position {
+  at: Date;
+  id: string;
+}
+
+function decodeCursor(cursor: string): Position {
+  const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
+  const date = new Date(at ?? "");
+  if (Number.isNaN(date.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? "")) {
+    throw new AppError(400, "validation_failed", "Invalid input: cursor.", {
+      cursor: ["must be a nextCursor from a previous page"],
+    });
+  }
+  return { at: date, id: id! };
+}
+
+/**
+ * Keyset pagination on `(<time column> desc, id desc)`: the `where` that starts after the cursor,
+ * and the page built from `limit + 1` rows (the extra row tells whether there is a next page).
+ */
+export function pageAfter<F extends string>(
+  field: F,
+  query: ListQuery,
+): { take: number; where: Record<string, unknown> } {
+  if (!query.cursor) return { take: query.limit + 1, where: {} };
+  const { at, id } = decodeCursor(query.cursor);
+  return {
+    take: query.limit + 1,
+    where: { OR: [{ [field]: { lt: at } }, { [field]: at, id: { lt: id } }] },
+  };
+}
+
+export function toPage<T extends { id: string }>(rows: T[], query: ListQuery, at: (row: T) => Date): Page<T> {
+  const items = rows.slice(0, query.limit);
+  const last = items.at(-1);
+  return {
+    items,
+    nextCursor:
+      rows.length > query.limit && last
+        ? Buffer.from(`${at(last).toISOString()}|${last.id}`).toString("base64url")
+        : null,
+  };
+}

@@ -1,0 +1,124 @@
+// Operator replay (api.md): one job, one receipt's unsuccessful jobs, or every job matching a
+// filter (a paced background batch). Each replay commits with its audit row, then is handed to BullMQ.
+import { Injectable } from "@nestjs/common";
+import { AuditRepository } from "./audit.js";
+import { notFound } from "./id.pipe.js";
+import { JobsAdminRepository } from "./jobs.js";
+import type { Principal, TenantScope } from "../auth/principal.js";
+import { AppError } from "../common/app-error.js";
+import { Transactions } from "../database/transactions.js";
+import { JobQueue } from "../jobs/job-queue.js";
+import type { JobStatus } from "../jobs/operations.js";
+import {
+  type BatchProgress,
+  type BulkFilter,
+  REPLAYABLE,
+  ReplayRepository,
+} from "../replay/replay.repository.js";
+import { ReplayQueue } from "../replay/replay-queue.js";
+
+const IN_PROGRESS: JobStatus[] = ["queued", "running", "retrying"];
+
+export interface BatchStatus extends Omit<BatchProgress, "status"> {
+  /** pending: not started · running: jobs being queued or still on their way · done: every job finished or skipped. */
+  status: "pending" | "running" | "done";
+}
+
+@Injectable()
+export class ReplayService {
+  constructor(
+    private readonly replays: ReplayRepository,
+    private readonly transactions: Transactions,
+    private readonly audit: AuditRepository,
+    private readonly jobs: JobQueue,
+    private readonly batches: ReplayQueue,
+    private readonly jobViews: JobsAdminRepository,
+  ) {}
+
+  /** Replays one job: from dead, blocked or cancelled, or from succeeded with `force`. */
+  async replayJob(by: Principal, scope: TenantScope, jobId: string, force: boolean) {
+    const jobs = await this.transactions.run(async (tx) => {
+      const job = await this.replays.lockJob(tx, scope, jobId);
+      if (!job) throw notFound("job");
+      if (IN_PROGRESS.includes(job.status)) {
+        throw new AppError(
+          409,
+          "job_in_progress",
+          `The job is ${job.status}; replay it once it has finished.`,
+        );
+      }
+      if (job.status === "held") {
+        throw new AppError(
+          409,
+          "job_held",
+          "The job waits for its paused connection; resume the connection instead.",
+        );
+      }
+      if (job.status === "succeeded" && !force) {
+        throw new AppError(
+          409,
+          "job_succeeded",
+          'The job succeeded; replay it with { "force": true } to run it again.',
+        );
+      }
+      const requeued = await this.replays.requeue(tx, scope, { jobIds: [job.id] }, [job.status]);
+      await this.audit.record(tx, by, {
+        action: "job.replay",
+        tenantId: job.tenantId,
+        targetType: "job",
+        targetId: job.id,
+        details: { from: job.status, force, jobKey: job.jobKey },
+      });
+      return requeued;
+    });
+    await this.jobs.enqueue(jobs);
+    return this.jobViews.find(scope, jobId);
+  }
+
+  /** Replays the receipt's jobs that did not succeed and are not in progress. */
+  async replayReceipt(by: Principal, scope: TenantScope, receiptId: string) {
+    const jobs = await this.transactions.run(async (tx) => {
+      const tenantId = await this.replays.lockReceipt(tx, scope, receiptId);
+      if (!tenantId) throw notFound("receipt");
+      const requeued = await this.replays.requeue(tx, scope, { receiptId }, [...REPLAYABLE]);
+      await this.audit.record(tx, by, {
+        action: "receipt.replay",
+        tenantId,
+        targetType: "receipt",
+        targetId: receiptId,
+        details: { jobIds: requeued.map((job) => job.id) },
+      });
+      return requeued;
+    });
+    await this.jobs.enqueue(jobs);
+    return jobs;
+  }
+
+  preview(scope: TenantScope, filter: BulkFilter, limit: number) {
+    return this.replays.preview(scope, filter, limit);
+  }
+
+  /** Creates a bulk replay; the worker runs it, paced. */
+  async createBatch(by: Principal, scope: TenantScope, filter: BulkFilter, limit: number) {
+    const batch = await this.transactions.run(async (tx) => {
+      const created = await this.replays.createBatch(tx, scope, { apiKeyId: by.keyId, filter, limit });
+      await this.audit.record(tx, by, {
+        action: "replay.create",
+        tenantId: by.tenantId ?? filter.tenantId ?? null,
+        targetType: "replay",
+        targetId: created.id,
+        details: { filter: JSON.parse(JSON.stringify(filter)) as object, limit, matched: created.matched },
+      });
+      return created;
+    });
+    await this.batches.enqueue(batch.id);
+    return batch;
+  }
+
+  async progress(scope: TenantScope, batchId: string): Promise<BatchStatus> {
+    const batch = await this.replays.progress(scope, batchId);
+    if (!batch) throw notFound("replay");
+    const finished = batch.status === "done" && batch.succeeded + batch.failed === batch.queued;
+    return { ...batch, status: batch.status === "pending" ? "pending" : finished ? "done" : "running" };
+  }
+}

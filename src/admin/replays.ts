@@ -1,0 +1,161 @@
+// Replay routes (api.md): one job, one receipt, or a filtered bulk replay with dry run and progress.
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from "@nestjs/common";
+import {
+  ApiAcceptedResponse,
+  ApiOkResponse,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from "@nestjs/swagger";
+import { Type } from "class-transformer";
+import {
+  IsBoolean,
+  IsDate,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsUUID,
+  Max,
+  Min,
+  ValidateNested,
+} from "class-validator";
+import type { FastifyReply } from "fastify";
+import { AdminApi } from "../auth/api-key.guard.js";
+import { CurrentPrincipal } from "../auth/current-principal.js";
+import { type Principal, scopeOf } from "../auth/principal.js";
+import { AppError } from "../common/app-error.js";
+import { OPERATIONS, type Operation } from "../jobs/operations.js";
+import { PROVIDERS, type Provider } from "../providers/provider-event.js";
+import { REPLAYABLE, type ReplayableStatus } from "../replay/replay.repository.js";
+import { IdPipe } from "./id.pipe.js";
+import { ReplayService } from "./replay.service.js";
+
+export class ReplayJobBody {
+  @ApiPropertyOptional({ description: "also replay a job that succeeded" })
+  @IsOptional()
+  @IsBoolean()
+  force?: boolean;
+}
+
+export class ReplayFilter {
+  @ApiPropertyOptional({ enum: REPLAYABLE, default: "dead" })
+  @IsOptional()
+  @IsIn(REPLAYABLE)
+  status?: ReplayableStatus;
+
+  @ApiPropertyOptional({ enum: OPERATIONS })
+  @IsOptional()
+  @IsIn(OPERATIONS)
+  operation?: Operation;
+
+  @ApiPropertyOptional({ format: "uuid" })
+  @IsOptional()
+  @IsUUID()
+  connectionId?: string;
+
+  @ApiPropertyOptional({ enum: PROVIDERS })
+  @IsOptional()
+  @IsIn(PROVIDERS)
+  provider?: Provider;
+
+  @ApiPropertyOptional({ format: "uuid", description: "operators: only this tenant's jobs" })
+  @IsOptional()
+  @IsUUID()
+  tenantId?: string;
+
+  @ApiPropertyOptional({ format: "date-time", description: "jobs created at or after" })
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate({ message: "from must be an ISO 8601 date-time" })
+  from?: Date;
+
+  @ApiPropertyOptional({ format: "date-time", description: "jobs created before" })
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate({ message: "to must be an ISO 8601 date-time" })
+  to?: Date;
+}
+
+export class BulkReplayBody {
+  @ApiProperty({ type: ReplayFilter })
+  @ValidateNested()
+  @Type(() => ReplayFilter)
+  filter!: ReplayFilter;
+
+  @ApiPropertyOptional({ description: "count and sample the matching jobs; change nothing" })
+  @IsOptional()
+  @IsBoolean()
+  dryRun?: boolean;
+
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 100_000,
+    default: 10_000,
+    description: "at most this many jobs, oldest first",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  limit?: number;
+}
+
+@ApiTags("replay")
+@AdminApi()
+@Controller("admin")
+export class ReplaysController {
+  constructor(private readonly replay: ReplayService) {}
+
+  @Post("jobs/:id/replay")
+  @HttpCode(202)
+  @ApiAcceptedResponse({ description: "`{ job }`: queued again under the same job key" })
+  async replayJob(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+    @Body() body: ReplayJobBody,
+  ) {
+    return { job: await this.replay.replayJob(principal, scopeOf(principal), id, body.force ?? false) };
+  }
+
+  @Post("receipts/:id/replay")
+  @HttpCode(202)
+  @ApiAcceptedResponse({
+    description: "`{ jobs }`: the receipt's dead, blocked and cancelled jobs, queued again",
+  })
+  async replayReceipt(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return { jobs: await this.replay.replayReceipt(principal, scopeOf(principal), id) };
+  }
+
+  @Post("replays")
+  @ApiOkResponse({ description: "dry run: `{ matched, sample }`" })
+  @ApiAcceptedResponse({ description: "`{ id, matched }`: the batch runs in the background, paced" })
+  async bulk(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: BulkReplayBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const scope = scopeOf(principal);
+    const { status, ...rest } = body.filter;
+    if (
+      principal.role === "tenant-admin" &&
+      rest.tenantId !== undefined &&
+      rest.tenantId !== principal.tenantId
+    ) {
+      throw new AppError(404, "not_found", "No such tenant.");
+    }
+    const filter = { ...rest, statuses: [status ?? "dead"] };
+    const limit = body.limit ?? 10_000;
+    if (body.dryRun) {
+      void reply.status(200);
+      return this.replay.preview(scope, filter, limit);
+    }
+    void reply.status(202);
+    return this.replay.createBatch(principal, scope, filter, limit);
+  }
+
+  @Get("replays/:id")
+  @ApiOkResponse({ description: "`{ id, status, matched, queued, skipped, succeeded, failed }`" })
+  progress(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return this.replay.progress(scopeOf(principal), id);
+  }
+}

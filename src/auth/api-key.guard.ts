@@ -1,0 +1,80 @@
+import {
+  type CanActivate,
+  type ExecutionContext,
+  Injectable,
+  SetMetadata,
+  UseGuards,
+  UsePipes,
+  applyDecorators,
+} from "@nestjs/common";
+import { Reflector } from "@nestjs/core";
+import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiUnauthorizedResponse } from "@nestjs/swagger";
+import type { FastifyRequest } from "fastify";
+import { adminValidationPipe } from "../admin/validation.js";
+import { AppError } from "../common/app-error.js";
+import { apiKeyMatches, prefixOf, type Role } from "./api-key.js";
+import { ApiKeysRepository } from "./api-keys.repository.js";
+import type { Principal } from "./principal.js";
+
+const OPERATOR_ONLY = "leadgate:operator-only";
+
+/** The route is for operator keys; tenant-admin keys get 403. Listed in the OpenAPI document as `x-roles`. */
+export const OperatorOnly = () =>
+  applyDecorators(
+    SetMetadata(OPERATOR_ONLY, true),
+    ApiExtension("x-roles", ["operator"]),
+    ApiForbiddenResponse({ description: "tenant-admin key on an operator-only route" }),
+  );
+
+/** Marks a controller as admin API: Bearer API key required, input validated by the admin rules. */
+export const AdminApi = () =>
+  applyDecorators(
+    UseGuards(ApiKeyGuard),
+    UsePipes(adminValidationPipe),
+    ApiBearerAuth(),
+    ApiUnauthorizedResponse({ description: "no key, an unknown key, or a revoked key" }),
+  );
+
+export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
+
+const unauthorized = () =>
+  new AppError(401, "unauthorized", "A valid API key is required: Authorization: Bearer <api key>.");
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * Authenticates admin requests by API key: the row is found by the key's prefix, the key's hash is
+ * compared in constant time, revoked keys are refused. The caller becomes `request.principal`.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly keys: ApiKeysRepository,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    request.principal = await this.authenticate(request.headers.authorization);
+    const operatorOnly = this.reflector.getAllAndOverride<boolean | undefined>(OPERATOR_ONLY, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (operatorOnly && request.principal.role !== "operator") {
+      throw new AppError(403, "forbidden", "This route needs an operator key.");
+    }
+    return true;
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Principal> {
+    const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(authorization ?? "");
+    if (!match) throw unauthorized();
+    const key = match[1]!;
+    const row = await this.keys.findByPrefix(prefixOf(key));
+    if (!row || !apiKeyMatches(key, row.keyHash) || row.revokedAt) throw unauthorized();
+    if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      await this.keys.touch(row.id);
+    }
+    return { keyId: row.id, role: row.role as Role, tenantId: row.tenantId };
+  }
+}

@@ -1,0 +1,97 @@
+import { Injectable } from "@nestjs/common";
+import { PrismaService } from "../database/prisma.service.js";
+import type { Tx } from "../database/transactions.js";
+import type { Prisma } from "../generated/prisma/client.js";
+import { type Role, generateApiKey, hashApiKey, prefixOf } from "./api-key.js";
+import { type TenantScope, tenantWhere } from "./principal.js";
+
+export const API_KEY_VIEW = {
+  id: true,
+  tenantId: true,
+  name: true,
+  role: true,
+  prefix: true,
+  createdAt: true,
+  revokedAt: true,
+  lastUsedAt: true,
+} satisfies Prisma.ApiKeySelect;
+
+/** A key shown to its creator, once: the only time `key` leaves the process. */
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+}
+
+type Db = Pick<Tx, "apiKey">;
+
+@Injectable()
+export class ApiKeysRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Creates a key (inside the caller's transaction when `db` is one). */
+  async create(db: Db, input: { tenantId: string | null; name: string; role: Role }): Promise<CreatedApiKey> {
+    const key = generateApiKey();
+    const row = await db.apiKey.create({
+      data: { ...input, prefix: prefixOf(key), keyHash: hashApiKey(key) },
+      select: { id: true },
+    });
+    return { id: row.id, key };
+  }
+
+  /** Makes sure the bootstrap operator key exists (a revoked one stays revoked). */
+  async ensureOperatorKey(key: string): Promise<void> {
+    await this.prisma.apiKey.createMany({
+      data: {
+        tenantId: null,
+        name: "bootstrap",
+        role: "operator",
+        prefix: prefixOf(key),
+        keyHash: hashApiKey(key),
+      },
+      skipDuplicates: true,
+    });
+  }
+
+  /** The key row a presented key names, if any; the caller compares the hash. */
+  findByPrefix(prefix: string) {
+    return this.prisma.apiKey.findUnique({
+      where: { prefix },
+      select: { id: true, tenantId: true, role: true, keyHash: true, revokedAt: true, lastUsedAt: true },
+    });
+  }
+
+  /** Records use, at most once a minute per key (a write per request would cost more than the request). */
+  async touch(id: string): Promise<void> {
+    await this.prisma.apiKey.updateMany({
+      where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(Date.now() - 60_000) } }] },
+      data: { lastUsedAt: new Date() },
+    });
+  }
+
+  list(scope: TenantScope, page: { take: number; where?: Prisma.ApiKeyWhereInput }) {
+    return this.prisma.apiKey.findMany({
+      where: { ...tenantWhere(scope), ...page.where },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: page.take,
+      select: API_KEY_VIEW,
+    });
+  }
+
+  find(scope: TenantScope, id: string) {
+    return this.prisma.apiKey.findFirst({ where: { ...tenantWhere(scope), id }, select: API_KEY_VIEW });
+  }
+
+  /** Revokes a key of the scope; answers the key (undefined: not in the scope). Revoking twice is a no-op. */
+  async revoke(db: Db, scope: TenantScope, id: string): Promise<{ tenantId: string | null } | undefined> {
+    const found = await db.apiKey.findFirst({
+      where: { ...tenantWhere(scope), id },
+      select: { tenantId: true },
+    });
+    if (!found) return undefined;
+    await db.apiKey.updateMany({
+      where: { ...tenantWhere(scope), id, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+    return found;
+  }
+}

@@ -1,0 +1,40 @@
+import { Inject, Logger, Module, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { ApiKeyGuard } from "./api-key.guard.js";
+import { ApiKeysRepository } from "./api-keys.repository.js";
+
+/** API keys and the guard of the admin API; ensures the bootstrap operator key at boot. */
+@Module({ providers: [ApiKeysRepository, ApiKeyGuard], exports: [ApiKeysRepository, ApiKeyGuard] })
+export class AuthModule implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(
+    private readonly keys: ApiKeysRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  private readonly logger = new Logger("auth");
+  private retry: NodeJS.Timeout | undefined;
+
+  async onApplicationBootstrap(): Promise<void> {
+    const key = this.config.bootstrapOperatorKey;
+    if (key !== undefined) await this.ensure(key);
+  }
+
+  onModuleDestroy(): void {
+    clearTimeout(this.retry);
+  }
+
+  /** The API serves webhooks while the database is down, so a failed attempt is retried, not fatal. */
+  private async ensure(key: string): Promise<void> {
+    try {
+      await this.keys.ensureOperatorKey(key);
+      this.logger.log({ msg: "bootstrap operator key ensured" });
+    } catch (error) {
+      this.logger.warn({
+        msg: "could not ensure the bootstrap operator key; retrying in 5 s",
+        error: error instanceof Error ? error.message : String(error),
+      });
+      this.retry = setTimeout(() => void this.ensure(key), 5_000);
+    }
+  }
+}

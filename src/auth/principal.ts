@@ -1,0 +1,27 @@
+import type { Role } from "./api-key.js";
+
+/** Who is calling the admin API: the key, its role, and the tenant a tenant-admin key belongs to. */
+export interface Principal {
+  keyId: string;
+  role: Role;
+  /** null for operator keys. */
+  tenantId: string | null;
+}
+
+/** Every tenant: the scope of operator keys. */
+export const PLATFORM = Symbol("platform");
+
+/**
+ * The tenants an admin query may touch: one tenant, or every tenant (operators only). Repository
+ * methods take it first and put it in every `where`, so forgetting the tenant does not compile.
+ */
+export type TenantScope = string | typeof PLATFORM;
+
+export function scopeOf(principal: Principal): TenantScope {
+  return principal.role === "operator" ? PLATFORM : principal.tenantId!;
+}
+
+/** The Prisma `where` fragment of a scope. */
+export function tenantWhere(scope: TenantScope): { tenantId?: string } {
+  return scope === PLATFORM ? {} : { tenantId: scope };
+}

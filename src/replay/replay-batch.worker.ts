@@ -1,0 +1,88 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from "@nestjs/common";
+import { type Job, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { JobQueue } from "../jobs/job-queue.js";
+import type { BulkFilter } from "./replay.repository.js";
+import { ReplayRepository } from "./replay.repository.js";
+import { REPLAY_QUEUE, type ReplayBatchPayload } from "./replay-queue.js";
+
+const TICK_MS = 250;
+
+/**
+ * Runs bulk replays in the worker, paced so a replay cannot flood destinations: at most
+ * REPLAY_RATE_PER_SECOND jobs are re-queued per second, and no more while five seconds' worth of
+ * them are still on their way. Progress lives in Postgres (each batch item is pending, queued or
+ * skipped), so a batch whose worker died resumes where it stopped on another worker.
+ */
+@Injectable()
+export class ReplayBatchWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger("replay");
+  private worker: Worker<ReplayBatchPayload> | undefined;
+  private connection: Redis | undefined;
+  private closing = false;
+
+  constructor(
+    private readonly replays: ReplayRepository,
+    private readonly queue: JobQueue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.connection = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
+    this.connection.on("error", () => undefined); // logged by RedisModule's client
+    this.worker = new Worker<ReplayBatchPayload>(
+      REPLAY_QUEUE,
+      (job: Job<ReplayBatchPayload>) => this.run(job.data.batchId),
+      {
+        connection: this.connection,
+        prefix: this.config.redisPrefix,
+        concurrency: 2,
+      },
+    );
+    this.worker.on("error", (error) =>
+      this.logger.warn({ msg: "replay worker error", error: error.message }),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    await this.worker?.close();
+    this.connection?.disconnect();
+  }
+
+  async run(batchId: string): Promise<void> {
+    const batch = await this.replays.findBatch(batchId);
+    if (!batch || batch.status === "done") return;
+    const statuses = (batch.filter as unknown as BulkFilter).statuses;
+    const perTick = Math.max(1, Math.round((this.config.replayRatePerSecond * TICK_MS) / 1000));
+    const window = this.config.replayRatePerSecond * 5;
+    await this.replays.markBatch(batchId, "running");
+    this.logger.log({ msg: "replay batch started", batchId });
+    let queued = 0;
+    while (!this.closing) {
+      const room = window - (await this.replays.inFlight(batchId));
+      if (room > 0) {
+        const jobs = await this.replays.step(batchId, statuses, Math.min(perTick, room));
+        await this.queue.enqueue(jobs);
+        queued += jobs.length;
+        if ((await this.replays.pendingCount(batchId)) === 0) {
+          await this.replays.markBatch(batchId, "done");
+          this.logger.log({ msg: "replay batch queued", batchId, queued });
+          return;
+        }
+      }
+      await sleep(TICK_MS);
+    }
+    // Shutting down: the batch stays running; the job is retried (here or on another worker) and resumes.
+    throw new Error("worker shutting down; the batch resumes on the next run");
+  }
+}

@@ -1,0 +1,253 @@
+// Replay: job rows back to `queued` under the same job key, so every destination sees the same
+// idempotency key again. Attempt numbering continues (the history is kept) and the job gets a
+// fresh allowance of attempts.
+import { Injectable } from "@nestjs/common";
+import { PLATFORM, type TenantScope } from "../auth/principal.js";
+import { PrismaService } from "../database/prisma.service.js";
+import type { Tx } from "../database/transactions.js";
+import type { EnqueueableJob } from "../jobs/job-queue.js";
+import { type JobStatus, OPERATION_SETTINGS } from "../jobs/operations.js";
+
+/** Statuses a replay starts from; `succeeded` needs `force`. */
+export const REPLAYABLE = ["dead", "blocked", "cancelled"] as const;
+export type ReplayableStatus = (typeof REPLAYABLE)[number];
+
+/** Attempts a replayed job gets, per operation (the operations' own allowance). */
+const ATTEMPTS_BY_OPERATION = JSON.stringify(
+  Object.fromEntries(Object.entries(OPERATION_SETTINGS).map(([op, settings]) => [op, settings.attempts])),
+);
+
+const REQUEUE = `status = 'queued', next_attempt_at = now(), updated_at = now(), completed_at = NULL,
+  max_attempts = jobs.attempts + ($ATTEMPTS::jsonb ->> jobs.operation)::int`;
+
+const requeue = (attemptsParam: number) => REQUEUE.replace("$ATTEMPTS", `$${attemptsParam}`);
+
+/** A tenant filter for SQL: `$n::uuid IS NULL OR tenant_id = $n` (null: every tenant, operators only). */
+export const tenantParam = (scope: TenantScope): string | null => (scope === PLATFORM ? null : scope);
+
+export interface BulkFilter {
+  statuses: ReplayableStatus[];
+  operation?: string;
+  connectionId?: string;
+  provider?: string;
+  tenantId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export interface BatchProgress {
+  id: string;
+  tenantId: string | null;
+  status: "pending" | "running" | "done";
+  matched: number;
+  queued: number;
+  skipped: number;
+  succeeded: number;
+  failed: number;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+/** The jobs a bulk filter matches, oldest first (job ids are fixed when the batch is created). */
+function matching(scope: TenantScope, filter: BulkFilter, first: number): { sql: string; params: unknown[] } {
+  const params: unknown[] = [
+    tenantParam(scope),
+    filter.statuses,
+    filter.operation ?? null,
+    filter.connectionId ?? null,
+    filter.provider ?? null,
+    filter.tenantId ?? null,
+    filter.from ?? null,
+    filter.to ?? null,
+  ];
+  const p = (n: number) => `$${first + n}`;
+  const sql = `FROM jobs j JOIN receipts r ON r.id = j.receipt_id AND r.tenant_id = j.tenant_id
+    WHERE (${p(0)}::uuid IS NULL OR j.tenant_id = ${p(0)}::uuid)
+      AND j.status = ANY(${p(1)}::text[])
+      AND (${p(2)}::text IS NULL OR j.operation = ${p(2)})
+      AND (${p(3)}::uuid IS NULL OR j.connection_id = ${p(3)}::uuid)
+      AND (${p(4)}::text IS NULL OR r.provider = ${p(4)})
+      AND (${p(5)}::uuid IS NULL OR j.tenant_id = ${p(5)}::uuid)
+      AND (${p(6)}::timestamptz IS NULL OR j.created_at >= ${p(6)})
+      AND (${p(7)}::timestamptz IS NULL OR j.created_at < ${p(7)})`;
+  return { sql, params };
+}
+
+@Injectable()
+export class ReplayRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Locks and reads a job of the scope, for the replay decision. */
+  async lockJob(tx: Tx, scope: TenantScope, id: string) {
+    const rows = await tx.$queryRawUnsafe<
+      { id: string; tenantId: string; status: JobStatus; jobKey: string }[]
+    >(
+      `SELECT id, tenant_id AS "tenantId", status, job_key AS "jobKey" FROM jobs
+       WHERE id = $1::uuid AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE`,
+      id,
+      tenantParam(scope),
+    );
+    return rows[0];
+  }
+
+  /** Locks a receipt of the scope (one replay of it at a time); answers its tenant. */
+  async lockReceipt(tx: Tx, scope: TenantScope, id: string): Promise<string | undefined> {
+    const rows = await tx.$queryRawUnsafe<{ tenantId: string }[]>(
+      `SELECT tenant_id AS "tenantId" FROM receipts
+       WHERE id = $1::uuid AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE`,
+      id,
+      tenantParam(scope),
+    );
+    return rows[0]?.tenantId;
+  }
+
+  /** Moves the scope's given jobs, if in one of `from`, back to queued; answers those it moved. */
+  async requeue(
+    tx: Tx,
+    scope: TenantScope,
+    where: { jobIds?: string[]; receiptId?: string },
+    from: JobStatus[],
+  ) {
+    return tx.$queryRawUnsafe<EnqueueableJob[]>(
+      `UPDATE jobs SET ${requeue(5)}
+       WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
+         AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))
+         AND ($3::uuid IS NULL OR receipt_id = $3::uuid)
+         AND status = ANY($4::text[])
+       RETURNING id, job_key AS "jobKey", operation`,
+      tenantParam(scope),
+      where.jobIds ?? null,
+      where.receiptId ?? null,
+      from,
+      ATTEMPTS_BY_OPERATION,
+    );
+  }
+
+  /** A dry run: how many jobs a bulk replay would re-run, and the first few of them. */
+  async preview(scope: TenantScope, filter: BulkFilter, limit: number) {
+    const { sql, params } = matching(scope, filter, 1);
+    const [count] = await this.prisma.$queryRawUnsafe<{ count: bigint }[]>(
+      `SELECT count(*) ${sql}`,
+      ...params,
+    );
+    const sample = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
+      `SELECT j.id, j.tenant_id AS "tenantId", j.connection_id AS "connectionId", j.receipt_id AS "receiptId",
+              j.operation, j.job_key AS "jobKey", j.status, j.attempts, j.last_error_code AS "lastErrorCode",
+              j.created_at AS "createdAt"
+       ${sql} ORDER BY j.created_at, j.id LIMIT 10`,
+      ...params,
+    );
+    return { matched: Math.min(Number(count?.count ?? 0), limit), sample };
+  }
+
+  /** Creates the batch and fixes its jobs (the first `limit` matches, oldest first). */
+  async createBatch(
+    tx: Tx,
+    scope: TenantScope,
+    input: { apiKeyId: string; filter: BulkFilter; limit: number },
+  ): Promise<{ id: string; matched: number }> {
+    const batch = await tx.replayBatch.create({
+      data: {
+        tenantId: tenantParam(scope) ?? input.filter.tenantId ?? null,
+        apiKeyId: input.apiKeyId,
+        filter: JSON.parse(JSON.stringify(input.filter)) as object,
+        status: "pending",
+      },
+      select: { id: true },
+    });
+    const { sql, params } = matching(scope, input.filter, 3);
+    const matched = await tx.$executeRawUnsafe(
+      `INSERT INTO replay_batch_jobs (batch_id, job_id, tenant_id)
+       SELECT $1::uuid, j.id, j.tenant_id ${sql} ORDER BY j.created_at, j.id LIMIT $2`,
+      batch.id,
+      input.limit,
+      ...params,
+    );
+    await tx.replayBatch.update({ where: { id: batch.id }, data: { matched } });
+    return { id: batch.id, matched };
+  }
+
+  /**
+   * Replays the batch's next `count` pending jobs, in one statement: jobs still in a replayable
+   * status go back to queued, the others are skipped (replayed meanwhile, or running).
+   */
+  async step(batchId: string, statuses: JobStatus[], count: number): Promise<EnqueueableJob[]> {
+    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
+      `WITH picked AS (
+         SELECT job_id, tenant_id FROM replay_batch_jobs
+         WHERE batch_id = $1::uuid AND state = 'pending'
+         ORDER BY job_id LIMIT $2 FOR UPDATE SKIP LOCKED
+       ), requeued AS (
+         UPDATE jobs SET ${requeue(4)}
+         FROM picked WHERE jobs.id = picked.job_id AND jobs.tenant_id = picked.tenant_id
+           AND jobs.status = ANY($3::text[])
+         RETURNING jobs.id, jobs.job_key AS "jobKey", jobs.operation
+       ), marked AS (
+         UPDATE replay_batch_jobs i
+         SET state = CASE WHEN i.job_id IN (SELECT id FROM requeued) THEN 'queued' ELSE 'skipped' END
+         FROM picked WHERE i.batch_id = $1::uuid AND i.job_id = picked.job_id
+       )
+       SELECT * FROM requeued`,
+      batchId,
+      count,
+      statuses,
+      ATTEMPTS_BY_OPERATION,
+    );
+  }
+
+  /** Re-queued jobs of the batch still on their way (queued, running, retrying): the pacing window. */
+  async inFlight(batchId: string): Promise<number> {
+    const [row] = await this.prisma.$queryRaw<{ count: bigint }[]>`
+      SELECT count(*) FROM replay_batch_jobs i JOIN jobs j ON j.id = i.job_id AND j.tenant_id = i.tenant_id
+      WHERE i.batch_id = ${batchId}::uuid AND i.state = 'queued' AND j.status IN ('queued', 'running', 'retrying')`;
+    return Number(row?.count ?? 0);
+  }
+
+  async pendingCount(batchId: string): Promise<number> {
+    return this.prisma.replayBatchJob.count({ where: { batchId, state: "pending" } });
+  }
+
+  async markBatch(batchId: string, status: "running" | "done"): Promise<void> {
+    await this.prisma.replayBatch.updateMany({
+      where: { id: batchId, status: { not: "done" } },
+      data: { status, finishedAt: status === "done" ? new Date() : undefined },
+    });
+  }
+
+  findBatch(batchId: string) {
+    return this.prisma.replayBatch.findUnique({
+      where: { id: batchId },
+      select: { id: true, status: true, filter: true },
+    });
+  }
+
+  /** Batches not yet fully queued and older than `graceMs`: the dispatcher makes sure each is in BullMQ. */
+  async unfinishedBatches(graceMs: number): Promise<string[]> {
+    const rows = await this.prisma.replayBatch.findMany({
+      where: { status: { in: ["pending", "running"] }, createdAt: { lt: new Date(Date.now() - graceMs) } },
+      select: { id: true },
+      take: 100,
+    });
+    return rows.map((row) => row.id);
+  }
+
+  /** Progress of a batch of the scope; counts come from the items and the jobs' current statuses. */
+  async progress(scope: TenantScope, batchId: string): Promise<BatchProgress | undefined> {
+    const rows = await this.prisma.$queryRawUnsafe<BatchProgress[]>(
+      `SELECT b.id, b.tenant_id AS "tenantId", b.status, b.matched, b.created_at AS "createdAt",
+              b.finished_at AS "finishedAt",
+              count(*) FILTER (WHERE i.state = 'queued')::int AS queued,
+              count(*) FILTER (WHERE i.state = 'skipped')::int AS skipped,
+              count(*) FILTER (WHERE i.state = 'queued' AND j.status = 'succeeded')::int AS succeeded,
+              count(*) FILTER (WHERE i.state = 'queued' AND j.status IN ('dead', 'blocked', 'cancelled'))::int AS failed
+       FROM replay_batches b
+       LEFT JOIN replay_batch_jobs i ON i.batch_id = b.id
+       LEFT JOIN jobs j ON j.id = i.job_id AND j.tenant_id = i.tenant_id
+       WHERE b.id = $1::uuid AND ($2::uuid IS NULL OR b.tenant_id = $2::uuid)
+       GROUP BY b.id`,
+      batchId,
+      tenantParam(scope),
+    );
+    return rows[0];
+  }
+}
