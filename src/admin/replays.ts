@@ -11,8 +11,10 @@ import { Type } from "class-transformer";
 import {
   IsBoolean,
   IsDate,
+  IsDefined,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsUUID,
   Max,
@@ -78,6 +80,8 @@ export class ReplayFilter {
 
 export class BulkReplayBody {
   @ApiProperty({ type: ReplayFilter })
+  @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => ReplayFilter)
   filter!: ReplayFilter;

@@ -3,8 +3,10 @@ import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 import { Type } from "class-transformer";
 import {
   IsBoolean,
+  IsDefined,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   IsUrl,
@@ -103,6 +105,8 @@ export class CreateConnectionBody {
   displayName!: string;
 
   @ApiProperty({ type: InboundAuthBody })
+  @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => InboundAuthBody)
   inboundAuth!: InboundAuthBody;
