@@ -5,6 +5,8 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 export interface FakeReply {
@@ -43,6 +45,7 @@ export async function startFakeServer(
         path: request.url ?? "",
         headers: request.headers,
         body: Buffer.concat(chunks).toString("utf8"),
+        at: Date.now(),
       };
       received.push(entry);
       const reply = queue.shift() ?? route?.(entry) ?? fallback;

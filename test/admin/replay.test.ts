@@ -1,0 +1,235 @@
+// Replay through the admin API, end to end: the real API and worker, a CRM as a real HTTP server.
+// A replay reuses the job key, so the CRM sees the same `webhook-id` (its idempotency key) again.
+import type { INestApplicationContext } from "@nestjs/common";
+import { adminAs, createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
+import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { type FakeServer, startFakeServer } from "../support/fake-server.js";
+import { post } from "../support/http.js";
+import { waitFor } from "../support/wait.js";
+
+const RATE = 100;
+
+describe("admin API: replay", () => {
+  let db: TestDatabase;
+  let api: RunningApi;
+  let worker: INestApplicationContext;
+  let crm: FakeServer;
+  let tenant: Awaited<ReturnType<typeof createTenant>>;
+  /** Status the fake CRM answers, per path (default 200). */
+  const answers = new Map<string, number>();
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    crm = await startFakeServer({ status: 200, body: {} }, (request) => ({
+      status: answers.get(request.path) ?? 200,
+    }));
+    const config = testConfig(db.url, {
+      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+      JOB_BACKOFF_BASE_MS: "50",
+      REPLAY_RATE_PER_SECOND: String(RATE),
+      DISPATCHER_INTERVAL_MS: "300",
+    });
+    api = await startApi(config);
+    worker = await startWorker(config);
+    tenant = await createTenant(api.url);
+  });
+  afterAll(async () => {
+    await worker.close();
+    await api.close();
+    await crm.close();
+    await db.drop();
+  });
+
+  const connect = async (crmPath: string) => {
+    const created = await tenant.admin.post("/admin/connections", {
+      provider: "staticforms",
+      externalAccountId: `form-${crmPath}`,
+      displayName: crmPath,
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: `${crm.url}${crmPath}` } },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.connection.id as string;
+    const token = created.body.secrets.bearerToken as string;
+    return {
+      id,
+      deliver: (submissionId?: string, target = api) =>
+        post(`${target.url}/webhooks/staticforms/${id}`, staticFormsDelivery(submissionId), {
+          authorization: `Bearer ${token}`,
+        }),
+    };
+  };
+  const crmJobs = async (connectionId: string) =>
+    (
+      await db.sql.query<{ id: string; status: string; job_key: string }>(
+        "SELECT id, status, job_key FROM jobs WHERE connection_id = $1 AND operation = 'crm-delivery' ORDER BY created_at",
+        [connectionId],
+      )
+    ).rows;
+  const webhookIds = (path: string) =>
+    crm.received.filter((request) => request.path === path).map((request) => request.headers["webhook-id"]);
+
+  it("a dead job replayed succeeds, and the CRM sees the same idempotency key both times", async () => {
+    answers.set("/one", 422);
+    const connection = await connect("/one");
+    expect((await connection.deliver()).status).toBe(202);
+    const [dead] = await waitFor(
+      () => crmJobs(connection.id),
+      ([job]) => job?.status === "dead",
+    );
+    answers.set("/one", 200);
+    const replayed = await tenant.admin.post(`/admin/jobs/${dead!.id}/replay`);
+    expect([replayed.status, replayed.body.job.id]).toEqual([202, dead!.id]);
+    await waitFor(
+      () => crmJobs(connection.id),
+      ([job]) => job?.status === "succeeded",
+    );
+    expect(webhookIds("/one")).toEqual([dead!.job_key, dead!.job_key]);
+    const job = await tenant.admin.get(`/admin/jobs/${dead!.id}`);
+    expect(
+      job.body.attemptHistory.map((a: { number: number; outcome: string }) => [a.number, a.outcome]),
+    ).toEqual([
+      [1, "permanent"],
+      [2, "succeeded"],
+    ]);
+
+    const again = await tenant.admin.post(`/admin/jobs/${dead!.id}/replay`, {});
+    expect([again.status, again.body.error]).toEqual([409, "job_succeeded"]);
+    const forced = await tenant.admin.post(`/admin/jobs/${dead!.id}/replay`, { force: true });
+    expect(forced.status).toBe(202);
+    await waitFor(
+      async () => webhookIds("/one"),
+      (ids) => ids.length === 3,
+    );
+    expect(new Set(webhookIds("/one"))).toEqual(new Set([dead!.job_key]));
+    const audit = await db.sql.query(
+      "SELECT action, api_key_id, details->>'from' AS from FROM audit_entries WHERE target_id = $1 ORDER BY created_at",
+      [dead!.id],
+    );
+    expect(audit.rows).toEqual([
+      { action: "job.replay", api_key_id: tenant.keyId, from: "dead" },
+      { action: "job.replay", api_key_id: tenant.keyId, from: "succeeded" },
+    ]);
+  });
+
+  it("a job still queued or running cannot be replayed (409); a receipt replays only what did not succeed", async () => {
+    // An API whose queues no worker reads: its jobs stay queued.
+    const idle = await startApi(testConfig(db.url, { DISPATCHER_INTERVAL_MS: "300" }));
+    try {
+      const connection = await connect("/two");
+      expect((await connection.deliver("sub_waiting", idle)).status).toBe(202);
+      const [queued] = await crmJobs(connection.id);
+      expect(queued!.status).toBe("queued");
+      const refused = await tenant.admin.post(`/admin/jobs/${queued!.id}/replay`);
+      expect([refused.status, refused.body.error]).toEqual([409, "job_in_progress"]);
+      expect((await crmJobs(connection.id))[0]!.status).toBe("queued");
+    } finally {
+      await idle.close();
+    }
+
+    answers.set("/three", 400);
+    const connection = await connect("/three");
+    const delivered = await connection.deliver();
+    await waitFor(
+      () => crmJobs(connection.id),
+      ([job]) => job?.status === "dead",
+    );
+    answers.set("/three", 200);
+    const receiptId = delivered.body.receiptIds[0]!;
+    const replayed = await tenant.admin.post(`/admin/receipts/${receiptId}/replay`);
+    // Only the CRM delivery: the lead upsert succeeded the first time.
+    expect([replayed.status, replayed.body.jobs.map((job: { operation: string }) => job.operation)]).toEqual([
+      202,
+      ["crm-delivery"],
+    ]);
+    await waitFor(
+      () => crmJobs(connection.id),
+      ([job]) => job?.status === "succeeded",
+    );
+    const receipt = await tenant.admin.get(`/admin/receipts/${receiptId}`);
+    expect(receipt.body.jobs.map((job: { status: string }) => job.status)).toEqual([
+      "succeeded",
+      "succeeded",
+    ]);
+    const audit = await db.sql.query("SELECT action, api_key_id FROM audit_entries WHERE target_id = $1", [
+      receiptId,
+    ]);
+    expect(audit.rows).toEqual([{ action: "receipt.replay", api_key_id: tenant.keyId }]);
+  });
+
+  it("a bulk replay of 500 dead jobs filtered on one connection re-runs exactly the matching ones, paced", async () => {
+    answers.set("/bulk-x", 400);
+    answers.set("/bulk-y", 400);
+    const x = await connect("/bulk-x");
+    const y = await connect("/bulk-y");
+    for (let i = 0; i < 250; i += 50) {
+      const range = Array.from({ length: 50 }, (_, n) => i + n);
+      const answers = await Promise.all(
+        range.flatMap((n) => [x.deliver(`sub_x_${n}`), y.deliver(`sub_y_${n}`)]),
+      );
+      expect(answers.every((answer) => answer.status === 202)).toBe(true);
+    }
+    const deadOf = async (id: string) => (await crmJobs(id)).filter((job) => job.status === "dead");
+    await waitFor(
+      () => deadOf(x.id),
+      (jobs) => jobs.length === 250,
+      60_000,
+    );
+    await waitFor(
+      () => deadOf(y.id),
+      (jobs) => jobs.length === 250,
+      60_000,
+    );
+    answers.set("/bulk-x", 200);
+    answers.set("/bulk-y", 200);
+    const firstIdsOfX = new Set(webhookIds("/bulk-x"));
+    const filter = { status: "dead", operation: "crm-delivery", connectionId: x.id };
+
+    const dry = await tenant.admin.post("/admin/replays", { filter, dryRun: true });
+    expect([dry.status, dry.body.matched, dry.body.sample.length]).toEqual([200, 250, 10]);
+    expect(dry.body.sample.every((job: { connectionId: string }) => job.connectionId === x.id)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await deadOf(x.id)).length).toBe(250);
+    expect((await db.sql.query("SELECT count(*)::int AS n FROM replay_batches")).rows).toEqual([{ n: 0 }]);
+    expect(webhookIds("/bulk-x").length).toBe(250);
+
+    // Another tenant's key matches none of these jobs.
+    const other = await createTenant(api.url);
+    expect(
+      (await other.admin.post("/admin/replays", { filter: { status: "dead" }, dryRun: true })).body.matched,
+    ).toBe(0);
+
+    const started = await tenant.admin.post("/admin/replays", { filter });
+    expect([started.status, started.body.matched]).toEqual([202, 250]);
+    const progress = await waitFor(
+      () => tenant.admin.get(`/admin/replays/${started.body.id}`),
+      (answer) => answer.body.status === "done",
+      60_000,
+    );
+    expect(progress.body).toMatchObject({
+      status: "done",
+      matched: 250,
+      queued: 250,
+      skipped: 0,
+      succeeded: 250,
+      failed: 0,
+    });
+    expect((await crmJobs(x.id)).every((job) => job.status === "succeeded")).toBe(true);
+    expect((await deadOf(y.id)).length).toBe(250);
+    // Each replayed delivery reached the CRM once more, under its original webhook-id; Y got nothing new.
+    const replayed = webhookIds("/bulk-x").slice(250);
+    expect(replayed.length).toBe(250);
+    expect(new Set(replayed)).toEqual(firstIdsOfX);
+    expect(webhookIds("/bulk-y").length).toBe(250);
+    // Paced: at most RATE jobs a second were re-queued, so the CRM saw them over at least 250 / RATE - 1 s.
+    const times = crm.received.filter((request) => request.path === "/bulk-x").slice(250);
+    expect(times.length).toBe(250);
+    expect(times.at(-1)!.at - times[0]!.at).toBeGreaterThanOrEqual((250 / RATE - 1) * 1000);
+    const audit = await db.sql.query(
+      "SELECT action, api_key_id, (details->>'matched')::int AS matched FROM audit_entries WHERE target_id = $1",
+      [started.body.id],
+    );
+    expect(audit.rows).toEqual([{ action: "replay.create", api_key_id: tenant.keyId, matched: 250 }]);
+  }, 120_000);
+});
