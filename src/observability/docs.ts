@@ -3,7 +3,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from "@nestjs/swag
 
 /**
  * The OpenAPI document, generated from the controllers and DTOs, at /docs-json with its UI at
- * /docs. The queue dashboard is not a Nest route, so it is added by hand.
+ * /docs. The queue dashboard and the documentation itself are not Nest routes: added by hand.
  */
 export function mountDocs(app: NestFastifyApplication): void {
   const config = new DocumentBuilder()
@@ -26,6 +26,11 @@ export function mountDocs(app: NestFastifyApplication): void {
         responses: { "200": { description: "the dashboard" }, "401": { description: "no operator key" } },
       },
     };
+    const page = (summary: string) => ({
+      get: { tags: ["operations"], summary, responses: { "200": { description: summary } } },
+    });
+    generated.paths["/docs"] = page("this documentation (HTML)");
+    generated.paths["/docs-json"] = page("this document (OpenAPI 3, JSON)");
     return generated;
   };
   SwaggerModule.setup("docs", app, document, { raw: ["json"], jsonDocumentUrl: "docs-json" });
