@@ -44,8 +44,11 @@ describe("admin API: keys and documentation", () => {
 
   it("the bootstrap operator key exists once, stored as a hash, and a restart does not duplicate it", async () => {
     const rows = async () =>
-      (await db.sql.query("SELECT role, tenant_id, prefix, key_hash FROM api_keys WHERE role = 'operator'"))
-        .rows;
+      (
+        await db.sql.query<{ role: string; tenant_id: string | null }>(
+          "SELECT role, tenant_id, prefix, key_hash FROM api_keys WHERE role = 'operator'",
+        )
+      ).rows;
     const [row] = await rows();
     expect(row).toMatchObject({ role: "operator", tenant_id: null });
     expect(JSON.stringify(row)).not.toContain(OPERATOR_KEY);
@@ -124,7 +127,10 @@ describe("admin API: keys and documentation", () => {
   });
 
   it("/docs-json is a valid OpenAPI 3 document listing every route of api.md; /docs serves the UI", async () => {
-    const document = await (await fetch(`${api.url}/docs-json`)).json();
+    const document = (await (await fetch(`${api.url}/docs-json`)).json()) as {
+      openapi: string;
+      paths: object;
+    };
     const validation = await new Validator().validate(document);
     expect(validation.errors ?? []).toEqual([]);
     expect(validation.valid).toBe(true);

@@ -106,7 +106,7 @@ describe("admin API: connections", () => {
       `/admin/connections/${created[0]!.body.connection.id}/rotate-secret`,
     );
     expect(rotated.status).toBe(200);
-    secrets.push(...(Object.values(rotated.body.secrets) as string[]));
+    secrets.push(...Object.values<string>(rotated.body.secrets));
 
     // Something to read on every route: a receipt (with the apiKey in its delivery), its jobs, a lead.
     const apiKeyConnection = created[3]!.body.connection.id as string;
@@ -120,7 +120,10 @@ describe("admin API: connections", () => {
       (answer) => answer.body.items.length === 1,
     );
 
-    const document = await (await fetch(`${api.url}/docs-json`)).json();
+    const document = (await (await fetch(`${api.url}/docs-json`)).json()) as {
+      openapi: string;
+      paths: object;
+    };
     const ids: Record<string, string> = {
       tenants: tenant.tenantId,
       "api-keys": tenant.keyId,

@@ -73,7 +73,10 @@ describe("admin API: isolation matrix over the route table", () => {
       replays: batch.body.id,
     });
 
-    const document = await (await fetch(`${api.url}/docs-json`)).json();
+    const document = (await (await fetch(`${api.url}/docs-json`)).json()) as {
+      openapi: string;
+      paths: object;
+    };
     routes = Object.entries(document.paths as Record<string, Record<string, { "x-roles"?: string[] }>>)
       .filter(([path]) => path.startsWith("/admin/"))
       .flatMap(([path, operations]) =>

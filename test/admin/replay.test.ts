@@ -1,7 +1,7 @@
 // Replay through the admin API, end to end: the real API and worker, a CRM as a real HTTP server.
 // A replay reuses the job key, so the CRM sees the same `webhook-id` (its idempotency key) again.
 import type { INestApplicationContext } from "@nestjs/common";
-import { adminAs, createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
+import { createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
 import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { type FakeServer, startFakeServer } from "../support/fake-server.js";
@@ -99,7 +99,7 @@ describe("admin API: replay", () => {
     const forced = await tenant.admin.post(`/admin/jobs/${dead!.id}/replay`, { force: true });
     expect(forced.status).toBe(202);
     await waitFor(
-      async () => webhookIds("/one"),
+      () => Promise.resolve(webhookIds("/one")),
       (ids) => ids.length === 3,
     );
     expect(new Set(webhookIds("/one"))).toEqual(new Set([dead!.job_key]));
