@@ -59,8 +59,20 @@ describe("loadConfig", () => {
     ["REDIS_PREFIX", "has:colon"],
     ["LEADGATE_BOOTSTRAP_OPERATOR_KEY", "short"],
     ["TRUST_PROXY", "proxy.example"],
+    ["LEADGATE_PREVIOUS_ENCRYPTION_KEYS", `${Buffer.alloc(32, 1).toString("base64")},short`],
+    ["REPLAY_RATE_PER_SECOND", "0"],
   ])("rejects %s=%s", (variable, value) => {
     expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
+  });
+
+  it("parses the keys being rotated out", () => {
+    const previous = [Buffer.alloc(32, 1), Buffer.alloc(32, 2)];
+    const config = loadConfig({
+      ...BASE,
+      LEADGATE_PREVIOUS_ENCRYPTION_KEYS: previous.map((key) => key.toString("base64")).join(", "),
+    });
+    expect(config.previousEncryptionKeys).toEqual(previous);
+    expect(loadConfig(BASE).previousEncryptionKeys).toEqual([]);
   });
 
   it("parses TRUST_PROXY as a hop count or a list of proxies", () => {

@@ -11,6 +11,8 @@ export interface AppConfig {
   publicBaseUrl: string;
   /** 32-byte AES-256-GCM key for secrets and provider credentials at rest. */
   encryptionKey: Buffer;
+  /** Keys being rotated out: still open existing envelopes until `npm run secrets:reencrypt` has run. */
+  previousEncryptionKeys: Buffer[];
   bootstrapOperatorKey: string | undefined;
   yelpWebhookToken: string | undefined;
   yelpAllowedIps: string[];
@@ -77,14 +79,24 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(value);
 }
 
-function encryptionKey(env: Env): Buffer {
-  const name = "LEADGATE_ENCRYPTION_KEY";
-  const value = required(env, name, "32 random bytes in base64, e.g. `openssl rand -base64 32`");
+const KEY_HINT = "32 random bytes in base64, e.g. `openssl rand -base64 32`";
+
+function decodeKey(name: string, value: string): Buffer {
   const key = Buffer.from(value, "base64");
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || key.length !== 32) {
     throw new ConfigError(name, "must be exactly 32 bytes encoded in base64 (`openssl rand -base64 32`)");
   }
   return key;
+}
+
+function encryptionKey(env: Env): Buffer {
+  return decodeKey("LEADGATE_ENCRYPTION_KEY", required(env, "LEADGATE_ENCRYPTION_KEY", KEY_HINT));
+}
+
+function previousEncryptionKeys(env: Env): Buffer[] {
+  const name = "LEADGATE_PREVIOUS_ENCRYPTION_KEYS";
+  const value = read(env, name);
+  return value === undefined ? [] : value.split(",").map((key) => decodeKey(name, key.trim()));
 }
 
 function secret(env: Env, name: string, minLength: number): string | undefined {
@@ -137,6 +149,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     port,
     publicBaseUrl: url(env, "PUBLIC_BASE_URL", `http://localhost:${port}`, ["https:", "http:"]),
     encryptionKey: encryptionKey(env),
+    previousEncryptionKeys: previousEncryptionKeys(env),
     bootstrapOperatorKey: secret(env, "LEADGATE_BOOTSTRAP_OPERATOR_KEY", 24),
     yelpWebhookToken: secret(env, "YELP_WEBHOOK_TOKEN", 16),
     yelpAllowedIps: ipList(env, "YELP_ALLOWED_IPS"),

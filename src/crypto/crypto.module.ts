@@ -9,7 +9,7 @@ import { SecretBox } from "./secret-box.js";
     {
       provide: SecretBox,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => new SecretBox(config.encryptionKey),
+      useFactory: (config: AppConfig) => new SecretBox(config.encryptionKey, config.previousEncryptionKeys),
     },
   ],
   exports: [SecretBox],

@@ -41,6 +41,16 @@ export class SecretBox {
     return JSON.parse(plain.toString("utf8")) as T;
   }
 
+  /** Whether an envelope was sealed under another key than the current one (a key rotation re-seals it). */
+  isStale(envelope: string): boolean {
+    return envelope.split(".")[1] !== this.keyId;
+  }
+
+  /** The same value sealed under the current key. */
+  reseal(envelope: string): string {
+    return this.seal(this.open<unknown>(envelope));
+  }
+
   private currentKey(): Buffer {
     return this.keys.get(this.keyId)!;
   }

@@ -1,0 +1,61 @@
+// `npm run secrets:reencrypt`: after LEADGATE_ENCRYPTION_KEY was changed (the old key moved to
+// LEADGATE_PREVIOUS_ENCRYPTION_KEYS), re-seals every stored secret under the current key, in
+// batches. Safe to run while the API and workers run, and to run again; when it reports nothing
+// left, the previous key can be removed from the environment.
+import "reflect-metadata";
+import { Logger } from "@nestjs/common";
+import { NestFactory } from "@nestjs/core";
+import { loadConfigOrExit } from "../config/config.js";
+import { ConfigModule } from "../config/config.module.js";
+import { DatabaseModule } from "../database/database.module.js";
+import { PrismaService } from "../database/prisma.service.js";
+import { createLogger } from "../http.js";
+import { CryptoModule } from "./crypto.module.js";
+import { SecretBox } from "./secret-box.js";
+
+const COLUMNS = ["inbound_secrets", "previous_secrets", "credentials", "crm_signing_secret"] as const;
+type Row = { id: string; tenant_id: string } & Record<(typeof COLUMNS)[number], string | null>;
+const BATCH = 500;
+
+export async function reencryptAll(prisma: PrismaService, box: SecretBox): Promise<{ resealed: number }> {
+  let resealed = 0;
+  let after = "00000000-0000-0000-0000-000000000000";
+  for (;;) {
+    const { rows } = await prisma.pool.query<Row>(
+      `SELECT id, tenant_id, ${COLUMNS.join(", ")} FROM connections WHERE id > $1 ORDER BY id LIMIT $2`,
+      [after, BATCH],
+    );
+    if (rows.length === 0) return { resealed };
+    for (const row of rows) {
+      for (const column of COLUMNS) {
+        const envelope = row[column];
+        if (envelope === null || !box.isStale(envelope)) continue;
+        // Compare-and-set: a rotation that wrote this column meanwhile already used the current key.
+        const updated = await prisma.pool.query(
+          `UPDATE connections SET ${column} = $1 WHERE id = $2 AND tenant_id = $3 AND ${column} = $4`,
+          [box.reseal(envelope), row.id, row.tenant_id, envelope],
+        );
+        resealed += updated.rowCount ?? 0;
+      }
+    }
+    after = rows.at(-1)!.id;
+  }
+}
+
+class ReencryptModule {}
+
+if (process.argv[1]?.endsWith("reencrypt.js")) {
+  const config = loadConfigOrExit();
+  const app = await NestFactory.createApplicationContext(
+    { module: ReencryptModule, imports: [ConfigModule.forRoot(config), DatabaseModule, CryptoModule] },
+    { logger: createLogger() },
+  );
+  const box = app.get(SecretBox);
+  const { resealed } = await reencryptAll(app.get(PrismaService), box);
+  new Logger("reencrypt").log({
+    msg: "stored secrets re-sealed under the current key",
+    keyId: box.keyId,
+    resealed,
+  });
+  await app.close();
+}

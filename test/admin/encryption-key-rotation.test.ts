@@ -1,0 +1,82 @@
+// Rotating LEADGATE_ENCRYPTION_KEY: the old key opens existing envelopes while it is listed in
+// LEADGATE_PREVIOUS_ENCRYPTION_KEYS; `npm run secrets:reencrypt` re-seals everything under the new key.
+import { createTenant, OPERATOR_KEY } from "../support/admin.js";
+import { startApi, TEST_ENCRYPTION_KEY, testConfig } from "../support/app.js";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { post } from "../support/http.js";
+import { spawnNode } from "../support/process.js";
+import { SecretBox } from "../../src/crypto/secret-box.js";
+
+const NEW_KEY = Buffer.alloc(32, 9).toString("base64");
+
+describe("encryption key rotation", () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it("old envelopes open during the rotation, are re-sealed by secrets:reencrypt, then only the new key is needed", async () => {
+    const env = { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY };
+    const before = await startApi(testConfig(db.url, env));
+    let connectionId: string;
+    let token: string;
+    try {
+      const tenant = await createTenant(before.url);
+      const created = await tenant.admin.post("/admin/connections", {
+        provider: "staticforms",
+        externalAccountId: "rotating-form",
+        displayName: "Form",
+        inboundAuth: { type: "bearer" },
+        credentials: { accessToken: "provider-token" },
+        settings: { crmDestination: { url: "http://127.0.0.1:9/crm" } },
+      });
+      connectionId = created.body.connection.id as string;
+      token = created.body.secrets.bearerToken as string;
+    } finally {
+      await before.close();
+    }
+    const deliver = async (keys: Record<string, string>, submissionId: string) => {
+      const api = await startApi(testConfig(db.url, { ...env, ...keys }));
+      try {
+        return (
+          await post(
+            `${api.url}/webhooks/staticforms/${connectionId}`,
+            { event: "form.submitted", data: { submissionId, formData: { name: "Ann" } } },
+            { authorization: `Bearer ${token}` },
+          )
+        ).status;
+      } finally {
+        await api.close();
+      }
+    };
+    const rotating = {
+      LEADGATE_ENCRYPTION_KEY: NEW_KEY,
+      LEADGATE_PREVIOUS_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEY,
+    };
+    expect(await deliver(rotating, "during-rotation")).toBe(202);
+
+    const run = spawnNode("dist/crypto/reencrypt.js", { DATABASE_URL: db.url, ...rotating });
+    expect((await run.exited).code).toBe(0);
+    expect(run.output()).toContain('"resealed":3');
+
+    const newId = SecretBox.idOf(Buffer.from(NEW_KEY, "base64"));
+    const stored = await db.sql.query(
+      "SELECT inbound_secrets, credentials, crm_signing_secret FROM connections WHERE id = $1",
+      [connectionId],
+    );
+    for (const value of Object.values(stored.rows[0] as Record<string, string>)) {
+      expect(value.startsWith(`v1.${newId}.`)).toBe(true);
+    }
+    expect(await deliver({ LEADGATE_ENCRYPTION_KEY: NEW_KEY }, "after-rotation")).toBe(202);
+    const again = spawnNode("dist/crypto/reencrypt.js", {
+      DATABASE_URL: db.url,
+      LEADGATE_ENCRYPTION_KEY: NEW_KEY,
+    });
+    expect((await again.exited).code).toBe(0);
+    expect(again.output()).toContain('"resealed":0');
+  });
+});
