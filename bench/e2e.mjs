@@ -32,6 +32,7 @@ async function main() {
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,
     REDIS_PREFIX: `lg-bench-e2e-${process.pid}`,
     PORT: "3102",
+    WEBHOOK_RATE_LIMIT: "10000000", // one connection sends the whole load
   };
   const connection = JSON.parse(
     execFileSync(process.execPath, ["bench/create-connection.mjs"], {

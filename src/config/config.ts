@@ -21,6 +21,9 @@ export interface AppConfig {
   payloadRetentionDays: number;
   receiptRetentionDays: number;
   webhookBodyLimitBytes: number;
+  /** Deliveries accepted per connection per window (0: no limit); more answer 429. */
+  webhookRateLimit: number;
+  webhookRateLimitWindowSeconds: number;
   /** Base of the jobs' exponential backoff (1 s, 5 s, 25 s, ... with the default 1000). */
   jobBackoffBaseMs: number;
   /** A side-effect call (provider API, CRM) taking longer is abandoned: its outcome is unknown. */
@@ -158,6 +161,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     payloadRetentionDays: integer(env, "PAYLOAD_RETENTION_DAYS", 30, 1, 36500),
     receiptRetentionDays: integer(env, "RECEIPT_RETENTION_DAYS", 400, 1, 36500),
     webhookBodyLimitBytes: integer(env, "WEBHOOK_BODY_LIMIT_BYTES", 262144, 1024, 64 * 1024 * 1024),
+    webhookRateLimit: integer(env, "WEBHOOK_RATE_LIMIT", 600, 0, 10_000_000),
+    webhookRateLimitWindowSeconds: integer(env, "WEBHOOK_RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),
     trustProxy: trustProxy(env),
     jobBackoffBaseMs: integer(env, "JOB_BACKOFF_BASE_MS", 1000, 1, 600_000),
     sideEffectTimeoutMs: integer(env, "SIDE_EFFECT_TIMEOUT_MS", 15_000, 100, 300_000),

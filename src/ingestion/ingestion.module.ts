@@ -3,12 +3,13 @@ import { ConnectionsModule } from "../connections/connections.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
 import { ProvidersModule } from "../providers/providers.module.js";
 import { IngestionService } from "./ingestion.service.js";
+import { RateLimiter } from "./rate-limiter.js";
 import { ReceiptWriter } from "./receipt-writer.js";
 import { WebhooksController } from "./webhooks.controller.js";
 
 @Module({
   imports: [ConnectionsModule, ProvidersModule, JobsModule],
   controllers: [WebhooksController],
-  providers: [IngestionService, ReceiptWriter],
+  providers: [IngestionService, ReceiptWriter, RateLimiter],
 })
 export class IngestionModule {}

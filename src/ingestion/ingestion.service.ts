@@ -10,6 +10,7 @@ import type { Provider } from "../providers/provider-event.js";
 import { AdapterRegistry } from "../providers/registry.js";
 import { idempotencyKey, payloadDigest } from "./idempotency-key.js";
 import { planJobs } from "./job-plan.js";
+import { RateLimiter } from "./rate-limiter.js";
 import { ReceiptWriter } from "./receipt-writer.js";
 
 /** api.md's webhook answers. */
@@ -38,6 +39,7 @@ export class IngestionService {
     private readonly box: SecretBox,
     private readonly writer: ReceiptWriter,
     private readonly metrics: Metrics,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
   async ingest(
@@ -94,6 +96,7 @@ export class IngestionService {
       );
     }
     const events = adapter.normalize(delivery, connection);
+    await this.rateLimiter.check(row.id);
 
     const outcomes = await this.writer.write(
       events.map((event) => {

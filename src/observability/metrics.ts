@@ -33,6 +33,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly rateLimitSkipped = new Counter({
+    name: "leadgate_rate_limit_unchecked_total",
+    help: "Deliveries let through without a rate-limit check because Redis did not answer.",
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "leadgate_" });
   }

@@ -1,0 +1,87 @@
+import { Inject, Injectable, Logger } from "@nestjs/common";
+import type { Redis } from "ioredis";
+import { AppError } from "../common/app-error.js";
+import { NaturalBatcher } from "../common/natural-batcher.js";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { Metrics } from "../observability/metrics.js";
+import { REDIS } from "../redis/redis.module.js";
+
+const REDIS_TIMEOUT_MS = 500;
+
+/**
+ * The per-connection ingest rate limit: at most WEBHOOK_RATE_LIMIT deliveries per connection in each
+ * fixed window of WEBHOOK_RATE_LIMIT_WINDOW_SECONDS, counted in Redis so the limit holds across API
+ * replicas. Concurrent checks share one pipelined round trip (natural batching). When Redis does
+ * not answer, deliveries are let through: losing a lead to a rate limiter's outage is worse than
+ * a burst.
+ */
+@Injectable()
+export class RateLimiter {
+  private readonly logger = new Logger("rate-limit");
+  private readonly windowMs: number;
+  private readonly counts = new NaturalBatcher<string, number | undefined>((ids) => this.count(ids), {
+    maxBatch: 1000,
+  });
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {
+    this.windowMs = config.webhookRateLimitWindowSeconds * 1000;
+  }
+
+  /** Counts the delivery against its connection; throws `429 rate_limited` over the limit. */
+  async check(connectionId: string): Promise<void> {
+    if (this.config.webhookRateLimit === 0) return;
+    const count = await this.counts.submit(connectionId);
+    if (count === undefined || count <= this.config.webhookRateLimit) return;
+    const retryAfter = Math.max(1, Math.ceil((this.windowMs - (Date.now() % this.windowMs)) / 1000));
+    throw new AppError(
+      429,
+      "rate_limited",
+      `This connection is over its limit of ${this.config.webhookRateLimit} deliveries per ${this.config.webhookRateLimitWindowSeconds} s; retry later.`,
+      undefined,
+      { "retry-after": String(retryAfter) },
+    );
+  }
+
+  /** One INCR per delivery in the current window, one round trip for the batch; undefined: not counted. */
+  private async count(ids: string[]): Promise<(number | undefined)[]> {
+    if (this.redis.status !== "ready") return this.skipped(ids, `redis is ${this.redis.status}`);
+    const window = Math.floor(Date.now() / this.windowMs);
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) {
+      const key = `${this.config.redisPrefix}:rate:${id}:${window}`;
+      pipeline.incr(key).pexpire(key, this.windowMs * 2);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const results = await Promise.race([
+        pipeline.exec(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("no answer from redis")), REDIS_TIMEOUT_MS);
+        }),
+      ]);
+      return ids.map((_, index) => {
+        const [error, value] = results?.[index * 2] ?? [new Error("no result")];
+        return error ? undefined : Number(value);
+      });
+    } catch (error) {
+      return this.skipped(ids, error instanceof Error ? error.message : String(error));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private skipped(ids: string[], reason: string): undefined[] {
+    this.metrics.rateLimitSkipped.inc(ids.length);
+    this.logger.warn({
+      msg: "rate limit not checked; deliveries let through",
+      deliveries: ids.length,
+      reason,
+    });
+    return ids.map(() => undefined);
+  }
+}

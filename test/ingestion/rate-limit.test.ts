@@ -1,0 +1,82 @@
+// The per-connection ingest rate limit is counted in Redis, so it holds across API replicas:
+// over the limit, `429 rate_limited` with Retry-After and nothing written.
+import { randomBytes } from "node:crypto";
+import { type RunningApi, startApi, testConfig, testRedisPrefix } from "../support/app.js";
+import { createTestDatabase, storedFor, type TestDatabase } from "../support/database.js";
+import { post } from "../support/http.js";
+import { freePort } from "../support/process.js";
+import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+
+describe("ingest rate limit", () => {
+  let db: TestDatabase;
+  let replicas: RunningApi[];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const env = {
+      WEBHOOK_RATE_LIMIT: "5",
+      WEBHOOK_RATE_LIMIT_WINDOW_SECONDS: "3600",
+      REDIS_PREFIX: testRedisPrefix(),
+    };
+    replicas = [await startApi(testConfig(db.url, env)), await startApi(testConfig(db.url, env))];
+  });
+  afterAll(async () => {
+    await Promise.all(replicas.map((api) => api.close()));
+    await db.drop();
+  });
+
+  const connect = () =>
+    createTenantWithConnection(replicas[0]!.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+    });
+  const deliver = (api: RunningApi, c: TestConnection) =>
+    post(
+      `${api.url}/webhooks/staticforms/${c.connectionId}`,
+      {
+        event: "form.submitted",
+        data: { submissionId: randomBytes(6).toString("hex"), formData: { name: "Ann" } },
+      },
+      { authorization: `Bearer ${c.secrets.bearerToken}` },
+    );
+
+  it("two replicas share one limit: exactly the limit is accepted, the rest get 429 and write nothing", async () => {
+    const c = await connect();
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => deliver(replicas[i % 2]!, c)));
+    const accepted = answers.filter((answer) => answer.status === 202);
+    const limited = answers.filter((answer) => answer.status === 429);
+    expect([accepted.length, limited.length]).toEqual([5, 7]);
+    for (const answer of limited) {
+      expect(answer.body.error).toBe("rate_limited");
+      const retryAfter = Number(answer.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+    }
+    expect(await storedFor(db.sql, c.tenantId)).toMatchObject({ receipts: 5 });
+
+    // Another connection has its own budget.
+    const other = await connect();
+    expect((await deliver(replicas[1]!, other)).status).toBe(202);
+  });
+
+  it("without Redis the limit is not checked: deliveries are accepted, and the metric says so", async () => {
+    const blind = await startApi(
+      testConfig(db.url, { WEBHOOK_RATE_LIMIT: "1", REDIS_URL: `redis://127.0.0.1:${await freePort()}` }),
+    );
+    try {
+      const c = await createTenantWithConnection(blind.app, {
+        provider: "staticforms",
+        inboundAuth: { type: "bearer" },
+      });
+      const answers = await Promise.all([deliver(blind, c), deliver(blind, c), deliver(blind, c)]);
+      expect(answers.map((answer) => answer.status)).toEqual([202, 202, 202]);
+      expect(await storedFor(db.sql, c.tenantId)).toMatchObject({ receipts: 3, jobs: 3 });
+      const metrics = await (await fetch(`${blind.url}/metrics`)).text();
+      expect(Number(/^leadgate_rate_limit_unchecked_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(
+        3,
+      );
+    } finally {
+      await blind.close();
+    }
+  });
+});
