@@ -6,6 +6,7 @@ import { DatabaseModule } from "./database/database.module.js";
 import { WorkerJobsModule } from "./jobs/worker-jobs.module.js";
 import { ObservabilityModule } from "./observability/observability.module.js";
 import { RedisModule } from "./redis/redis.module.js";
+import { RetentionModule } from "./retention/retention.module.js";
 
 /** The worker process: BullMQ processors, dispatcher, scheduled retention. No HTTP port. */
 @Module({})
@@ -20,6 +21,7 @@ export class WorkerModule {
         CryptoModule,
         ObservabilityModule,
         WorkerJobsModule,
+        RetentionModule,
       ],
     };
   }

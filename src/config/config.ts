@@ -20,6 +20,8 @@ export interface AppConfig {
   thumbtackApiBaseUrl: string;
   payloadRetentionDays: number;
   receiptRetentionDays: number;
+  /** How often the worker runs retention. */
+  retentionIntervalMinutes: number;
   webhookBodyLimitBytes: number;
   /** Deliveries accepted per connection per window (0: no limit); more answer 429. */
   webhookRateLimit: number;
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     thumbtackApiBaseUrl: url(env, "THUMBTACK_API_BASE_URL", "https://api.thumbtack.com", ["https:", "http:"]),
     payloadRetentionDays: integer(env, "PAYLOAD_RETENTION_DAYS", 30, 1, 36500),
     receiptRetentionDays: integer(env, "RECEIPT_RETENTION_DAYS", 400, 1, 36500),
+    retentionIntervalMinutes: integer(env, "RETENTION_INTERVAL_MINUTES", 60, 1, 10_080),
     webhookBodyLimitBytes: integer(env, "WEBHOOK_BODY_LIMIT_BYTES", 262144, 1024, 64 * 1024 * 1024),
     webhookRateLimit: integer(env, "WEBHOOK_RATE_LIMIT", 600, 0, 10_000_000),
     webhookRateLimitWindowSeconds: integer(env, "WEBHOOK_RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),

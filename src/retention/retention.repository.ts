@@ -1,0 +1,75 @@
+import { Injectable } from "@nestjs/common";
+import { PrismaService } from "../database/prisma.service.js";
+
+/** Job statuses that may still need their receipt's payload. */
+const UNFINISHED = `('queued', 'running', 'retrying', 'held', 'blocked')`;
+
+/**
+ * Retention in bounded batches (one statement each). Nothing a job still needs is purged: a receipt
+ * with unfinished jobs keeps its payload and its identity until they finish. Side-effect records
+ * are kept: after its receipt is gone, a re-delivered event makes new jobs under the same job keys,
+ * and they find the effect already done (no second auto-reply); the lead upsert is keyed by the
+ * provider's lead id, so no second lead either.
+ */
+@Injectable()
+export class RetentionRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Drops raw payloads received before `cutoff`; answers how many. */
+  async purgePayloads(cutoff: Date, batch: number): Promise<number> {
+    const result = await this.prisma.pool.query(
+      `UPDATE receipts SET raw_payload = NULL, payload_purged_at = now()
+       WHERE id IN (
+         SELECT r.id FROM receipts r
+         WHERE r.received_at < $1 AND r.payload_purged_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.receipt_id = r.id AND j.tenant_id = r.tenant_id
+                           AND j.status IN ${UNFINISHED})
+         ORDER BY r.received_at LIMIT $2)`,
+      [cutoff, batch],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** Deletes receipts received before `cutoff`, with their jobs, attempts and conflicts; answers how many. */
+  async purgeReceipts(cutoff: Date, batch: number): Promise<number> {
+    const client = await this.prisma.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const { rows } = await client.query<{ id: string; tenant_id: string }>(
+        `WITH expired AS (
+           SELECT r.id, r.tenant_id FROM receipts r
+           WHERE r.received_at < $1
+             AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.receipt_id = r.id AND j.tenant_id = r.tenant_id
+                             AND j.status IN ${UNFINISHED})
+           ORDER BY r.received_at LIMIT $2
+           FOR UPDATE SKIP LOCKED
+         ), expired_jobs AS (
+           SELECT j.id, j.tenant_id FROM jobs j JOIN expired e ON j.receipt_id = e.id AND j.tenant_id = e.tenant_id
+         ), attempts AS (
+           DELETE FROM job_attempts a USING expired_jobs j WHERE a.job_id = j.id AND a.tenant_id = j.tenant_id
+         ), batch_items AS (
+           DELETE FROM replay_batch_jobs i USING expired_jobs j WHERE i.job_id = j.id AND i.tenant_id = j.tenant_id
+         ), conflicts AS (
+           DELETE FROM payload_conflicts c USING expired e WHERE c.receipt_id = e.id AND c.tenant_id = e.tenant_id
+         ), jobs AS (
+           DELETE FROM jobs j USING expired_jobs x WHERE j.id = x.id AND j.tenant_id = x.tenant_id
+         )
+         SELECT id, tenant_id FROM expired`,
+        [cutoff, batch],
+      );
+      // The receipts in a second statement: within one statement, the foreign keys of the jobs
+      // deleted beside them would still hold the receipts.
+      await client.query(
+        `DELETE FROM receipts WHERE (id, tenant_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
+        [rows.map((row) => row.id), rows.map((row) => row.tenant_id)],
+      );
+      await client.query("COMMIT");
+      return rows.length;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from "@nestjs/common";
+import { Queue, Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { RetentionRepository } from "./retention.repository.js";
+
+const QUEUE = "retention";
+const BATCH = 1_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Retention as a scheduled BullMQ job: every RETENTION_INTERVAL_MINUTES one run purges raw payloads
+ * older than PAYLOAD_RETENTION_DAYS and receipts older than RECEIPT_RETENTION_DAYS, in batches of
+ * 1,000 until none is left. The schedule is upserted under a fixed id, so any number of workers
+ * keep one schedule, and one worker runs each occurrence.
+ */
+@Injectable()
+export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger("retention");
+  private connection: Redis | undefined;
+  private queue: Queue | undefined;
+  private worker: Worker | undefined;
+  private closing = false;
+
+  constructor(
+    private readonly retention: RetentionRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.connection = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
+    this.connection.on("error", () => undefined); // logged by RedisModule's client
+    const options = { connection: this.connection, prefix: this.config.redisPrefix };
+    this.queue = new Queue(QUEUE, options);
+    this.worker = new Worker(QUEUE, () => this.run(), { ...options, concurrency: 1 });
+    this.worker.on("error", (error) =>
+      this.logger.warn({ msg: "retention worker error", error: error.message }),
+    );
+    await this.queue
+      .upsertJobScheduler(
+        "retention",
+        { every: this.config.retentionIntervalMinutes * 60_000 }, // the first run is at once
+        { name: QUEUE, opts: { removeOnComplete: true, removeOnFail: true } },
+      )
+      .catch((error: Error) =>
+        // Redis down at boot: the next worker start (or replica) schedules it; ingest and jobs are unaffected.
+        this.logger.warn({ msg: "retention not scheduled", error: error.message }),
+      );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    await this.worker?.close();
+    await this.queue?.close();
+    this.connection?.disconnect();
+  }
+
+  /** One retention pass; answers what it purged. */
+  async run(now = new Date()): Promise<{ payloads: number; receipts: number }> {
+    const payloadCutoff = new Date(now.getTime() - this.config.payloadRetentionDays * DAY_MS);
+    const receiptCutoff = new Date(now.getTime() - this.config.receiptRetentionDays * DAY_MS);
+    const purged = { payloads: 0, receipts: 0 };
+    for (let n = BATCH; n === BATCH && !this.closing;) {
+      n = await this.retention.purgePayloads(payloadCutoff, BATCH);
+      purged.payloads += n;
+    }
+    for (let n = BATCH; n === BATCH && !this.closing;) {
+      n = await this.retention.purgeReceipts(receiptCutoff, BATCH);
+      purged.receipts += n;
+    }
+    this.logger.log({ msg: "retention pass", ...purged, payloadCutoff, receiptCutoff });
+    return purged;
+  }
+}

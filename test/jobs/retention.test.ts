@@ -1,0 +1,152 @@
+// Retention: raw payloads purged after PAYLOAD_RETENTION_DAYS, receipts after RECEIPT_RETENTION_DAYS,
+// in bounded batches, never while a job still needs them; a re-delivery after the purge makes no second lead.
+// Time is moved by back-dating rows (the windows are days long).
+import { randomBytes } from "node:crypto";
+import type { INestApplicationContext } from "@nestjs/common";
+import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { type FakeServer, startFakeServer } from "../support/fake-server.js";
+import { post } from "../support/http.js";
+import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import { waitFor } from "../support/wait.js";
+import { RetentionWorker } from "../../src/retention/retention.worker.js";
+
+const DAY_MS = 86_400_000;
+
+describe("retention", () => {
+  let db: TestDatabase;
+  let api: RunningApi;
+  let worker: INestApplicationContext;
+  let crm: FakeServer;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    crm = await startFakeServer();
+    const config = testConfig(db.url, { DISPATCHER_INTERVAL_MS: "300" });
+    api = await startApi(config);
+    worker = await startWorker(config);
+  });
+  afterAll(async () => {
+    await worker.close();
+    await api.close();
+    await crm.close();
+    await db.drop();
+  });
+
+  const connect = () =>
+    createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: `${crm.url}/crm` } },
+    });
+  const deliver = (c: TestConnection, submissionId: string) =>
+    post(
+      `${api.url}/webhooks/staticforms/${c.connectionId}`,
+      {
+        event: "form.submitted",
+        data: { submissionId, formData: { name: "Ann", email: "ann@example.test" } },
+      },
+      { authorization: `Bearer ${c.secrets.bearerToken}` },
+    );
+  const backdate = (tenantId: string, days: number) =>
+    db.sql.query("UPDATE receipts SET received_at = now() - make_interval(days => $2) WHERE tenant_id = $1", [
+      tenantId,
+      days,
+    ]);
+  const finished = (tenantId: string) =>
+    waitFor(
+      async () =>
+        (await db.sql.query<{ status: string }>("SELECT status FROM jobs WHERE tenant_id = $1", [tenantId]))
+          .rows,
+      (rows) => rows.length === 2 && rows.every((row) => row.status === "succeeded"),
+    );
+  const receiptsOf = async (tenantId: string) =>
+    (
+      await db.sql.query<{ raw_payload: unknown; payload_purged_at: Date | null }>(
+        "SELECT raw_payload, payload_purged_at FROM receipts WHERE tenant_id = $1",
+        [tenantId],
+      )
+    ).rows;
+  const count = async (sql: string, tenantId: string) =>
+    Number((await db.sql.query<{ n: string }>(sql, [tenantId])).rows[0]!.n);
+
+  it("purges payloads, then receipts with their jobs; a re-delivery afterwards makes no second lead", async () => {
+    const c = await connect();
+    expect((await deliver(c, "sub_retained")).status).toBe(202);
+    await finished(c.tenantId);
+    const retention = worker.get(RetentionWorker);
+
+    await backdate(c.tenantId, 31);
+    expect((await retention.run()).payloads).toBeGreaterThanOrEqual(1);
+    expect(await receiptsOf(c.tenantId)).toEqual([
+      { raw_payload: null, payload_purged_at: expect.any(Date) },
+    ]);
+
+    await backdate(c.tenantId, 401);
+    expect((await retention.run()).receipts).toBeGreaterThanOrEqual(1);
+    expect(await receiptsOf(c.tenantId)).toEqual([]);
+    expect(await count("SELECT count(*) AS n FROM jobs WHERE tenant_id = $1", c.tenantId)).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM job_attempts WHERE tenant_id = $1", c.tenantId)).toBe(0);
+
+    // The provider delivers the same event again: a new receipt, but still one lead.
+    expect((await deliver(c, "sub_retained")).status).toBe(202);
+    await finished(c.tenantId);
+    expect(await count("SELECT count(*) AS n FROM leads WHERE tenant_id = $1", c.tenantId)).toBe(1);
+    expect(await count("SELECT count(*) AS n FROM receipts WHERE tenant_id = $1", c.tenantId)).toBe(1);
+    // The CRM got it again under the same webhook-id, so it can tell it is the same event.
+    const ids = crm.received
+      .filter((r) => r.body.includes(c.connectionId))
+      .map((r) => r.headers["webhook-id"]);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBe(ids[1]);
+  });
+
+  it("keeps what a job still needs, and purges thousands in bounded batches", async () => {
+    const held = await connect();
+    await db.sql.query("UPDATE connections SET status = 'paused' WHERE id = $1", [held.connectionId]);
+    expect((await deliver(held, "sub_held")).status).toBe(202);
+    await backdate(held.tenantId, 500);
+
+    const bulk = await connect();
+    await db.sql.query(
+      `INSERT INTO receipts (tenant_id, connection_id, provider, account_id, idempotency_key, lead_id, kind, status,
+                             occurred_at, payload_digest, raw_payload, received_at)
+       SELECT $1, $2, 'staticforms', 'acct', md5(n::text), 'lead-' || n, 'lead.created', 'accepted',
+              now(), md5(n::text), '{"formData":{"name":"x"}}', now() - interval '40 days'
+       FROM generate_series(1, 2500) AS n`,
+      [bulk.tenantId, bulk.connectionId],
+    );
+    const purged = await worker.get(RetentionWorker).run();
+    expect(purged.payloads).toBeGreaterThanOrEqual(2500);
+    expect(
+      await count(
+        "SELECT count(*) AS n FROM receipts WHERE tenant_id = $1 AND raw_payload IS NOT NULL",
+        bulk.tenantId,
+      ),
+    ).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM receipts WHERE tenant_id = $1", bulk.tenantId)).toBe(2500);
+
+    // The held job still needs its receipt: nothing of it was purged.
+    const kept = await receiptsOf(held.tenantId);
+    expect(kept).toEqual([{ raw_payload: expect.any(Object), payload_purged_at: null }]);
+    expect(
+      await count("SELECT count(*) AS n FROM jobs WHERE tenant_id = $1 AND status = 'held'", held.tenantId),
+    ).toBe(2);
+  });
+
+  it("runs on its own schedule in the worker", async () => {
+    const c = await connect();
+    expect((await deliver(c, `sub_${randomBytes(4).toString("hex")}`)).status).toBe(202);
+    await finished(c.tenantId);
+    await backdate(c.tenantId, 45);
+    const scheduled = await startWorker(testConfig(db.url, { RETENTION_INTERVAL_MINUTES: "60" }));
+    try {
+      await waitFor(
+        () => receiptsOf(c.tenantId),
+        (rows) => rows[0]?.payload_purged_at instanceof Date,
+      );
+    } finally {
+      await scheduled.close();
+    }
+  });
+});
