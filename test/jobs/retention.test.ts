@@ -11,8 +11,6 @@ import { createTenantWithConnection, type TestConnection } from "../support/tena
 import { waitFor } from "../support/wait.js";
 import { RetentionWorker } from "../../src/retention/retention.worker.js";
 
-const DAY_MS = 86_400_000;
-
 describe("retention", () => {
   let db: TestDatabase;
   let api: RunningApi;
