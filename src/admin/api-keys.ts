@@ -1,5 +1,6 @@
 // API keys: operators create keys of either role; a tenant-admin creates and revokes its own
 // tenant's tenant-admin keys. The key itself is shown once, at creation.
+import { Optional } from "./validation.js";
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from "@nestjs/common";
 import {
   ApiCreatedResponse,
@@ -8,7 +9,7 @@ import {
   ApiPropertyOptional,
   ApiTags,
 } from "@nestjs/swagger";
-import { IsIn, IsOptional, IsString, IsUUID, Length } from "class-validator";
+import { IsIn, IsString, IsUUID, Length } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { ROLES, type Role } from "../auth/api-key.js";
 import { ApiKeysRepository, type CreatedApiKey } from "../auth/api-keys.repository.js";
@@ -32,7 +33,7 @@ export class CreateApiKeyBody {
   role!: Role;
 
   @ApiPropertyOptional({ description: "required for a tenant-admin key created by an operator" })
-  @IsOptional()
+  @Optional()
   @IsUUID()
   tenantId?: string;
 }

@@ -1,25 +1,23 @@
+import { DateTimeField, Optional } from "./validation.js";
 import { ApiPropertyOptional } from "@nestjs/swagger";
-import { Type } from "class-transformer";
-import { IsDate, IsOptional, IsUUID } from "class-validator";
+import { IsUUID } from "class-validator";
 import { ListQuery } from "./pagination.js";
 
 /** `?from=&to=` (ISO 8601) on a list's time column, and `?connectionId=`. */
 export class TimeRangeQuery extends ListQuery {
   @ApiPropertyOptional({ format: "uuid" })
-  @IsOptional()
+  @Optional()
   @IsUUID()
   connectionId?: string;
 
   @ApiPropertyOptional({ format: "date-time", description: "inclusive lower bound" })
-  @IsOptional()
-  @Type(() => Date)
-  @IsDate({ message: "from must be an ISO 8601 date-time" })
+  @Optional()
+  @DateTimeField("from")
   from?: Date;
 
   @ApiPropertyOptional({ format: "date-time", description: "exclusive upper bound" })
-  @IsOptional()
-  @Type(() => Date)
-  @IsDate({ message: "to must be an ISO 8601 date-time" })
+  @Optional()
+  @DateTimeField("to")
   to?: Date;
 }
 

@@ -1,7 +1,8 @@
 // Jobs: every side effect with its status and its attempt history.
+import { Optional } from "./validation.js";
 import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
-import { IsIn, IsOptional, IsUUID } from "class-validator";
+import { IsIn, IsUUID } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
@@ -14,17 +15,17 @@ import { type Page, pageAfter, toPage } from "./pagination.js";
 
 export class JobsQuery extends TimeRangeQuery {
   @ApiPropertyOptional({ enum: JOB_STATUSES })
-  @IsOptional()
+  @Optional()
   @IsIn(JOB_STATUSES)
   status?: JobStatus;
 
   @ApiPropertyOptional({ enum: OPERATIONS })
-  @IsOptional()
+  @Optional()
   @IsIn(OPERATIONS)
   operation?: Operation;
 
   @ApiPropertyOptional({ format: "uuid" })
-  @IsOptional()
+  @Optional()
   @IsUUID()
   receiptId?: string;
 }

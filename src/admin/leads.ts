@@ -1,7 +1,8 @@
 // Leads: the tenant's lead store, with each lead's messages and events.
+import { NoNul, Optional } from "./validation.js";
 import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
-import { IsIn, IsOptional, IsString, IsUUID, Length } from "class-validator";
+import { IsIn, IsString, IsUUID, Length } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
@@ -13,21 +14,22 @@ import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
 
 export class LeadsQuery extends ListQuery {
   @ApiPropertyOptional({ format: "uuid" })
-  @IsOptional()
+  @Optional()
   @IsUUID()
   connectionId?: string;
 
   @ApiPropertyOptional({ enum: PROVIDERS })
-  @IsOptional()
+  @Optional()
   @IsIn(PROVIDERS)
   provider?: Provider;
 
   @ApiPropertyOptional({
     description: "matches name, email, phone or the provider's lead id (case-insensitive)",
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 200)
+  @NoNul()
   q?: string;
 }
 

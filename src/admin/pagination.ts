@@ -1,12 +1,13 @@
+import { Optional } from "./validation.js";
 import { ApiPropertyOptional } from "@nestjs/swagger";
 import { Type } from "class-transformer";
-import { IsInt, IsOptional, Matches, Max, Min } from "class-validator";
+import { IsInt, Matches, Max, Min } from "class-validator";
 import { AppError } from "../common/app-error.js";
 
 /** `?limit=&cursor=` of every list (api.md): newest first, 1–200 items, default 50. */
 export class ListQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
+  @Optional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -14,7 +15,7 @@ export class ListQuery {
   limit: number = 50;
 
   @ApiPropertyOptional({ description: "nextCursor of the previous page" })
-  @IsOptional()
+  @Optional()
   @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: "cursor must be a nextCursor from a previous page" })
   cursor?: string;
 }
@@ -32,7 +33,10 @@ interface Position {
 function decodeCursor(cursor: string): Position {
   const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
   const date = new Date(at ?? "");
-  if (Number.isNaN(date.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? "")) {
+  if (
+    Number.isNaN(date.getTime()) ||
+    !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id ?? "")
+  ) {
     throw new AppError(400, "validation_failed", "Invalid input: cursor.", {
       cursor: ["must be a nextCursor from a previous page"],
     });

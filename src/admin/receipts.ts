@@ -1,7 +1,8 @@
 // Receipts: what was accepted, with its jobs and how often it was delivered again.
+import { NoNul, Optional } from "./validation.js";
 import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
-import { IsIn, IsOptional, IsString, Length } from "class-validator";
+import { IsIn, IsString, Length } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
@@ -15,19 +16,20 @@ import { type Page, pageAfter, toPage } from "./pagination.js";
 
 export class ReceiptsQuery extends TimeRangeQuery {
   @ApiPropertyOptional({ enum: PROVIDERS })
-  @IsOptional()
+  @Optional()
   @IsIn(PROVIDERS)
   provider?: Provider;
 
   @ApiPropertyOptional({ enum: EVENT_KINDS })
-  @IsOptional()
+  @Optional()
   @IsIn(EVENT_KINDS)
   kind?: EventKind;
 
   @ApiPropertyOptional({ description: "the provider's lead id" })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 200)
+  @NoNul()
   leadId?: string;
 }
 

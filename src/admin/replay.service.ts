@@ -72,7 +72,8 @@ export class ReplayService {
       return requeued;
     });
     await this.jobs.enqueue(jobs);
-    return this.jobViews.find(scope, jobId);
+    const { attemptRows, ...job } = (await this.jobViews.find(scope, jobId))!;
+    return { ...job, attemptHistory: attemptRows };
   }
 
   /** Replays the receipt's jobs that did not succeed and are not in progress. */

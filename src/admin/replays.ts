@@ -1,4 +1,5 @@
 // Replay routes (api.md): one job, one receipt, or a filtered bulk replay with dry run and progress.
+import { DateTimeField, Optional } from "./validation.js";
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from "@nestjs/common";
 import {
   ApiAcceptedResponse,
@@ -10,12 +11,10 @@ import {
 import { Type } from "class-transformer";
 import {
   IsBoolean,
-  IsDate,
   IsDefined,
   IsIn,
   IsInt,
   IsObject,
-  IsOptional,
   IsUUID,
   Max,
   Min,
@@ -34,47 +33,45 @@ import { ReplayService } from "./replay.service.js";
 
 export class ReplayJobBody {
   @ApiPropertyOptional({ description: "also replay a job that succeeded" })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   force?: boolean;
 }
 
 export class ReplayFilter {
   @ApiPropertyOptional({ enum: REPLAYABLE, default: "dead" })
-  @IsOptional()
+  @Optional()
   @IsIn(REPLAYABLE)
   status?: ReplayableStatus;
 
   @ApiPropertyOptional({ enum: OPERATIONS })
-  @IsOptional()
+  @Optional()
   @IsIn(OPERATIONS)
   operation?: Operation;
 
   @ApiPropertyOptional({ format: "uuid" })
-  @IsOptional()
+  @Optional()
   @IsUUID()
   connectionId?: string;
 
   @ApiPropertyOptional({ enum: PROVIDERS })
-  @IsOptional()
+  @Optional()
   @IsIn(PROVIDERS)
   provider?: Provider;
 
   @ApiPropertyOptional({ format: "uuid", description: "operators: only this tenant's jobs" })
-  @IsOptional()
+  @Optional()
   @IsUUID()
   tenantId?: string;
 
   @ApiPropertyOptional({ format: "date-time", description: "jobs created at or after" })
-  @IsOptional()
-  @Type(() => Date)
-  @IsDate({ message: "from must be an ISO 8601 date-time" })
+  @Optional()
+  @DateTimeField("from")
   from?: Date;
 
   @ApiPropertyOptional({ format: "date-time", description: "jobs created before" })
-  @IsOptional()
-  @Type(() => Date)
-  @IsDate({ message: "to must be an ISO 8601 date-time" })
+  @Optional()
+  @DateTimeField("to")
   to?: Date;
 }
 
@@ -87,7 +84,7 @@ export class BulkReplayBody {
   filter!: ReplayFilter;
 
   @ApiPropertyOptional({ description: "count and sample the matching jobs; change nothing" })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   dryRun?: boolean;
 
@@ -97,7 +94,7 @@ export class BulkReplayBody {
     default: 10_000,
     description: "at most this many jobs, oldest first",
   })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(1)
   @Max(100_000)
@@ -149,7 +146,7 @@ export class ReplaysController {
     }
     const filter = { ...rest, statuses: [status ?? "dead"] };
     const limit = body.limit ?? 10_000;
-    if (body.dryRun) {
+    if (body.dryRun === true) {
       void reply.status(200);
       return this.replay.preview(scope, filter, limit);
     }

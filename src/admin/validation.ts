@@ -1,4 +1,6 @@
-import { ValidationPipe, type ValidationError } from "@nestjs/common";
+import { applyDecorators, ValidationPipe, type ValidationError } from "@nestjs/common";
+import { Transform } from "class-transformer";
+import { IsDate, Matches, MaxDate, MinDate, ValidateIf } from "class-validator";
 import { AppError } from "../common/app-error.js";
 
 /** Flattens class-validator's tree into `{ "settings.crmDestination.url": ["must be a URL"] }`. */
@@ -32,3 +34,26 @@ export const adminValidationPipe = new ValidationPipe({
     );
   },
 });
+
+/**
+ * An optional field: absent is fine, but a given value, `null` included, must pass the field's
+ * other rules (class-validator's IsOptional would let `null` through to the database).
+ */
+export const Optional = () => ValidateIf((_object, value) => value !== undefined);
+
+const EARLIEST = new Date("0001-01-01T00:00:00Z");
+const LATEST = new Date("9999-12-31T23:59:59Z");
+
+/** An ISO 8601 date-time string (nothing else: not a number, not a boolean), converted to a Date Postgres can store. */
+export const DateTimeField = (name: string) =>
+  applyDecorators(
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === "string" && /^\d{4}-\d{2}-\d{2}(T|$)/.test(value) ? new Date(value) : value,
+    ),
+    IsDate({ message: `${name} must be an ISO 8601 date-time` }),
+    MinDate(EARLIEST, { message: `${name} must be after year 0` }),
+    MaxDate(LATEST, { message: `${name} must be before year 10000` }),
+  );
+
+/** Text from a query string or body that will be stored or compared in Postgres (which refuses NUL). */
+export const NoNul = () => Matches(/^[^\0]*$/, { message: "$property must not contain NUL characters" });

@@ -18,8 +18,8 @@ const STALE_RUNNING_MS = 10 * 60_000;
 
 /**
  * Enqueues job rows that are due but may not be in BullMQ (a crash between commit and enqueue, a
- * Redis outage at ingest, jobs moved back to queued), and bulk replays whose BullMQ job went
- * missing. Deterministic job ids make one that is already in BullMQ a no-op, so any number of
+ * Redis outage at ingest, jobs moved back to queued), held jobs whose connection is active again,
+ * and bulk replays whose BullMQ job went missing. Deterministic job ids make one that is already in BullMQ a no-op, so any number of
  * worker replicas can run this at once.
  */
 @Injectable()
@@ -49,6 +49,11 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
 
   async tick(): Promise<void> {
     try {
+      const released = await this.jobs.releaseHeld(this.config.dispatcherIntervalMs, BATCH);
+      if (released.length > 0) {
+        await this.queue.enqueue(released);
+        this.logger.log({ msg: "released held jobs of active connections", jobs: released.length });
+      }
       const due = await this.jobs.due(this.config.dispatcherIntervalMs, STALE_RUNNING_MS, BATCH);
       if (due.length > 0) {
         await this.queue.enqueue(due);

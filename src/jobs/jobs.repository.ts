@@ -125,6 +125,23 @@ export class JobsRepository {
   }
 
   /**
+   * Held jobs whose connection is active again go back to queued. Resume does this for the jobs it
+   * sees; this catches the ones it could not: a delivery that read the connection as paused and
+   * committed after the resume, or a worker that parked a job just after it.
+   */
+  releaseHeld(graceMs: number, limit: number) {
+    return this.prisma.$queryRaw<{ id: string; jobKey: string; operation: Operation }[]>`
+      UPDATE jobs SET status = 'queued', next_attempt_at = now(), updated_at = now()
+      WHERE id IN (
+        SELECT j.id FROM jobs j JOIN connections c ON c.id = j.connection_id AND c.tenant_id = j.tenant_id
+        WHERE j.status = 'held' AND c.status = 'active'
+          AND j.updated_at <= now() - make_interval(secs => ${graceMs / 1000})
+        LIMIT ${limit})
+        AND status = 'held'
+      RETURNING id, job_key AS "jobKey", operation`;
+  }
+
+  /**
    * Work the dispatcher (re-)enqueues: queued or retrying jobs due a while ago (so jobs just handed
    * to BullMQ are not raced), and running jobs whose worker has not touched them for long.
    */

@@ -19,8 +19,8 @@ const TICK_MS = 250;
 
 /**
  * Runs bulk replays in the worker, paced so a replay cannot flood destinations: at most
- * REPLAY_RATE_PER_SECOND jobs are re-queued per second, and no more while five seconds' worth of
- * them are still on their way. Progress lives in Postgres (each batch item is pending, queued or
+ * REPLAY_RATE_PER_SECOND jobs a second are re-queued per batch, and no more while five seconds' worth
+ * of them are still on their way. Progress lives in Postgres (each batch item is pending, queued or
  * skipped), so a batch whose worker died resumes where it stopped on another worker.
  */
 @Injectable()
@@ -63,15 +63,18 @@ export class ReplayBatchWorker implements OnApplicationBootstrap, OnModuleDestro
     const batch = await this.replays.findBatch(batchId);
     if (!batch || batch.status === "done") return;
     const statuses = (batch.filter as unknown as BulkFilter).statuses;
-    const perTick = Math.max(1, Math.round((this.config.replayRatePerSecond * TICK_MS) / 1000));
-    const window = this.config.replayRatePerSecond * 5;
+    const rate = this.config.replayRatePerSecond;
+    const window = rate * 5;
     await this.replays.markBatch(batchId, "running");
     this.logger.log({ msg: "replay batch started", batchId });
+    const started = Date.now();
     let queued = 0;
     while (!this.closing) {
-      const room = window - (await this.replays.inFlight(batchId));
+      // The allowance grows with time (rate × seconds since this run started), so rounding never speeds it up.
+      const allowance = Math.floor((rate * (Date.now() - started)) / 1000) + 1 - queued;
+      const room = Math.min(allowance, window - (await this.replays.inFlight(batchId)));
       if (room > 0) {
-        const jobs = await this.replays.step(batchId, statuses, Math.min(perTick, room));
+        const jobs = await this.replays.step(batchId, statuses, room);
         await this.queue.enqueue(jobs);
         queued += jobs.length;
         if ((await this.replays.pendingCount(batchId)) === 0) {
@@ -82,7 +85,8 @@ export class ReplayBatchWorker implements OnApplicationBootstrap, OnModuleDestro
       }
       await sleep(TICK_MS);
     }
-    // Shutting down: the batch stays running; the job is retried (here or on another worker) and resumes.
-    throw new Error("worker shutting down; the batch resumes on the next run");
+    // Shutting down: the batch stays `running` and this BullMQ job ends; the dispatcher enqueues the
+    // batch again and a worker resumes it where it stopped (its progress is in Postgres).
+    this.logger.log({ msg: "replay batch paused by shutdown", batchId, queued });
   }
 }

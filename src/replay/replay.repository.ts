@@ -226,6 +226,7 @@ export class ReplayRepository {
     const rows = await this.prisma.replayBatch.findMany({
       where: { status: { in: ["pending", "running"] }, createdAt: { lt: new Date(Date.now() - graceMs) } },
       select: { id: true },
+      orderBy: { createdAt: "asc" },
       take: 100,
     });
     return rows.map((row) => row.id);

@@ -290,10 +290,110 @@ describe("admin API: connections", () => {
     expect(first.status).toBe(201);
     const again = await staticForms({ externalAccountId: "taken-form" });
     expect([again.status, again.body.error]).toEqual([409, "connection_exists"]);
-    const patch = await tenant.admin.patch(`/admin/connections/${first.body.connection.id}`, {
-      status: "active",
+    const id = first.body.connection.id as string;
+    const badPatches: [object, string][] = [
+      [{ status: "active" }, "status"],
+      [{ displayName: null }, "displayName"],
+      [{ credentials: [{ accessToken: "x" }] }, "credentials"],
+      [{ settings: { autoResponse: [{ enabled: true, text: "x" }] } }, "settings.autoResponse"],
+      [{ settings: "on" }, "settings"],
+    ];
+    for (const [body, field] of badPatches) {
+      const answer = await tenant.admin.patch(`/admin/connections/${id}`, body);
+      expect([field, answer.status, Object.keys(answer.body.details ?? {})]).toEqual([field, 400, [field]]);
+    }
+    const nullTenant = await operator().post("/admin/connections", {
+      tenantId: null,
+      provider: "staticforms",
+      externalAccountId: "x",
+      displayName: "x",
+      inboundAuth: { type: "bearer" },
     });
-    expect([patch.status, Object.keys(patch.body.details)]).toEqual([400, ["status"]]);
+    expect([nullTenant.status, Object.keys(nullTenant.body.details)]).toEqual([400, ["tenantId"]]);
+    const strange = [
+      `/admin/connections?cursor=${Buffer.from(`2026-01-01T00:00:00.000Z|${"-".repeat(36)}`).toString("base64url")}`,
+      "/admin/receipts?from=-100000-01-01T00:00:00Z",
+      "/admin/receipts?to=99999-01-01",
+      "/admin/jobs?from=5",
+      "/admin/leads?q=%00",
+      "/admin/receipts?leadId=a%00b",
+    ];
+    for (const path of strange) {
+      const answer = await tenant.admin.get(path);
+      expect([path, answer.status, answer.body.error]).toEqual([path, 400, "validation_failed"]);
+    }
+    const replays: [object, string][] = [
+      [{ filter: { from: true } }, "filter.from"],
+      [{ filter: { to: "9999999-01-01" } }, "filter.to"],
+      [{ filter: {}, dryRun: null }, "dryRun"],
+      [{ filter: [] }, "filter"],
+    ];
+    const batches = (await db.sql.query("SELECT count(*)::int AS n FROM replay_batches")).rows;
+    for (const [body, field] of replays) {
+      const answer = await tenant.admin.post("/admin/replays", body);
+      expect([field, answer.status, Object.keys(answer.body.details ?? {})]).toEqual([field, 400, [field]]);
+    }
+    expect((await db.sql.query("SELECT count(*)::int AS n FROM replay_batches")).rows).toEqual(batches);
+  });
+
+  it("PATCH changes only what it names; null removes a setting", async () => {
+    const created = await staticForms({
+      settings: {
+        autoResponse: { enabled: true, text: "Hi!" },
+        crmDestination: { url: `${crm.url}/patch-a` },
+      },
+    });
+    const id = created.body.connection.id as string;
+    const moved = await tenant.admin.patch(`/admin/connections/${id}`, {
+      settings: { crmDestination: { url: `${crm.url}/patch-b` } },
+    });
+    expect([moved.status, moved.body.connection.settings, moved.body.secrets]).toEqual([
+      200,
+      { autoResponse: { enabled: true, text: "Hi!" }, crmDestination: { url: `${crm.url}/patch-b` } },
+      {},
+    ]);
+    const renamed = await tenant.admin.patch(`/admin/connections/${id}`, { displayName: "Renamed" });
+    expect([renamed.body.connection.displayName, renamed.body.connection.settings.autoResponse]).toEqual([
+      "Renamed",
+      { enabled: true, text: "Hi!" },
+    ]);
+    const removed = await tenant.admin.patch(`/admin/connections/${id}`, {
+      settings: { autoResponse: null },
+    });
+    expect(removed.body.connection.settings).toEqual({ crmDestination: { url: `${crm.url}/patch-b` } });
+    const audit = await db.sql.query<{ fields: string[] }>(
+      "SELECT details->'fields' AS fields FROM audit_entries WHERE target_id = $1 AND action = 'connection.update' ORDER BY created_at",
+      [id],
+    );
+    expect(audit.rows.map((row) => row.fields)).toEqual([
+      ["settings", "settings.crmDestination"],
+      ["displayName"],
+      ["settings", "settings.autoResponse"],
+    ]);
+
+    // A new CRM destination on a connection that had none gets its signing secret, shown this once.
+    const plain = await staticForms();
+    const added = await tenant.admin.patch(`/admin/connections/${plain.body.connection.id}`, {
+      settings: { crmDestination: { url: `${crm.url}/patch-c` } },
+    });
+    expect(added.body.secrets.crmSigningSecret).toMatch(/^whsec_/);
+  });
+
+  it("a held job of an active connection (what a resume racing a delivery leaves) is released by the dispatcher", async () => {
+    const created = await staticForms();
+    const id = created.body.connection.id as string;
+    await tenant.admin.post(`/admin/connections/${id}/pause`);
+    expect((await deliver(id, created.body.secrets.bearerToken as string)).status).toBe(202);
+    await waitFor(
+      () => jobStatuses(id),
+      (rows) => rows.length === 1 && rows[0]!.status === "held",
+    );
+    // The connection becomes active without the resume route (as if the resume had committed first).
+    await db.sql.query("UPDATE connections SET status = 'active' WHERE id = $1", [id]);
+    await waitFor(
+      () => jobStatuses(id),
+      (rows) => rows[0]?.status === "succeeded",
+    );
   });
 
   it("lists are paginated newest first with a cursor", async () => {

@@ -96,7 +96,10 @@ export class ConnectionsAdminService {
     return this.transactions.run(async (tx) => {
       const row = await this.find(tx, scope, id, true);
       if (row.status === "disabled") throw disabled();
-      const settings = withoutNulls({ ...(row.settings as ConnectionSettings), ...body.settings });
+      const settings = withoutNulls({
+        ...(row.settings as ConnectionSettings),
+        ...given(body.settings ?? {}),
+      });
       const secrets: ShownSecrets = {};
       let crmSigningSecret = row.crmSigningSecret;
       if (settings.crmDestination && !crmSigningSecret) {
@@ -119,7 +122,9 @@ export class ConnectionsAdminService {
         targetId: row.id,
         // Names of what changed only: credentials are never written anywhere in clear.
         details: {
-          fields: Object.keys(body).concat(Object.keys(body.settings ?? {}).map((k) => `settings.${k}`)),
+          fields: Object.keys(given(body)).concat(
+            Object.keys(given(body.settings ?? {})).map((k) => `settings.${k}`),
+          ),
         },
       });
       return { connection: this.view(updated), secrets };
@@ -189,6 +194,11 @@ export class ConnectionsAdminService {
           "nothing_to_rotate",
           "This connection has no inbound secret (Yelp uses the platform URL token).",
         );
+      }
+      if (current.type === "apiKey" && body.apiKey === undefined) {
+        throw new AppError(400, "validation_failed", "Invalid input: apiKey.", {
+          apiKey: ["required: Leadgate cannot generate a Static Forms API key"],
+        });
       }
       const next = generateCredentials({
         type: current.type,
@@ -285,6 +295,11 @@ export class ConnectionsAdminService {
     }
     return tenantId;
   }
+}
+
+/** The fields a client sent (a DTO instance also holds the undeclared ones, as undefined). */
+function given<T extends object>(body: T): Partial<T> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /** Settings with the removed (null) entries dropped. */

@@ -1,4 +1,5 @@
 // Connection request bodies (api.md "Connection bodies"). Unknown fields are rejected.
+import { Optional } from "../validation.js";
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 import { Type } from "class-transformer";
 import {
@@ -26,13 +27,13 @@ export class InboundAuthBody {
   type!: InboundAuthType;
 
   @ApiPropertyOptional({ description: "type header: the header's name", example: "X-Leadgate-Secret" })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 64)
   headerName?: string;
 
   @ApiPropertyOptional({ description: "type apiKey: the Static Forms API key (write-only)" })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(8, 512)
   apiKey?: string;
@@ -45,7 +46,7 @@ export class CredentialsBody {
   accessToken!: string;
 
   @ApiPropertyOptional({ description: "provider API refresh token (write-only)" })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 4096)
   refreshToken?: string;
@@ -71,12 +72,14 @@ export class CrmDestinationBody {
 export class SettingsBody {
   @ApiPropertyOptional({ type: AutoResponseBody, nullable: true, description: "null removes it (PATCH)" })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => AutoResponseBody)
   autoResponse?: AutoResponseBody | null;
 
   @ApiPropertyOptional({ type: CrmDestinationBody, nullable: true, description: "null removes it (PATCH)" })
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => CrmDestinationBody)
   crmDestination?: CrmDestinationBody | null;
@@ -86,7 +89,7 @@ export class CreateConnectionBody {
   @ApiPropertyOptional({
     description: "required for operator keys; a tenant-admin key creates in its own tenant",
   })
-  @IsOptional()
+  @Optional()
   @IsUUID()
   tenantId?: string;
 
@@ -112,13 +115,15 @@ export class CreateConnectionBody {
   inboundAuth!: InboundAuthBody;
 
   @ApiPropertyOptional({ type: CredentialsBody })
-  @IsOptional()
+  @Optional()
+  @IsObject()
   @ValidateNested()
   @Type(() => CredentialsBody)
   credentials?: CredentialsBody;
 
   @ApiPropertyOptional({ type: SettingsBody })
-  @IsOptional()
+  @Optional()
+  @IsObject()
   @ValidateNested()
   @Type(() => SettingsBody)
   settings?: SettingsBody;
@@ -126,19 +131,21 @@ export class CreateConnectionBody {
 
 export class UpdateConnectionBody {
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(1, 200)
   displayName?: string;
 
   @ApiPropertyOptional({ type: CredentialsBody, description: "replaces the provider API credentials" })
-  @IsOptional()
+  @Optional()
+  @IsObject()
   @ValidateNested()
   @Type(() => CredentialsBody)
   credentials?: CredentialsBody;
 
   @ApiPropertyOptional({ type: SettingsBody, description: "each given setting replaces the stored one" })
-  @IsOptional()
+  @Optional()
+  @IsObject()
   @ValidateNested()
   @Type(() => SettingsBody)
   settings?: SettingsBody;
@@ -151,7 +158,7 @@ export class RotateSecretBody {
     default: 86_400,
     description: "how long the old secret keeps working",
   })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(0)
   @Max(2_592_000)
@@ -160,7 +167,7 @@ export class RotateSecretBody {
   @ApiPropertyOptional({
     description: "type apiKey: the new Static Forms API key (Leadgate cannot generate it)",
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(8, 512)
   apiKey?: string;
@@ -168,12 +175,12 @@ export class RotateSecretBody {
 
 export class ConnectionsQuery extends ListQuery {
   @ApiPropertyOptional({ enum: PROVIDERS })
-  @IsOptional()
+  @Optional()
   @IsIn(PROVIDERS)
   provider?: Provider;
 
   @ApiPropertyOptional({ description: "operators: only this tenant's connections" })
-  @IsOptional()
+  @Optional()
   @IsUUID()
   tenantId?: string;
 }
