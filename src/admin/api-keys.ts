@@ -1,6 +1,5 @@
 // API keys: operators create keys of either role; a tenant-admin creates and revokes its own
 // tenant's tenant-admin keys. The key itself is shown once, at creation.
-import { Optional } from "./validation.js";
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from "@nestjs/common";
 import {
   ApiCreatedResponse,
@@ -21,6 +20,7 @@ import { AuditRepository } from "./audit.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
 import { TenantsRepository } from "./tenants.js";
+import { Optional } from "./validation.js";
 
 export class CreateApiKeyBody {
   @ApiProperty({ example: "zapier export" })

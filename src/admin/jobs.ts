@@ -1,5 +1,4 @@
 // Jobs: every side effect with its status and its attempt history.
-import { Optional } from "./validation.js";
 import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsUUID } from "class-validator";
@@ -12,6 +11,7 @@ import { JOB_STATUSES, type JobStatus, type Operation, OPERATIONS } from "../job
 import { TimeRangeQuery, timeRange } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
+import { Optional } from "./validation.js";
 
 export class JobsQuery extends TimeRangeQuery {
   @ApiPropertyOptional({ enum: JOB_STATUSES })

@@ -1,5 +1,4 @@
 // Leads: the tenant's lead store, with each lead's messages and events.
-import { NoNul, Optional } from "./validation.js";
 import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsString, IsUUID, Length } from "class-validator";
@@ -11,6 +10,7 @@ import type { Prisma } from "../generated/prisma/client.js";
 import { PROVIDERS, type Provider } from "../providers/provider-event.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
+import { NoNul, Optional } from "./validation.js";
 
 export class LeadsQuery extends ListQuery {
   @ApiPropertyOptional({ format: "uuid" })

@@ -1,5 +1,4 @@
 // Receipts: what was accepted, with its jobs and how often it was delivered again.
-import { NoNul, Optional } from "./validation.js";
 import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsString, Length } from "class-validator";
@@ -13,6 +12,7 @@ import { TimeRangeQuery, timeRange } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { JOB_VIEW } from "./jobs.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
+import { NoNul, Optional } from "./validation.js";
 
 export class ReceiptsQuery extends TimeRangeQuery {
   @ApiPropertyOptional({ enum: PROVIDERS })

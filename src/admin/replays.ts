@@ -1,8 +1,8 @@
 // Replay routes (api.md): one job, one receipt, or a filtered bulk replay with dry run and progress.
-import { DateTimeField, Optional } from "./validation.js";
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from "@nestjs/common";
 import {
   ApiAcceptedResponse,
+  ApiConflictResponse,
   ApiOkResponse,
   ApiProperty,
   ApiPropertyOptional,
@@ -30,6 +30,7 @@ import { PROVIDERS, type Provider } from "../providers/provider-event.js";
 import { REPLAYABLE, type ReplayableStatus } from "../replay/replay.repository.js";
 import { IdPipe } from "./id.pipe.js";
 import { ReplayService } from "./replay.service.js";
+import { DateTimeField, Optional } from "./validation.js";
 
 export class ReplayJobBody {
   @ApiPropertyOptional({ description: "also replay a job that succeeded" })
@@ -110,6 +111,9 @@ export class ReplaysController {
   @Post("jobs/:id/replay")
   @HttpCode(202)
   @ApiAcceptedResponse({ description: "`{ job }`: queued again under the same job key" })
+  @ApiConflictResponse({
+    description: "job_in_progress (queued, running, retrying), job_held, job_succeeded (without force)",
+  })
   async replayJob(
     @CurrentPrincipal() principal: Principal,
     @Param("id", IdPipe) id: string,

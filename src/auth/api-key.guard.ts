@@ -8,7 +8,14 @@ import {
   applyDecorators,
 } from "@nestjs/common";
 import { Reflector } from "@nestjs/core";
-import { ApiBearerAuth, ApiExtension, ApiForbiddenResponse, ApiUnauthorizedResponse } from "@nestjs/swagger";
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiNotFoundResponse,
+  ApiExtension,
+  ApiForbiddenResponse,
+  ApiUnauthorizedResponse,
+} from "@nestjs/swagger";
 import type { FastifyRequest } from "fastify";
 import { adminValidationPipe } from "../admin/validation.js";
 import { AppError } from "../common/app-error.js";
@@ -33,6 +40,10 @@ export const AdminApi = () =>
     UsePipes(adminValidationPipe),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: "no key, an unknown key, or a revoked key" }),
+    ApiBadRequestResponse({ description: "validation_failed: `details` maps each field to its errors" }),
+    ApiNotFoundResponse({
+      description: "no such id in the key's scope (another tenant's ids answer 404 too)",
+    }),
   );
 
 export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };

@@ -1,5 +1,4 @@
 // Connection request bodies (api.md "Connection bodies"). Unknown fields are rejected.
-import { Optional } from "../validation.js";
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 import { Type } from "class-transformer";
 import {
@@ -20,6 +19,7 @@ import {
 import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../../providers/inbound-auth.js";
 import { PROVIDERS, type Provider } from "../../providers/provider-event.js";
 import { ListQuery } from "../pagination.js";
+import { Optional } from "../validation.js";
 
 export class InboundAuthBody {
   @ApiProperty({ enum: INBOUND_AUTH_TYPES, description: "Leadgate generates every secret except apiKey" })
