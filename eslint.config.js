@@ -28,7 +28,7 @@ export default tseslint.config(
   },
   {
     // Tests read untyped rows and JSON answers on purpose: the assertions are the type check.
-    files: ["test/**/*.ts", "src/**/*.spec.ts"],
+    files: ["test/**/*.ts", "faults/**/*.ts", "src/**/*.spec.ts"],
     rules: {
       "@typescript-eslint/no-unsafe-member-access": "off",
       "@typescript-eslint/no-unsafe-assignment": "off",

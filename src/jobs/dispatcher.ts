@@ -14,7 +14,7 @@ import { JobsRepository } from "./jobs.repository.js";
 
 const BATCH = 500;
 /** A running job untouched this long lost its worker and its BullMQ job (e.g. Redis lost it). */
-const STALE_RUNNING_MS = 10 * 60_000;
+const STALE_RUNNING_MS = 2 * 60_000;
 
 /**
  * Enqueues job rows that are due but may not be in BullMQ (a crash between commit and enqueue, a

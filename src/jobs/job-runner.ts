@@ -38,7 +38,13 @@ export class JobRunner {
 
   async run(processor: Processor, jobId: string): Promise<void> {
     const claimed = await this.jobs.claim(jobId);
-    if (!claimed) return; // finished, held, blocked, cancelled or running elsewhere: nothing to do
+    if (!claimed) {
+      // Running elsewhere, or left `running` by a run that could not record its end (a crashed
+      // worker, a database outage): BullMQ tries again once that run counts as abandoned.
+      const waitMs = await this.jobs.untilAbandoned(jobId);
+      if (waitMs !== undefined) throw new RetryScheduled("job_running", waitMs + 1_000);
+      return; // finished, held, blocked or cancelled: nothing to do
+    }
     const { job } = claimed;
     const startedAt = job.startedAt;
     const log = {

@@ -73,6 +73,16 @@ export class JobsRepository {
     return row && { job: row, context: row };
   }
 
+  /** For a job `running` now: how long until claim may take it over (undefined when it is not running). */
+  async untilAbandoned(jobId: string): Promise<number | undefined> {
+    const { rows } = await this.prisma.pool.query<{ ms: number }>(
+      `SELECT GREATEST(0, extract(epoch FROM updated_at + interval '30 seconds' - now()) * 1000)::int AS ms
+       FROM jobs WHERE id = $1::uuid AND status = 'running'`,
+      [jobId],
+    );
+    return rows[0]?.ms;
+  }
+
   /** Closes the attempt and moves the job to its next status, in one statement. */
   async finish(job: ClaimedJob, result: AttemptResult): Promise<void> {
     const terminal = result.status === "succeeded" || result.status === "dead";

@@ -58,8 +58,9 @@ export class WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
           concurrency: OPERATION_SETTINGS[operation].concurrency,
           settings: {
             // The runner computed the delay (backoff with jitter, Retry-After) and stored it on the job row.
-            backoffStrategy: (_attempts, _type, error) =>
-              error instanceof RetryScheduled ? error.delayMs : 1000,
+            // Anything else (the database or Redis failing under the runner) backs off 2 s, 4 s, ... 1 min.
+            backoffStrategy: (attemptsMade, _type, error) =>
+              error instanceof RetryScheduled ? error.delayMs : Math.min(1000 * 2 ** attemptsMade, 60_000),
           },
         },
       );

@@ -1,0 +1,94 @@
+// What a scenario left behind, counted from the outside: rows in its database, requests the fake
+// provider API and CRM received, and the answers the senders got.
+import type pg from "pg";
+import type { FakeServer } from "../../test/support/fake-server.js";
+import { isSuccess, type Delivery, type Outcome } from "./load.js";
+
+export interface Counts {
+  /** Distinct events sent. */
+  sent: number;
+  /** Events that got a 2xx at least once. */
+  acknowledged: number;
+  /** Events with a receipt. */
+  stored: number;
+  /** Extra receipts, leads, replies or CRM deliveries beyond one per event. */
+  duplicated: number;
+  /** Acknowledged events missing a receipt, a job, a lead, a reply or a CRM delivery; jobs not succeeded. */
+  lost: number;
+  /** CRM requests repeating a webhook-id already received (allowed: the CRM dedupes on it). */
+  redelivered: number;
+}
+
+/** Counts the outcome; call once every job has had time to finish. */
+export async function count(
+  sql: pg.Pool,
+  deliveries: Delivery[],
+  outcomes: Map<string, Outcome>,
+  thumbtack: FakeServer,
+  crm: FakeServer,
+): Promise<Counts> {
+  const ids = deliveries.map((delivery) => delivery.eventId);
+  const perEvent = async (query: string) =>
+    new Map((await sql.query<{ id: string; n: number }>(query, [ids])).rows.map((row) => [row.id, row.n]));
+  const receipts = await perEvent(
+    "SELECT lead_id AS id, count(*)::int AS n FROM receipts WHERE lead_id = ANY($1) GROUP BY lead_id",
+  );
+  const leads = await perEvent(
+    "SELECT external_lead_id AS id, count(*)::int AS n FROM leads WHERE external_lead_id = ANY($1) GROUP BY external_lead_id",
+  );
+  const unfinished = await sql.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM jobs j JOIN receipts r ON r.id = j.receipt_id WHERE r.lead_id = ANY($1) AND j.status <> 'succeeded'",
+    [ids],
+  );
+  const jobCounts = await perEvent(
+    "SELECT r.lead_id AS id, count(*)::int AS n FROM jobs j JOIN receipts r ON r.id = j.receipt_id WHERE r.lead_id = ANY($1) GROUP BY r.lead_id",
+  );
+  const replies = new Map<string, number>();
+  for (const request of thumbtack.received.filter((r) => r.method === "POST")) {
+    const id = /negotiations\/([^/]+)\/messages/.exec(request.path)?.[1] ?? "";
+    replies.set(id, (replies.get(id) ?? 0) + 1);
+  }
+  const crmKeys = new Map<string, number>();
+  for (const request of crm.received) {
+    const key = String(request.headers["webhook-id"]);
+    crmKeys.set(key, (crmKeys.get(key) ?? 0) + 1);
+  }
+  const crmKeysPerEvent = new Map<string, number>();
+  const crmBodies = crm.received.map((request) => JSON.parse(request.body) as { data: { leadId: string } });
+  const seenKeys = new Set<string>();
+  crm.received.forEach((request, index) => {
+    const key = String(request.headers["webhook-id"]);
+    if (seenKeys.has(key)) return;
+    seenKeys.add(key);
+    const lead = crmBodies[index]!.data.leadId;
+    crmKeysPerEvent.set(lead, (crmKeysPerEvent.get(lead) ?? 0) + 1);
+  });
+
+  const acknowledged = ids.filter((id) => outcomes.get(id)?.attempts.some((a) => isSuccess(a.status)));
+  const extra = (map: Map<string, number>) =>
+    [...map.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
+  const missing = (map: Map<string, number>, expected = 1) =>
+    acknowledged.filter((id) => (map.get(id) ?? 0) < expected).length;
+  return {
+    sent: ids.length,
+    acknowledged: acknowledged.length,
+    stored: receipts.size,
+    duplicated: extra(receipts) + extra(leads) + extra(replies) + extra(crmKeysPerEvent),
+    lost:
+      missing(receipts) +
+      missing(jobCounts, 3) +
+      missing(leads) +
+      missing(replies) +
+      missing(crmKeysPerEvent) +
+      unfinished.rows[0]!.n,
+    redelivered: [...crmKeys.values()].reduce((sum, n) => sum + n - 1, 0),
+  };
+}
+
+export function report(scenario: string, counts: Counts, extra: Record<string, unknown> = {}): void {
+  const fields = { ...counts, ...extra };
+  const line = Object.entries(fields)
+    .map(([key, value]) => `${key}=${String(value)}`)
+    .join(" ");
+  process.stdout.write(`[faults] ${scenario}: ${line}\n`);
+}

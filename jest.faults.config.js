@@ -1,0 +1,11 @@
+// `npm run test:faults`: the fault-injection suite (faults/). It starts its own Postgres and Redis
+// and its own API and worker processes from dist/, so it runs alone (--runInBand) and slowly.
+import base from "./jest.config.js";
+
+export default {
+  ...base,
+  testMatch: ["<rootDir>/faults/**/*.test.ts"],
+  globalSetup: undefined,
+  globalTeardown: undefined,
+  testTimeout: 300_000,
+};
