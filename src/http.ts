@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import secureJson from "secure-json-parse";
-import { ConsoleLogger, type LoggerService } from "@nestjs/common";
+import type { LoggerService } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
 import { AppModule } from "./app.module.js";
@@ -9,6 +9,7 @@ import { HttpExceptionFilter } from "./common/http-exception.filter.js";
 import type { AppConfig } from "./config/config.js";
 import { JobQueue } from "./jobs/job-queue.js";
 import { mountDocs } from "./observability/docs.js";
+import { RedactingLogger } from "./observability/logger.js";
 import { mountQueueDashboard } from "./observability/queue-dashboard.js";
 import { ReplayQueue } from "./replay/replay-queue.js";
 
@@ -34,28 +35,37 @@ async function parseJsonBody(request: { url: string }, body: Buffer): Promise<un
   } catch {
     throw new AppError(400, code, "The body is not valid JSON.");
   }
-  if (!storable(parsed)) {
-    throw new AppError(
-      400,
-      code,
-      "The body holds a NUL character or an unpaired surrogate, which cannot be stored.",
-    );
-  }
+  const problem = unstorable(parsed);
+  if (problem) throw new AppError(400, code, problem);
   return parsed;
 }
 
-/** Postgres text and jsonb refuse U+0000 and unpaired surrogates: such a body could never be stored. */
-function storable(value: unknown): boolean {
-  if (typeof value === "string") return value.isWellFormed() && !value.includes("\0");
-  if (Array.isArray(value)) return value.every(storable);
-  if (value !== null && typeof value === "object") {
-    return Object.entries(value).every(([key, item]) => storable(key) && storable(item));
+/** JSON nested deeper than this is refused: no provider sends it, and every later step recurses. */
+const MAX_DEPTH = 64;
+
+/**
+ * Why a parsed body could never be stored or handled, if it could not: nesting deeper than
+ * MAX_DEPTH, or a string Postgres refuses (U+0000, unpaired surrogates). Iterative, so a hostile
+ * depth cannot overflow the stack.
+ */
+function unstorable(root: unknown): string | undefined {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value === "string") {
+      if (!value.isWellFormed() || value.includes("\0")) {
+        return "The body holds a NUL character or an unpaired surrogate, which cannot be stored.";
+      }
+    } else if (value !== null && typeof value === "object") {
+      if (depth >= MAX_DEPTH) return `The body is nested more than ${MAX_DEPTH} levels deep.`;
+      for (const [key, item] of Object.entries(value)) stack.push([key, depth], [item, depth + 1]);
+    }
   }
-  return true;
+  return undefined;
 }
 
 export function createLogger(): LoggerService {
-  return new ConsoleLogger({ json: true });
+  return new RedactingLogger();
 }
 
 /**

@@ -5,6 +5,7 @@ import { NestFactory } from "@nestjs/core";
 import { loadConfigOrExit } from "./config/config.js";
 import { createLogger } from "./http.js";
 import { exitCleanlyOnSignals } from "./lifecycle.js";
+import { Metrics, serveMetrics } from "./observability/metrics.js";
 import { WorkerModule } from "./worker.module.js";
 
 const config = loadConfigOrExit();
@@ -13,4 +14,5 @@ const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(conf
 });
 exitCleanlyOnSignals(app, "worker");
 await app.init();
+if (config.workerMetricsPort !== undefined) serveMetrics(app.get(Metrics), config.workerMetricsPort);
 new Logger("main").log({ msg: "worker started" });

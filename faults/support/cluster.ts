@@ -67,7 +67,6 @@ export class Leadgate {
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
       WEBHOOK_RATE_LIMIT: "0",
       JOB_BACKOFF_BASE_MS: "200",
-      SIDE_EFFECT_TIMEOUT_MS: "3000",
       DISPATCHER_INTERVAL_MS: "1000",
       ...env,
     };

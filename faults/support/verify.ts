@@ -17,6 +17,8 @@ export interface Counts {
   lost: number;
   /** CRM requests repeating a webhook-id already received (allowed: the CRM dedupes on it). */
   redelivered: number;
+  /** Failed job attempts by error code (what the faults cost: retries, timeouts). */
+  failedAttempts: string;
 }
 
 /** Counts the outcome; call once every job has had time to finish. */
@@ -64,6 +66,9 @@ export async function count(
     crmKeysPerEvent.set(lead, (crmKeysPerEvent.get(lead) ?? 0) + 1);
   });
 
+  const failures = await sql.query<{ code: string; n: number }>(
+    "SELECT coalesce(error_code, outcome, 'unfinished') AS code, count(*)::int AS n FROM job_attempts WHERE outcome IS DISTINCT FROM 'succeeded' GROUP BY 1 ORDER BY 2 DESC",
+  );
   const acknowledged = ids.filter((id) => outcomes.get(id)?.attempts.some((a) => isSuccess(a.status)));
   const extra = (map: Map<string, number>) =>
     [...map.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
@@ -82,6 +87,7 @@ export async function count(
       missing(crmKeysPerEvent) +
       unfinished.rows[0]!.n,
     redelivered: [...crmKeys.values()].reduce((sum, n) => sum + n - 1, 0),
+    failedAttempts: failures.rows.map((row) => `${row.code}x${row.n}`).join(",") || "none",
   };
 }
 

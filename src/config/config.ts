@@ -20,6 +20,8 @@ export interface AppConfig {
   thumbtackApiBaseUrl: string;
   payloadRetentionDays: number;
   receiptRetentionDays: number;
+  /** The worker serves its Prometheus metrics on this port (unset: no HTTP port at all). */
+  workerMetricsPort: number | undefined;
   /** How often the worker runs retention. */
   retentionIntervalMinutes: number;
   webhookBodyLimitBytes: number;
@@ -163,6 +165,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     payloadRetentionDays: integer(env, "PAYLOAD_RETENTION_DAYS", 30, 1, 36500),
     receiptRetentionDays: integer(env, "RECEIPT_RETENTION_DAYS", 400, 1, 36500),
     retentionIntervalMinutes: integer(env, "RETENTION_INTERVAL_MINUTES", 60, 1, 10_080),
+    workerMetricsPort:
+      read(env, "WORKER_METRICS_PORT") === undefined
+        ? undefined
+        : integer(env, "WORKER_METRICS_PORT", 0, 1, 65535),
     webhookBodyLimitBytes: integer(env, "WEBHOOK_BODY_LIMIT_BYTES", 262144, 1024, 64 * 1024 * 1024),
     webhookRateLimit: integer(env, "WEBHOOK_RATE_LIMIT", 600, 0, 10_000_000),
     webhookRateLimitWindowSeconds: integer(env, "WEBHOOK_RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),

@@ -9,6 +9,7 @@ import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { ReplayRepository } from "../replay/replay.repository.js";
 import { ReplayQueue } from "../replay/replay-queue.js";
+import { Metrics } from "../observability/metrics.js";
 import { JobQueue } from "./job-queue.js";
 import { JobsRepository } from "./jobs.repository.js";
 
@@ -34,6 +35,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly replays: ReplayRepository,
     private readonly replayQueue: ReplayQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -52,16 +54,19 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       const released = await this.jobs.releaseHeld(this.config.dispatcherIntervalMs, BATCH);
       if (released.length > 0) {
         await this.queue.enqueue(released);
+        this.metrics.dispatched.inc({ reason: "released" }, released.length);
         this.logger.log({ msg: "released held jobs of active connections", jobs: released.length });
       }
       const due = await this.jobs.due(this.config.dispatcherIntervalMs, STALE_RUNNING_MS, BATCH);
       if (due.length > 0) {
         await this.queue.enqueue(due);
+        this.metrics.dispatched.inc({ reason: "due" }, due.length);
         this.logger.log({ msg: "re-enqueued due jobs", jobs: due.length });
       }
       // Bulk replays not fully queued: a no-op for a batch already in BullMQ (its job id is the batch's).
       for (const batchId of await this.replays.unfinishedBatches(this.config.dispatcherIntervalMs)) {
         await this.replayQueue.enqueue(batchId);
+        this.metrics.dispatched.inc({ reason: "replay" });
       }
     } catch (error) {
       this.logger.warn({

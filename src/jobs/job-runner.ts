@@ -4,7 +4,8 @@ import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { backoffDelay, classify } from "./errors.js";
 import { JobContextLoader } from "./job-context.js";
-import { JobsRepository } from "./jobs.repository.js";
+import { type ClaimedJob, JobsRepository } from "./jobs.repository.js";
+import { Metrics } from "../observability/metrics.js";
 import type { Operation } from "./operations.js";
 import type { Processor } from "./processor.js";
 import type { ConnectionStatus } from "../connections/connection.js";
@@ -34,7 +35,17 @@ export class JobRunner {
     private readonly jobs: JobsRepository,
     private readonly contexts: JobContextLoader,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
+
+  /** Counts a recorded attempt (or park) by operation and the status it left the job in. */
+  private observe(job: ClaimedJob, status: string): void {
+    this.metrics.jobs.inc({ operation: job.operation, status });
+    this.metrics.jobSeconds.observe(
+      { operation: job.operation, status },
+      (Date.now() - job.startedAt.getTime()) / 1000,
+    );
+  }
 
   async run(processor: Processor, jobId: string): Promise<void> {
     const claimed = await this.jobs.claim(jobId);
@@ -57,7 +68,10 @@ export class JobRunner {
     try {
       const context = this.contexts.from(job, claimed.context);
       const parked = PARKED[context.connection.status];
-      if (parked) return await this.jobs.park(job, parked);
+      if (parked) {
+        await this.jobs.park(job, parked);
+        return this.observe(job, parked);
+      }
       await processor.run(context);
     } catch (error) {
       const failure = classify(error);
@@ -69,6 +83,7 @@ export class JobRunner {
           outcome: "credential",
           errorCode: failure.code,
         });
+        this.observe(job, "blocked");
         this.logger.warn({ msg: "job blocked: provider refused the connection's credentials", ...outcome });
         throw new UnrecoverableError(failure.code);
       }
@@ -78,6 +93,7 @@ export class JobRunner {
           outcome: failure.kind,
           errorCode: failure.code,
         });
+        this.observe(job, "dead");
         this.logger.warn({
           msg: "job dead",
           ...outcome,
@@ -92,10 +108,12 @@ export class JobRunner {
         errorCode: failure.code,
         nextAttemptAt: new Date(Date.now() + delayMs),
       });
+      this.observe(job, "retrying");
       this.logger.log({ msg: "job will retry", ...outcome, delayMs });
       throw new RetryScheduled(failure.code, delayMs);
     }
     await this.jobs.finish(job, { status: "succeeded", outcome: "succeeded" });
+    this.observe(job, "succeeded");
     this.logger.log({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() });
   }
 }

@@ -1,3 +1,4 @@
+import { createServer } from "node:http";
 import { Injectable } from "@nestjs/common";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
@@ -33,6 +34,35 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly jobs = new Counter({
+    name: "leadgate_jobs_total",
+    help: "Job attempts recorded, by operation and the status they left the job in (succeeded, retrying, dead, blocked, held, cancelled).",
+    labelNames: ["operation", "status"] as const,
+    registers: [this.registry],
+  });
+
+  readonly jobSeconds = new Histogram({
+    name: "leadgate_job_duration_seconds",
+    help: "Duration of a job attempt, by operation and resulting status.",
+    labelNames: ["operation", "status"] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly dispatched = new Counter({
+    name: "leadgate_dispatcher_enqueued_total",
+    help: "Jobs and replay batches the dispatcher handed (again) to BullMQ: due, released (held jobs of active connections), replay.",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
+
+  readonly retentionPurged = new Counter({
+    name: "leadgate_retention_purged_total",
+    help: "Rows purged by retention: payloads (raw payloads dropped) and receipts (deleted with their jobs).",
+    labelNames: ["what"] as const,
+    registers: [this.registry],
+  });
+
   readonly rateLimitSkipped = new Counter({
     name: "leadgate_rate_limit_unchecked_total",
     help: "Deliveries let through without a rate-limit check because Redis did not answer.",
@@ -42,4 +72,17 @@ export class Metrics {
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "leadgate_" });
   }
+}
+
+/** The worker's own /metrics (WORKER_METRICS_PORT): its job, dispatcher and retention counters. */
+export function serveMetrics(metrics: Metrics, port: number): void {
+  createServer((request, response) => {
+    if (request.url !== "/metrics") return void response.writeHead(404).end();
+    void metrics.registry.metrics().then(
+      (text) => response.writeHead(200, { "content-type": metrics.registry.contentType }).end(text),
+      () => response.writeHead(500).end(),
+    );
+  })
+    .listen(port, "0.0.0.0")
+    .unref();
 }

@@ -9,6 +9,7 @@ import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
+import { Metrics } from "../observability/metrics.js";
 import { RetentionRepository } from "./retention.repository.js";
 
 const QUEUE = "retention";
@@ -32,6 +33,7 @@ export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy 
   constructor(
     private readonly retention: RetentionRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -70,10 +72,12 @@ export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy 
     for (let n = BATCH; n === BATCH && !this.closing;) {
       n = await this.retention.purgePayloads(payloadCutoff, BATCH);
       purged.payloads += n;
+      this.metrics.retentionPurged.inc({ what: "payloads" }, n);
     }
     for (let n = BATCH; n === BATCH && !this.closing;) {
       n = await this.retention.purgeReceipts(receiptCutoff, BATCH);
       purged.receipts += n;
+      this.metrics.retentionPurged.inc({ what: "receipts" }, n);
     }
     this.logger.log({ msg: "retention pass", ...purged, payloadCutoff, receiptCutoff });
     return purged;

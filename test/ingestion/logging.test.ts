@@ -1,18 +1,15 @@
 // Invariant 8: every delivery is logged with its context (request id, tenant, connection,
 // provider, ids, outcome), never with credentials or form contents.
-import { ConsoleLogger } from "@nestjs/common";
+import { RedactingLogger } from "../../src/observability/logger.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { type RunningApi, startApi, testConfig } from "../support/app.js";
 import { createTenantWithConnection } from "../support/tenants.js";
 import { post } from "../support/http.js";
 
-/** The production JSON logger, writing into memory. */
-class CapturingLogger extends ConsoleLogger {
+/** The production JSON logger (redaction included), writing into memory. */
+class CapturingLogger extends RedactingLogger {
   readonly lines: string[] = [];
-  constructor() {
-    super({ json: true, colors: false });
-  }
-  protected override printMessages(messages: unknown[], context?: string, logLevel?: string): void {
+  protected override emit(messages: unknown[], context?: string, logLevel?: string): void {
     this.lines.push(JSON.stringify({ messages, context, logLevel }));
   }
 }

@@ -1,0 +1,76 @@
+import { Injectable } from "@nestjs/common";
+import { Gauge } from "prom-client";
+import { PrismaService } from "../database/prisma.service.js";
+import { OPERATIONS } from "../jobs/operations.js";
+import { Metrics } from "./metrics.js";
+
+const WAITING = ["queued", "retrying", "running", "held", "blocked"] as const;
+
+interface Row {
+  operation: string;
+  status: string;
+  n: number;
+  oldest: number | null;
+}
+
+/**
+ * Queue depth and the age of the oldest due job per operation, read from Postgres (the record of
+ * the work, whatever Redis holds) when /metrics is scraped: one indexed query per scrape.
+ */
+@Injectable()
+export class JobGauges {
+  private scrape: Promise<Row[]> | undefined;
+
+  constructor(
+    metrics: Metrics,
+    private readonly prisma: PrismaService,
+  ) {
+    const rows = () =>
+      (this.scrape ??= this.read().finally(() => setTimeout(() => (this.scrape = undefined), 1000)));
+    new Gauge({
+      name: "leadgate_jobs_waiting",
+      help: "Jobs not finished, by operation and status (queued, retrying, running, held, blocked).",
+      labelNames: ["operation", "status"] as const,
+      registers: [metrics.registry],
+      async collect() {
+        this.reset();
+        const counts = await rows();
+        for (const operation of OPERATIONS) {
+          for (const status of WAITING) {
+            const n = counts.find((row) => row.operation === operation && row.status === status)?.n ?? 0;
+            this.set({ operation, status }, n);
+          }
+        }
+      },
+    });
+    new Gauge({
+      name: "leadgate_job_oldest_due_seconds",
+      help: "Age of the oldest queued or retrying job that is due, by operation (0: none due). Alert when it grows.",
+      labelNames: ["operation"] as const,
+      registers: [metrics.registry],
+      async collect() {
+        this.reset();
+        const counts = await rows();
+        for (const operation of OPERATIONS) {
+          const ages = counts.filter((row) => row.operation === operation).map((row) => row.oldest ?? 0);
+          this.set({ operation }, Math.max(0, ...ages));
+        }
+      },
+    });
+  }
+
+  private async read(): Promise<Row[]> {
+    try {
+      const { rows } = await this.prisma.pool.query<Row>(
+        `SELECT operation, status, count(*)::int AS n,
+                extract(epoch FROM now() - min(next_attempt_at)
+                  FILTER (WHERE status IN ('queued', 'retrying') AND next_attempt_at <= now()))::float AS oldest
+         FROM jobs WHERE status = ANY($1::text[]) GROUP BY operation, status`,
+        [WAITING],
+      );
+      return rows;
+    } catch {
+      return []; // the database is down: readiness says so; the gauges report nothing this scrape
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { ConsoleLogger, type LogLevel } from "@nestjs/common";
+
+/**
+ * Fields never written to a log, whatever their depth: auth headers, secrets, tokens, keys, and
+ * form contents (payloads, bodies, message texts, contact details). Code logs ids and outcomes;
+ * this list is the net under it (invariant 8).
+ */
+export const REDACTED_FIELDS =
+  /authorization|cookie|password|secret|token|api[-_]?key|headervalue|credential|formdata|payload|^body$|^text$|email|phone/i;
+
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 8 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
+  if (value instanceof Date || value instanceof Error) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      REDACTED_FIELDS.test(key) ? "[redacted]" : redact(item, depth + 1),
+    ]),
+  );
+}
+
+/** Nest's JSON console logger with the redaction list applied to every structured message. */
+export class RedactingLogger extends ConsoleLogger {
+  constructor() {
+    super({ json: true, colors: false });
+  }
+
+  protected override printMessages(
+    messages: unknown[],
+    context?: string,
+    logLevel?: LogLevel,
+    writeStreamType?: "stdout" | "stderr",
+    errorStack?: unknown,
+  ): void {
+    this.emit(
+      messages.map((message) => redact(message)),
+      context,
+      logLevel,
+      writeStreamType,
+      errorStack,
+    );
+  }
+
+  /** Writes redacted messages (tests capture them here). */
+  protected emit(
+    messages: unknown[],
+    context?: string,
+    logLevel?: LogLevel,
+    writeStreamType?: "stdout" | "stderr",
+    errorStack?: unknown,
+  ): void {
+    super.printMessages(messages, context, logLevel, writeStreamType, errorStack);
+  }
+}

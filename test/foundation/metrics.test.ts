@@ -1,0 +1,102 @@
+// Prometheus metrics: the API's /metrics (deliveries, ingest latency, queue depth and the age of the
+// oldest due job read from Postgres) and the worker's own port (jobs by outcome, durations, dispatcher).
+import { randomBytes } from "node:crypto";
+import { type RunningApi, startApi, testConfig, TEST_ENCRYPTION_KEY } from "../support/app.js";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { post } from "../support/http.js";
+import { freePort, spawnNode, type Spawned } from "../support/process.js";
+import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import { waitFor } from "../support/wait.js";
+
+/** The value of one sample of a Prometheus text exposition, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  const line = text
+    .split("\n")
+    .find((l) =>
+      l.startsWith(`${name}{`) || l.startsWith(`${name} `)
+        ? wanted.every((label) => l.includes(label))
+        : false,
+    );
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
+}
+
+describe("metrics", () => {
+  let db: TestDatabase;
+  let api: RunningApi;
+  let idle: RunningApi;
+  let worker: Spawned;
+  let workerMetrics: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const config = testConfig(db.url, { DISPATCHER_INTERVAL_MS: "300" });
+    api = await startApi(config);
+    // An API whose queues no worker reads: what it accepts stays queued (due, not done).
+    idle = await startApi(testConfig(db.url, { DISPATCHER_INTERVAL_MS: "300" }));
+    const port = await freePort();
+    workerMetrics = `http://127.0.0.1:${port}/metrics`;
+    worker = spawnNode("dist/worker.js", {
+      DATABASE_URL: db.url,
+      LEADGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      REDIS_PREFIX: config.redisPrefix,
+      DISPATCHER_INTERVAL_MS: "60000",
+      WORKER_METRICS_PORT: String(port),
+    });
+    await worker.waitFor(/worker started/);
+  });
+  afterAll(async () => {
+    worker.child.kill("SIGTERM");
+    await worker.exited;
+    await Promise.all([api.close(), idle.close()]);
+    await db.drop();
+  });
+
+  const deliver = (target: RunningApi, c: TestConnection) =>
+    post(
+      `${target.url}/webhooks/staticforms/${c.connectionId}`,
+      {
+        event: "form.submitted",
+        data: { submissionId: randomBytes(5).toString("hex"), formData: { name: "Ann" } },
+      },
+      { authorization: `Bearer ${c.secrets.bearerToken}` },
+    );
+  const scrape = async (url: string) => (await fetch(url)).text();
+
+  it("count deliveries and jobs, and show waiting work and its age", async () => {
+    const c = await createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+    });
+    expect((await deliver(api, c)).status).toBe(202);
+    const done = await waitFor(
+      () => scrape(workerMetrics),
+      (text) =>
+        (sample(text, "leadgate_jobs_total", { operation: "lead-upsert", status: "succeeded" }) ?? 0) >= 1,
+    );
+    expect(
+      sample(done, "leadgate_job_duration_seconds_count", { operation: "lead-upsert", status: "succeeded" }),
+    ).toBeGreaterThanOrEqual(1);
+
+    const before = await scrape(`${api.url}/metrics`);
+    expect(
+      sample(before, "leadgate_deliveries_total", { provider: "staticforms", outcome: "accepted" }),
+    ).toBe(1);
+    expect(sample(before, "leadgate_ingest_duration_seconds_count", { provider: "staticforms" })).toBe(1);
+    expect(sample(before, "leadgate_jobs_waiting", { operation: "lead-upsert", status: "queued" })).toBe(0);
+    expect(sample(before, "leadgate_job_oldest_due_seconds", { operation: "lead-upsert" })).toBe(0);
+
+    // Two deliveries nobody processes: queued and due; the oldest one's age grows.
+    expect((await deliver(idle, c)).status).toBe(202);
+    expect((await deliver(idle, c)).status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const after = await scrape(`${api.url}/metrics`);
+    expect(sample(after, "leadgate_jobs_waiting", { operation: "lead-upsert", status: "queued" })).toBe(2);
+    expect(
+      sample(after, "leadgate_job_oldest_due_seconds", { operation: "lead-upsert" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sample(after, "leadgate_deliveries_total", { provider: "staticforms", outcome: "accepted" })).toBe(
+      1,
+    ); // per process
+  });
+});
