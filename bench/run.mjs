@@ -39,7 +39,7 @@ async function main() {
     REDIS_PREFIX: `lg-bench-${process.pid}`,
     PORT: "3100",
     // The load sends far more per connection than a provider would; the limit's cost is measured, not its refusals.
-    WEBHOOK_RATE_LIMIT: "10000000",
+    WEBHOOK_RATE_LIMIT: process.env.BENCH_RATE_LIMIT ?? "10000000",
   };
   const connection = await createConnection(env);
   const leadgate = await start("dist/main.js", env, /api listening/);

@@ -47,14 +47,21 @@ export class RateLimiter {
     );
   }
 
-  /** One INCR per delivery in the current window, one round trip for the batch; undefined: not counted. */
+  /**
+   * The batch's deliveries counted per connection in one round trip: one INCRBY per connection
+   * (and an expiry set once per window), so a burst on one connection costs two commands, not two
+   * per delivery. Each delivery gets its own position in the count; undefined: not counted.
+   */
   private async count(ids: string[]): Promise<(number | undefined)[]> {
     if (this.redis.status !== "ready") return this.skipped(ids, `redis is ${this.redis.status}`);
     const window = Math.floor(Date.now() / this.windowMs);
+    const perConnection = new Map<string, number>();
+    for (const id of ids) perConnection.set(id, (perConnection.get(id) ?? 0) + 1);
+    const connections = [...perConnection];
     const pipeline = this.redis.pipeline();
-    for (const id of ids) {
+    for (const [id, n] of connections) {
       const key = `${this.config.redisPrefix}:rate:${id}:${window}`;
-      pipeline.incr(key).pexpire(key, this.windowMs * 2);
+      pipeline.incrby(key, n).pexpire(key, this.windowMs * 2, "NX");
     }
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -64,9 +71,17 @@ export class RateLimiter {
           timer = setTimeout(() => reject(new Error("no answer from redis")), REDIS_TIMEOUT_MS);
         }),
       ]);
-      return ids.map((_, index) => {
-        const [error, value] = results?.[index * 2] ?? [new Error("no result")];
-        return error ? undefined : Number(value);
+      // The count the batch started from, per connection; each delivery then takes the next one.
+      const next = new Map<string, number>();
+      connections.forEach(([id, n], index) => {
+        const [error, total] = results?.[index * 2] ?? [new Error("no result")];
+        if (!error) next.set(id, Number(total) - n + 1);
+      });
+      return ids.map((id) => {
+        const position = next.get(id);
+        if (position === undefined) return undefined;
+        next.set(id, position + 1);
+        return position;
       });
     } catch (error) {
       return this.skipped(ids, error instanceof Error ? error.message : String(error));
