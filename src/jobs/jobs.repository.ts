@@ -55,6 +55,11 @@ export class JobsRepository {
                 -- running: only when its worker stopped renewing it (BullMQ's stalled-job lock is 30 s)
                 OR (status = 'running' AND updated_at < now() - interval '30 seconds'))
          RETURNING *
+       ), abandoned AS (
+         -- An attempt its run never closed (the worker died, or the database failed under it).
+         UPDATE job_attempts SET finished_at = now(), outcome = 'abandoned',
+                duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
+         WHERE job_id = $1::uuid AND tenant_id = (SELECT tenant_id FROM job) AND finished_at IS NULL
        ), attempt AS (
          INSERT INTO job_attempts (tenant_id, job_id, number, started_at)
          SELECT tenant_id, id, attempts, now() FROM job

@@ -147,4 +147,33 @@ describe("job lifecycle", () => {
     const after = await db.sql.query("SELECT status, last_error_code FROM jobs WHERE id = $1", [rows[0]!.id]);
     expect(after.rows).toEqual([{ status: "succeeded", last_error_code: null }]);
   });
+  it("a run abandoned mid-attempt is taken over once stale, and its open attempt is closed as abandoned", async () => {
+    const c = await connection();
+    await setConnection(c, "paused");
+    await deliver(c, "abandon-1");
+    const { rows } = await db.sql.query<{ id: string }>(
+      `UPDATE jobs SET status = 'queued', next_attempt_at = now() + interval '1 day'
+       WHERE tenant_id = $1 AND operation = 'lead-upsert' RETURNING id`,
+      [c.tenantId],
+    );
+    const jobs = worker.get(JobsRepository);
+    const first = await jobs.claim(rows[0]!.id);
+    expect(first).toBeDefined();
+    expect(await jobs.untilAbandoned(rows[0]!.id)).toBeGreaterThan(25_000);
+    // Its worker dies: nothing closes the attempt. Thirty seconds later the run counts as abandoned.
+    await db.sql.query("UPDATE jobs SET updated_at = now() - interval '31 seconds' WHERE id = $1", [
+      rows[0]!.id,
+    ]);
+    expect(await jobs.untilAbandoned(rows[0]!.id)).toBe(0);
+    const second = await jobs.claim(rows[0]!.id);
+    expect(second?.job.attempts).toBe(2);
+    const attempts = await db.sql.query(
+      "SELECT number, outcome, finished_at IS NOT NULL AS closed FROM job_attempts WHERE job_id = $1 ORDER BY number",
+      [rows[0]!.id],
+    );
+    expect(attempts.rows).toEqual([
+      { number: 1, outcome: "abandoned", closed: true },
+      { number: 2, outcome: null, closed: false },
+    ]);
+  });
 });
