@@ -8,4 +8,6 @@ export default {
   globalSetup: undefined,
   globalTeardown: undefined,
   testTimeout: 300_000,
+  // A scenario that fails must not leave the run waiting on its processes' sockets.
+  forceExit: true,
 };

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import { AdminModule } from "./admin/admin.module.js";
+import { JobGauges } from "./observability/job-gauges.js";
 import { ReplayModule } from "./replay/replay.module.js";
 import type { AppConfig } from "./config/config.js";
 import { ConfigModule } from "./config/config.module.js";
@@ -25,6 +26,8 @@ export class AppModule {
         AdminModule,
         ReplayModule,
       ],
+      // Queue gauges read Postgres at each scrape: in the API only, so worker replicas do not multiply them.
+      providers: [JobGauges],
     };
   }
 }

@@ -19,13 +19,19 @@ export class Services {
   static async start(): Promise<Services> {
     const postgres = PostgresServer.create(await freePort());
     const redis = new RedisServer(await freePort());
-    await redis.start();
-    const template = await postgres.createDatabase("faults_template");
-    execFileSync(process.execPath, ["scripts/migrate.mjs"], {
-      env: { ...process.env, DATABASE_URL: template },
-      stdio: "pipe",
-    });
-    return new Services(postgres, redis);
+    try {
+      await redis.start();
+      const template = await postgres.createDatabase("faults_template");
+      execFileSync(process.execPath, ["scripts/migrate.mjs"], {
+        env: { ...process.env, DATABASE_URL: template },
+        stdio: "pipe",
+      });
+      return new Services(postgres, redis);
+    } catch (error) {
+      await redis.kill();
+      postgres.destroy();
+      throw error;
+    }
   }
 
   /** A fresh migrated database of one scenario's own. */
@@ -65,7 +71,8 @@ export class Leadgate {
       REDIS_PREFIX: `faults-${randomBytes(3).toString("hex")}`,
       LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
-      WEBHOOK_RATE_LIMIT: "0",
+      // On, but high: every delivery goes through the Redis-backed limit (and its fail-open path when Redis is down).
+      WEBHOOK_RATE_LIMIT: "1000000",
       JOB_BACKOFF_BASE_MS: "200",
       DISPATCHER_INTERVAL_MS: "1000",
       ...env,
@@ -95,11 +102,16 @@ export class Leadgate {
     await process.spawned.exited;
   }
 
+  /** Stops every process (SIGTERM; SIGKILL after 10 s), also after a failed scenario. */
   async stopAll(): Promise<void> {
     await Promise.all(
       [...this.apis, ...this.workers].map(async (process) => {
-        if (process.spawned.child.exitCode === null) process.spawned.child.kill("SIGTERM");
-        await process.spawned.exited;
+        const { child, exited } = process.spawned;
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(timer);
       }),
     );
   }

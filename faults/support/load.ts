@@ -12,6 +12,8 @@ export interface Delivery {
 export interface Attempt {
   /** 0 stands for a network error (refused, reset, timeout). */
   status: number;
+  /** The Retry-After header of the answer, if any. */
+  retryAfter?: string;
   /** What the scenario was doing when the attempt was sent (e.g. "postgres down"). */
   phase: string;
 }
@@ -27,7 +29,7 @@ export async function send(
   baseUrl: string,
   delivery: Delivery,
   timeoutMs = 10_000,
-): Promise<{ status: number; receiptIds?: string[] }> {
+): Promise<{ status: number; receiptIds?: string[]; retryAfter?: string }> {
   try {
     const response = await fetch(`${baseUrl}${delivery.path}`, {
       method: "POST",
@@ -38,7 +40,11 @@ export async function send(
     const text = await response.text();
     const receiptIds =
       response.status < 300 ? (JSON.parse(text) as { receiptIds?: string[] }).receiptIds : undefined;
-    return { status: response.status, receiptIds };
+    return {
+      status: response.status,
+      receiptIds,
+      retryAfter: response.headers.get("retry-after") ?? undefined,
+    };
   } catch {
     return { status: 0 };
   }
@@ -66,7 +72,7 @@ export async function sendAll(
       const sentIn = phase();
       const answer = await send(urls[index % urls.length]!, delivery);
       const outcome = outcomes.get(delivery.eventId) ?? { attempts: [] };
-      outcome.attempts.push({ status: answer.status, phase: sentIn });
+      outcome.attempts.push({ status: answer.status, phase: sentIn, retryAfter: answer.retryAfter });
       if (answer.receiptIds && !outcome.receiptIds) outcome.receiptIds = answer.receiptIds;
       outcomes.set(delivery.eventId, outcome);
       await onSent(++done);

@@ -45,11 +45,18 @@ export async function count(
   const jobCounts = await perEvent(
     "SELECT r.lead_id AS id, count(*)::int AS n FROM jobs j JOIN receipts r ON r.id = j.receipt_id WHERE r.lead_id = ANY($1) GROUP BY r.lead_id",
   );
+  const ours = new Set(ids);
   const replies = new Map<string, number>();
   for (const request of thumbtack.received.filter((r) => r.method === "POST")) {
     const id = /negotiations\/([^/]+)\/messages/.exec(request.path)?.[1] ?? "";
-    replies.set(id, (replies.get(id) ?? 0) + 1);
+    if (ours.has(id)) replies.set(id, (replies.get(id) ?? 0) + 1);
   }
+  // Every receipt id a 2xx answer named must exist: an acknowledged receipt that is not stored is lost.
+  const answered = [...new Set([...outcomes.values()].flatMap((outcome) => outcome.receiptIds ?? []))];
+  const found = await sql.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM receipts WHERE id = ANY($1::uuid[])",
+    [answered],
+  );
   const crmKeys = new Map<string, number>();
   for (const request of crm.received) {
     const key = String(request.headers["webhook-id"]);
@@ -78,14 +85,20 @@ export async function count(
     sent: ids.length,
     acknowledged: acknowledged.length,
     stored: receipts.size,
-    duplicated: extra(receipts) + extra(leads) + extra(replies) + extra(crmKeysPerEvent),
+    duplicated:
+      extra(receipts) +
+      extra(leads) +
+      extra(replies) +
+      extra(crmKeysPerEvent) +
+      [...jobCounts.values()].reduce((sum, n) => sum + Math.max(0, n - 3), 0),
     lost:
       missing(receipts) +
       missing(jobCounts, 3) +
       missing(leads) +
       missing(replies) +
       missing(crmKeysPerEvent) +
-      unfinished.rows[0]!.n,
+      unfinished.rows[0]!.n +
+      (answered.length - found.rows[0]!.n),
     redelivered: [...crmKeys.values()].reduce((sum, n) => sum + n - 1, 0),
     failedAttempts: failures.rows.map((row) => `${row.code}x${row.n}`).join(",") || "none",
   };

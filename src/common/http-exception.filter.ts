@@ -59,7 +59,17 @@ export function toErrorResponse(
   logger.error({
     msg: "unexpected error",
     requestId,
-    error: error instanceof Error ? error.stack : String(error),
+    // Name, code and stack frames only: messages of database and parser errors quote input values.
+    error: error instanceof Error ? error.name : typeof error,
+    code: (error as { code?: unknown } | undefined)?.code,
+    frames:
+      error instanceof Error
+        ? error.stack
+            ?.split("\n")
+            .filter((line) => line.trimStart().startsWith("at "))
+            .slice(0, 8)
+            .join("\n")
+        : undefined,
   });
   return {
     status: 500,

@@ -10,6 +10,8 @@ import type { Operation } from "./operations.js";
 import type { Processor } from "./processor.js";
 import type { ConnectionStatus } from "../connections/connection.js";
 
+const HEARTBEAT_MS = 10_000;
+
 /** An attempt failed and will be retried after `delayMs` (read by the workers' backoff strategy). */
 export class RetryScheduled extends Error {
   constructor(
@@ -56,6 +58,20 @@ export class JobRunner {
       if (waitMs !== undefined) throw new RetryScheduled("job_running", waitMs + 1_000);
       return; // finished, held, blocked or cancelled: nothing to do
     }
+    const { job } = claimed;
+    // A run longer than 30 s must not look abandoned: it says it is alive every 10 s.
+    const heartbeat = setInterval(() => void this.jobs.heartbeat(job).catch(() => undefined), HEARTBEAT_MS);
+    try {
+      await this.attempt(processor, claimed);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async attempt(
+    processor: Processor,
+    claimed: NonNullable<Awaited<ReturnType<JobsRepository["claim"]>>>,
+  ) {
     const { job } = claimed;
     const startedAt = job.startedAt;
     const log = {

@@ -78,6 +78,15 @@ export class JobsRepository {
     return row && { job: row, context: row };
   }
 
+  /** Marks a running attempt alive (so it is not taken for abandoned while it runs long). */
+  async heartbeat(job: ClaimedJob): Promise<void> {
+    await this.prisma.pool.query(
+      `UPDATE jobs SET updated_at = now()
+       WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = 'running' AND attempts = $3`,
+      [job.id, job.tenantId, job.attempts],
+    );
+  }
+
   /** For a job `running` now: how long until claim may take it over (undefined when it is not running). */
   async untilAbandoned(jobId: string): Promise<number | undefined> {
     const { rows } = await this.prisma.pool.query<{ ms: number }>(

@@ -19,7 +19,7 @@ interface Row {
  */
 @Injectable()
 export class JobGauges {
-  private scrape: Promise<Row[]> | undefined;
+  private scrape: Promise<Row[] | undefined> | undefined;
 
   constructor(
     metrics: Metrics,
@@ -35,6 +35,7 @@ export class JobGauges {
       async collect() {
         this.reset();
         const counts = await rows();
+        if (!counts) return; // no reading: no samples (an alert on absence fires), never a false 0
         for (const operation of OPERATIONS) {
           for (const status of WAITING) {
             const n = counts.find((row) => row.operation === operation && row.status === status)?.n ?? 0;
@@ -51,6 +52,7 @@ export class JobGauges {
       async collect() {
         this.reset();
         const counts = await rows();
+        if (!counts) return;
         for (const operation of OPERATIONS) {
           const ages = counts.filter((row) => row.operation === operation).map((row) => row.oldest ?? 0);
           this.set({ operation }, Math.max(0, ...ages));
@@ -59,7 +61,7 @@ export class JobGauges {
     });
   }
 
-  private async read(): Promise<Row[]> {
+  private async read(): Promise<Row[] | undefined> {
     try {
       const { rows } = await this.prisma.pool.query<Row>(
         `SELECT operation, status, count(*)::int AS n,
@@ -70,7 +72,7 @@ export class JobGauges {
       );
       return rows;
     } catch {
-      return []; // the database is down: readiness says so; the gauges report nothing this scrape
+      return undefined; // the database is down: readiness says so; these gauges have no samples this scrape
     }
   }
 }

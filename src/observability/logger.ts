@@ -9,7 +9,8 @@ export const REDACTED_FIELDS =
   /authorization|cookie|password|secret|token|api[-_]?key|headervalue|credential|formdata|payload|^body$|^text$|email|phone/i;
 
 export function redact(value: unknown, depth = 0): unknown {
-  if (depth > 8 || value === null || typeof value !== "object") return value;
+  if (value === null || typeof value !== "object") return value;
+  if (depth > 8) return "[redacted: nested too deep]";
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
   if (value instanceof Date || value instanceof Error) return value;
   return Object.fromEntries(

@@ -1,15 +1,18 @@
 import { Injectable } from "@nestjs/common";
 import { PrismaService } from "../database/prisma.service.js";
 
-/** Job statuses that may still need their receipt's payload. */
+/** Job statuses that still need their receipt: not finished yet. */
 const UNFINISHED = `('queued', 'running', 'retrying', 'held', 'blocked')`;
+/** A payload is kept while any job of its receipt has not succeeded: dead and cancelled jobs may be replayed. */
+const NOT_SUCCEEDED = `('queued', 'running', 'retrying', 'held', 'blocked', 'dead', 'cancelled')`;
 
 /**
- * Retention in bounded batches (one statement each). Nothing a job still needs is purged: a receipt
- * with unfinished jobs keeps its payload and its identity until they finish. Side-effect records
- * are kept: after its receipt is gone, a re-delivered event makes new jobs under the same job keys,
- * and they find the effect already done (no second auto-reply); the lead upsert is keyed by the
- * provider's lead id, so no second lead either.
+ * Retention in bounded batches. Nothing a job still needs is purged: a payload stays while any job
+ * of its receipt has not succeeded (dead and cancelled jobs may be replayed), a receipt while any
+ * job is unfinished. Side-effect records are kept: after its receipt is gone, a re-delivered event
+ * makes new jobs under the same job keys; the auto-reply finds its record and is not sent again,
+ * the lead upsert is keyed by the provider's lead id (no second lead), and the CRM gets the event
+ * again under the same `webhook-id`.
  */
 @Injectable()
 export class RetentionRepository {
@@ -23,26 +26,39 @@ export class RetentionRepository {
          SELECT r.id FROM receipts r
          WHERE r.received_at < $1 AND r.payload_purged_at IS NULL
            AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.receipt_id = r.id AND j.tenant_id = r.tenant_id
-                           AND j.status IN ${UNFINISHED})
+                           AND j.status IN ${NOT_SUCCEEDED})
          ORDER BY r.received_at LIMIT $2)`,
       [cutoff, batch],
     );
     return result.rowCount ?? 0;
   }
 
-  /** Deletes receipts received before `cutoff`, with their jobs, attempts and conflicts; answers how many. */
-  async purgeReceipts(cutoff: Date, batch: number): Promise<number> {
+  /**
+   * Deletes receipts received before `cutoff`, with their jobs, attempts and conflicts; answers how
+   * many. The candidates' jobs are locked before their statuses are checked again, so a replay that
+   * committed meanwhile keeps its receipt, and one that comes later waits, then finds nothing.
+   */
+  async purgeReceipts(cutoff: Date, batch: number): Promise<{ deleted: number; more: boolean }> {
     const client = await this.prisma.pool.connect();
     try {
       await client.query("BEGIN");
+      const candidates = await client.query<{ id: string; tenant_id: string }>(
+        `SELECT r.id, r.tenant_id FROM receipts r
+         WHERE r.received_at < $1
+           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.receipt_id = r.id AND j.tenant_id = r.tenant_id
+                           AND j.status IN ${UNFINISHED})
+         ORDER BY r.received_at LIMIT $2 FOR UPDATE OF r SKIP LOCKED`,
+        [cutoff, batch],
+      );
+      const ids = candidates.rows.map((row) => row.id);
+      await client.query(`SELECT 1 FROM jobs WHERE receipt_id = ANY($1::uuid[]) FOR UPDATE`, [ids]);
+      // A new statement, so a new snapshot: job statuses as they are now that they are locked.
       const { rows } = await client.query<{ id: string; tenant_id: string }>(
         `WITH expired AS (
            SELECT r.id, r.tenant_id FROM receipts r
-           WHERE r.received_at < $1
+           WHERE r.id = ANY($1::uuid[])
              AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.receipt_id = r.id AND j.tenant_id = r.tenant_id
                              AND j.status IN ${UNFINISHED})
-           ORDER BY r.received_at LIMIT $2
-           FOR UPDATE SKIP LOCKED
          ), expired_jobs AS (
            SELECT j.id, j.tenant_id FROM jobs j JOIN expired e ON j.receipt_id = e.id AND j.tenant_id = e.tenant_id
          ), attempts AS (
@@ -55,7 +71,7 @@ export class RetentionRepository {
            DELETE FROM jobs j USING expired_jobs x WHERE j.id = x.id AND j.tenant_id = x.tenant_id
          )
          SELECT id, tenant_id FROM expired`,
-        [cutoff, batch],
+        [ids],
       );
       // The receipts in a second statement: within one statement, the foreign keys of the jobs
       // deleted beside them would still hold the receipts.
@@ -64,7 +80,7 @@ export class RetentionRepository {
         [rows.map((row) => row.id), rows.map((row) => row.tenant_id)],
       );
       await client.query("COMMIT");
-      return rows.length;
+      return { deleted: rows.length, more: candidates.rows.length === batch };
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;

@@ -15,6 +15,7 @@ import { RetentionRepository } from "./retention.repository.js";
 const QUEUE = "retention";
 const BATCH = 1_000;
 const DAY_MS = 86_400_000;
+const SCHEDULE_CHECK_MS = 60_000;
 
 /**
  * Retention as a scheduled BullMQ job: every RETENTION_INTERVAL_MINUTES one run purges raw payloads
@@ -29,6 +30,8 @@ export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy 
   private queue: Queue | undefined;
   private worker: Worker | undefined;
   private closing = false;
+  private scheduler: NodeJS.Timeout | undefined;
+  private scheduling: Promise<unknown> | undefined;
 
   constructor(
     private readonly retention: RetentionRepository,
@@ -36,7 +39,7 @@ export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly metrics: Metrics,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
     this.connection = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
     this.connection.on("error", () => undefined); // logged by RedisModule's client
     const options = { connection: this.connection, prefix: this.config.redisPrefix };
@@ -45,20 +48,25 @@ export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy 
     this.worker.on("error", (error) =>
       this.logger.warn({ msg: "retention worker error", error: error.message }),
     );
-    await this.queue
-      .upsertJobScheduler(
-        "retention",
-        { every: this.config.retentionIntervalMinutes * 60_000 }, // the first run is at once
-        { name: QUEUE, opts: { removeOnComplete: true, removeOnFail: true } },
-      )
-      .catch((error: Error) =>
-        // Redis down at boot: the next worker start (or replica) schedules it; ingest and jobs are unaffected.
-        this.logger.warn({ msg: "retention not scheduled", error: error.message }),
-      );
+    // The schedule lives in Redis, which may lose it (a restart without persistence, a failover):
+    // it is upserted again every minute (idempotent, under a fixed id), never awaited at boot.
+    this.schedule();
+    this.scheduler = setInterval(() => this.schedule(), SCHEDULE_CHECK_MS);
+  }
+
+  private schedule(): void {
+    this.scheduling ??= this.queue!.upsertJobScheduler(
+      "retention",
+      { every: this.config.retentionIntervalMinutes * 60_000 }, // the first run is at once
+      { name: QUEUE, opts: { removeOnComplete: true, removeOnFail: true } },
+    )
+      .catch((error: Error) => this.logger.warn({ msg: "retention not scheduled yet", error: error.message }))
+      .finally(() => (this.scheduling = undefined));
   }
 
   async onModuleDestroy(): Promise<void> {
     this.closing = true;
+    clearInterval(this.scheduler);
     await this.worker?.close();
     await this.queue?.close();
     this.connection?.disconnect();
@@ -74,10 +82,11 @@ export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy 
       purged.payloads += n;
       this.metrics.retentionPurged.inc({ what: "payloads" }, n);
     }
-    for (let n = BATCH; n === BATCH && !this.closing;) {
-      n = await this.retention.purgeReceipts(receiptCutoff, BATCH);
-      purged.receipts += n;
-      this.metrics.retentionPurged.inc({ what: "receipts" }, n);
+    for (let more = true; more && !this.closing;) {
+      const step = await this.retention.purgeReceipts(receiptCutoff, BATCH);
+      purged.receipts += step.deleted;
+      this.metrics.retentionPurged.inc({ what: "receipts" }, step.deleted);
+      more = step.more;
     }
     this.logger.log({ msg: "retention pass", ...purged, payloadCutoff, receiptCutoff });
     return purged;

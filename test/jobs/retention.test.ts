@@ -99,7 +99,7 @@ describe("retention", () => {
     expect(ids[0]).toBe(ids[1]);
   });
 
-  it("keeps what a job still needs, and purges thousands in bounded batches", async () => {
+  it("keeps what a job still needs (unfinished, or dead and replayable), and purges thousands in bounded batches", async () => {
     const held = await connect();
     await db.sql.query("UPDATE connections SET status = 'paused' WHERE id = $1", [held.connectionId]);
     expect((await deliver(held, "sub_held")).status).toBe(202);
@@ -114,6 +114,21 @@ describe("retention", () => {
        FROM generate_series(1, 2500) AS n`,
       [bulk.tenantId, bulk.connectionId],
     );
+    // A dead CRM delivery may still be replayed: its receipt keeps the payload.
+    const dead = await connect();
+    crm.reply({ status: 422 });
+    expect((await deliver(dead, "sub_dead")).status).toBe(202);
+    await waitFor(
+      async () =>
+        (
+          await db.sql.query("SELECT status FROM jobs WHERE tenant_id = $1 AND operation = 'crm-delivery'", [
+            dead.tenantId,
+          ])
+        ).rows,
+      (rows) => rows[0]?.status === "dead",
+    );
+    await backdate(dead.tenantId, 40);
+
     const purged = await worker.get(RetentionWorker).run();
     expect(purged.payloads).toBeGreaterThanOrEqual(2500);
     expect(
@@ -124,6 +139,9 @@ describe("retention", () => {
     ).toBe(0);
     expect(await count("SELECT count(*) AS n FROM receipts WHERE tenant_id = $1", bulk.tenantId)).toBe(2500);
 
+    expect(await receiptsOf(dead.tenantId)).toEqual([
+      { raw_payload: expect.any(Object), payload_purged_at: null },
+    ]);
     // The held job still needs its receipt: nothing of it was purged.
     const kept = await receiptsOf(held.tenantId);
     expect(kept).toEqual([{ raw_payload: expect.any(Object), payload_purged_at: null }]);

@@ -7,6 +7,7 @@ import { type LeadKey, type LeadMessageInput, LeadsRepository } from "../../lead
 import { firstTime, isObject } from "../../providers/envelope.js";
 import type { JsonObject, JsonValue } from "../../providers/provider-event.js";
 import { YelpClient } from "../../providers/yelp/yelp.client.js";
+import { PermanentError } from "../errors.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
 
@@ -41,7 +42,7 @@ export class LeadUpsertProcessor implements Processor {
   }
 
   private async staticForms(key: LeadKey, payload: JsonObject | null, submissionId: string, at: Date) {
-    if (!payload) return; // payload purged by retention: the lead was upserted when it was fresh
+    if (!payload) throw new PermanentError("payload_purged"); // retention keeps it while a job needs it
     const { contact, rest } = contactFromForm(object(payload.formData));
     const leadId = await this.leads.upsertContact(key, contact, { form: rest }, at);
     if (contact.message) {
@@ -58,7 +59,7 @@ export class LeadUpsertProcessor implements Processor {
   }
 
   private async thumbtack(key: LeadKey, payload: JsonObject | null, at: Date) {
-    if (!payload) return;
+    if (!payload) throw new PermanentError("payload_purged");
     const messageId = payload.messageID;
     if (typeof messageId === "string" || typeof messageId === "number") {
       // A message may arrive before its negotiation: keep it on a placeholder lead, filled later.
