@@ -121,9 +121,10 @@ describe("retention", () => {
     await waitFor(
       async () =>
         (
-          await db.sql.query("SELECT status FROM jobs WHERE tenant_id = $1 AND operation = 'crm-delivery'", [
-            dead.tenantId,
-          ])
+          await db.sql.query<{ status: string }>(
+            "SELECT status FROM jobs WHERE tenant_id = $1 AND operation = 'crm-delivery'",
+            [dead.tenantId],
+          )
         ).rows,
       (rows) => rows[0]?.status === "dead",
     );
