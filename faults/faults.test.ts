@@ -116,6 +116,38 @@ describe("fault injection", () => {
     await s.sql.end();
   });
 
+  /**
+   * Sends the scenario's load with an outage in the middle: `stop` after the 200th answer, `start`
+   * after the 400th; attempts sent in between are labelled `outage`. Then the senders' retries.
+   */
+  async function sendThroughOutage(
+    s: Scenario,
+    outage: string,
+    stop: () => unknown,
+    start: () => unknown,
+  ): Promise<void> {
+    let phase = "before";
+    await sendAll(
+      s.deliveries,
+      () => [s.api.url],
+      16,
+      s.outcomes,
+      async (sent) => {
+        if (sent === 200) {
+          await stop();
+          phase = outage;
+        }
+        if (sent === 400) {
+          phase = "restarting";
+          await start();
+          phase = "after";
+        }
+      },
+      () => phase,
+    );
+    await retryUntilAccepted(s.deliveries, () => [s.api.url], s.outcomes);
+  }
+
   const statusesIn = (s: Scenario, phase: string) =>
     [...s.outcomes.values()].flatMap((o) => o.attempts.filter((a) => a.phase === phase).map((a) => a.status));
   const tally = (statuses: number[]) =>
@@ -155,26 +187,12 @@ describe("fault injection", () => {
   it("stop Postgres in the middle of a load, then start it: only 503s while it is down, retries land once", async () => {
     const s = await scenario(600);
     await s.lg.startWorker();
-    let phase = "before";
-    await sendAll(
-      s.deliveries,
-      () => [s.api.url],
-      16,
-      s.outcomes,
-      (sent) => {
-        if (sent === 200) {
-          services.postgres.stop("immediate");
-          phase = "postgres down";
-        }
-        if (sent === 400) {
-          phase = "restarting";
-          services.postgres.start();
-          phase = "after";
-        }
-      },
-      () => phase,
+    await sendThroughOutage(
+      s,
+      "postgres down",
+      () => services.postgres.stop("immediate"),
+      () => services.postgres.start(),
     );
-    await retryUntilAccepted(s.deliveries, () => [s.api.url], s.outcomes);
     const counts = await settle(s, 200_000);
     const whileDown = statusesIn(s, "postgres down");
     const attempts = [...s.outcomes.values()].flatMap((o) => o.attempts);
@@ -193,25 +211,12 @@ describe("fault injection", () => {
   it("stop Redis in the middle of a load, then start it: ingest keeps answering 202, every job completes once", async () => {
     const s = await scenario(600);
     await s.lg.startWorker();
-    let phase = "before";
-    await sendAll(
-      s.deliveries,
-      () => [s.api.url],
-      16,
-      s.outcomes,
-      async (sent) => {
-        if (sent === 200) {
-          await services.redis.kill();
-          phase = "redis down";
-        }
-        if (sent === 400) {
-          await services.redis.start(); // empty: every BullMQ job it held is gone
-          phase = "after";
-        }
-      },
-      () => phase,
+    await sendThroughOutage(
+      s,
+      "redis down",
+      () => services.redis.kill(),
+      () => services.redis.start(), // empty: every BullMQ job it held is gone
     );
-    await retryUntilAccepted(s.deliveries, () => [s.api.url], s.outcomes);
     const counts = await settle(s);
     const whileDown = statusesIn(s, "redis down");
     report("redis stopped", counts, { whileDown: tally(whileDown) });

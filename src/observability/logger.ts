@@ -1,4 +1,4 @@
-import { ConsoleLogger, type LogLevel } from "@nestjs/common";
+import { ConsoleLogger } from "@nestjs/common";
 
 /**
  * Fields never written to a log, whatever their depth: auth headers, secrets, tokens, keys, and
@@ -21,36 +21,24 @@ export function redact(value: unknown, depth = 0): unknown {
   );
 }
 
+/** printMessages' parameters after the messages (context, level, stream, stack, params). */
+type PrintRest = Parameters<ConsoleLogger["printMessages"]> extends [unknown[], ...infer Rest] ? Rest : never;
+
 /** Nest's JSON console logger with the redaction list applied to every structured message. */
 export class RedactingLogger extends ConsoleLogger {
   constructor() {
     super({ json: true, colors: false });
   }
 
-  protected override printMessages(
-    messages: unknown[],
-    context?: string,
-    logLevel?: LogLevel,
-    writeStreamType?: "stdout" | "stderr",
-    errorStack?: unknown,
-  ): void {
+  protected override printMessages(messages: unknown[], ...rest: PrintRest): void {
     this.emit(
       messages.map((message) => redact(message)),
-      context,
-      logLevel,
-      writeStreamType,
-      errorStack,
+      ...rest,
     );
   }
 
   /** Writes redacted messages (tests capture them here). */
-  protected emit(
-    messages: unknown[],
-    context?: string,
-    logLevel?: LogLevel,
-    writeStreamType?: "stdout" | "stderr",
-    errorStack?: unknown,
-  ): void {
-    super.printMessages(messages, context, logLevel, writeStreamType, errorStack);
+  protected emit(messages: unknown[], ...rest: PrintRest): void {
+    super.printMessages(messages, ...rest);
   }
 }
