@@ -61,6 +61,7 @@ export class ReplayService {
           'The job succeeded; replay it with { "force": true } to run it again.',
         );
       }
+      if (job.status === "succeeded") await this.replays.forgetCrmDelivery(tx, job.tenantId, job.jobKey);
       const requeued = await this.replays.requeue(tx, scope, { jobIds: [job.id] }, [job.status]);
       await this.audit.record(tx, by, {
         action: "job.replay",

@@ -90,6 +90,14 @@ export class ReplayRepository {
     return rows[0];
   }
 
+  /**
+   * A forced replay of a CRM delivery sends it again: its record of an accepted delivery goes.
+   * (An auto-reply's record stays: a reply already sent is never sent twice.)
+   */
+  async forgetCrmDelivery(tx: Tx, tenantId: string, jobKey: string): Promise<void> {
+    await tx.sideEffect.deleteMany({ where: { tenantId, jobKey, operation: "crm-delivery" } });
+  }
+
   /** Locks a receipt of the scope (one replay of it at a time); answers its tenant. */
   async lockReceipt(tx: Tx, scope: TenantScope, id: string): Promise<string | undefined> {
     const rows = await tx.$queryRawUnsafe<{ tenantId: string }[]>(

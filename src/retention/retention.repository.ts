@@ -10,9 +10,8 @@ const NOT_SUCCEEDED = `('queued', 'running', 'retrying', 'held', 'blocked', 'dea
  * Retention in bounded batches. Nothing a job still needs is purged: a payload stays while any job
  * of its receipt has not succeeded (dead and cancelled jobs may be replayed), a receipt while any
  * job is unfinished. Side-effect records are kept: after its receipt is gone, a re-delivered event
- * makes new jobs under the same job keys; the auto-reply finds its record and is not sent again,
- * the lead upsert is keyed by the provider's lead id (no second lead), and the CRM gets the event
- * again under the same `webhook-id`.
+ * makes new jobs under the same job keys; the auto-reply and the CRM delivery find their records and
+ * are not sent again, and the lead upsert is keyed by the provider's lead id (no second lead).
  */
 @Injectable()
 export class RetentionRepository {

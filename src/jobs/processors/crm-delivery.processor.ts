@@ -1,5 +1,8 @@
 // crm-delivery: POST the normalized event (and the lead as stored) to the tenant's CRM, signed per
-// Standard Webhooks. `webhook-id` is the job key: the same on every retry and replay, so the CRM dedupes.
+// Standard Webhooks. `webhook-id` is the job key: the same on every retry and replay, so the CRM
+// dedupes. A local record under the job key remembers a delivery the CRM accepted, so a new job
+// under the same key (the event delivered again after retention purged its receipt) sends nothing;
+// a run whose outcome is unknown sends again (the CRM cannot be asked), and a forced replay clears it.
 import { Inject, Injectable } from "@nestjs/common";
 import { Webhook } from "standardwebhooks";
 import type { AppConfig } from "../../config/config.js";
@@ -7,6 +10,7 @@ import { APP_CONFIG } from "../../config/config.module.js";
 import { LeadsRepository } from "../../leads/leads.repository.js";
 import { callDestination } from "../destination.js";
 import { PermanentError } from "../errors.js";
+import { SideEffectsRepository } from "../side-effects.repository.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
 
@@ -16,6 +20,7 @@ export class CrmDeliveryProcessor implements Processor {
 
   constructor(
     private readonly leads: LeadsRepository,
+    private readonly sideEffects: SideEffectsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -23,6 +28,8 @@ export class CrmDeliveryProcessor implements Processor {
     const url = connection.settings.crmDestination?.url;
     if (!url) return; // the destination was removed after the event arrived: nothing to deliver
     if (!connection.crmSigningSecret) throw new PermanentError("no_signing_secret");
+    const { earlier } = await this.sideEffects.begin(job);
+    if (earlier === "succeeded") return;
     const lead = await this.leads.find(connection.tenantId, receipt.provider, receipt.leadId);
     const sentAt = new Date();
     const body = JSON.stringify({
@@ -57,5 +64,6 @@ export class CrmDeliveryProcessor implements Processor {
       this.config.sideEffectTimeoutMs,
       "crm",
     );
+    await this.sideEffects.finish(job, "succeeded");
   }
 }
