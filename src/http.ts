@@ -8,6 +8,8 @@ import { AppError } from "./common/app-error.js";
 import { HttpExceptionFilter } from "./common/http-exception.filter.js";
 import type { AppConfig } from "./config/config.js";
 import { JobQueue } from "./jobs/job-queue.js";
+import { Metrics } from "./observability/metrics.js";
+import { PROVIDERS } from "./providers/provider-event.js";
 import { mountDocs } from "./observability/docs.js";
 import { RedactingLogger } from "./observability/logger.js";
 import { mountQueueDashboard } from "./observability/queue-dashboard.js";
@@ -64,6 +66,34 @@ function unstorable(root: unknown): string | undefined {
   return undefined;
 }
 
+const PROVIDER_OF_URL = new RegExp(`^/webhooks/(${PROVIDERS.join("|")})/`);
+
+/**
+ * Every webhook delivery's answer counted and timed in one place, whoever produced it: the
+ * ingestion service, the body parser (invalid JSON, too deep), or Fastify (413, 415). The outcome
+ * is read from api.md's answer body: accepted, duplicate, ignored, or the error code.
+ */
+function countDeliveries(app: NestFastifyApplication): void {
+  const metrics = app.get(Metrics);
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook("onSend", async (request, reply, payload) => {
+      const provider = request.method === "POST" ? PROVIDER_OF_URL.exec(request.url)?.[1] : undefined;
+      if (!provider || typeof payload !== "string") return payload;
+      let outcome = String(reply.statusCode);
+      try {
+        const body = JSON.parse(payload) as { error?: string; ignored?: boolean; duplicate?: boolean };
+        outcome = body.error ?? (body.ignored ? "ignored" : body.duplicate ? "duplicate" : "accepted");
+      } catch {
+        // not api.md's JSON: the status code stands for the outcome
+      }
+      metrics.deliveries.inc({ provider, outcome });
+      metrics.ingestSeconds.observe({ provider }, reply.elapsedTime / 1000);
+      return payload;
+    });
+}
+
 export function createLogger(): LoggerService {
   return new RedactingLogger();
 }
@@ -100,6 +130,7 @@ export async function createApiApp(
       void reply.header(REQUEST_ID_HEADER, request.id);
     });
   app.useGlobalFilters(new HttpExceptionFilter());
+  countDeliveries(app);
   // Plugins after the root hooks (Fastify runs a root hook added later only after them).
   mountDocs(app);
   mountQueueDashboard(app, [...app.get(JobQueue).all(), app.get(ReplayQueue).queue]);

@@ -48,17 +48,14 @@ export class IngestionService {
     delivery: InboundDelivery,
     requestId: string,
   ): Promise<IngestAnswer> {
-    const started = process.hrtime.bigint();
     const context: Record<string, unknown> = { requestId, provider };
     try {
       const answer = await this.process(provider, route, delivery, context);
       const outcome = "ignored" in answer.body ? "ignored" : answer.body.duplicate ? "duplicate" : "accepted";
-      this.metrics.deliveries.inc({ provider, outcome });
       this.logger.log({ msg: "delivery", ...context, outcome, status: answer.status });
       return answer;
     } catch (error) {
       const code = error instanceof AppError ? error.code : "internal_error";
-      this.metrics.deliveries.inc({ provider, outcome: code });
       this.logger.warn({
         msg: "delivery rejected",
         ...context,
@@ -66,8 +63,6 @@ export class IngestionService {
         status: error instanceof AppError ? error.status : 500,
       });
       throw error;
-    } finally {
-      this.metrics.ingestSeconds.observe({ provider }, Number(process.hrtime.bigint() - started) / 1e9);
     }
   }
 

@@ -98,5 +98,21 @@ describe("metrics", () => {
     expect(sample(after, "leadgate_deliveries_total", { provider: "staticforms", outcome: "accepted" })).toBe(
       1,
     ); // per process
+
+    // Rejected before ingestion runs (body parser, Fastify): counted too, by their error code.
+    const url = `${api.url}/webhooks/staticforms/${c.connectionId}`;
+    const auth = { authorization: `Bearer ${c.secrets.bearerToken}` };
+    expect((await post(url, "{not json", auth)).status).toBe(400);
+    const plain = await fetch(url, {
+      method: "POST",
+      headers: { ...auth, "content-type": "text/plain" },
+      body: "hi",
+    });
+    expect(plain.status).toBe(415);
+    const rejected = await scrape(`${api.url}/metrics`);
+    const outcome = (name: string) =>
+      sample(rejected, "leadgate_deliveries_total", { provider: "staticforms", outcome: name });
+    expect([outcome("invalid_envelope"), outcome("unsupported_media_type")]).toEqual([1, 1]);
+    expect(sample(rejected, "leadgate_ingest_duration_seconds_count", { provider: "staticforms" })).toBe(3);
   });
 });
