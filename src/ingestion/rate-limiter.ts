@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import { AppError } from "../common/app-error.js";
 import { NaturalBatcher } from "../common/natural-batcher.js";
+import { withTimeout } from "../common/with-timeout.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { Metrics } from "../observability/metrics.js";
@@ -63,14 +64,8 @@ export class RateLimiter {
       const key = `${this.config.redisPrefix}:rate:${id}:${window}`;
       pipeline.incrby(key, n).pexpire(key, this.windowMs * 2, "NX");
     }
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const results = await Promise.race([
-        pipeline.exec(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error("no answer from redis")), REDIS_TIMEOUT_MS);
-        }),
-      ]);
+      const results = await withTimeout(pipeline.exec(), REDIS_TIMEOUT_MS, "redis");
       // The count the batch started from, per connection; each delivery then takes the next one.
       const next = new Map<string, number>();
       connections.forEach(([id, n], index) => {
@@ -85,8 +80,6 @@ export class RateLimiter {
       });
     } catch (error) {
       return this.skipped(ids, error instanceof Error ? error.message : String(error));
-    } finally {
-      clearTimeout(timer);
     }
   }
 

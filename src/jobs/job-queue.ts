@@ -3,19 +3,12 @@ import { type JobsOptions, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
+import { withTimeout } from "../common/with-timeout.js";
 import { Metrics } from "../observability/metrics.js";
 import { REDIS } from "../redis/redis.module.js";
 import { bullJobId, type JobPayload, type Operation, OPERATION_SETTINGS, OPERATIONS } from "./operations.js";
 
 const ENQUEUE_TIMEOUT_MS = 2_000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer from redis within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 export interface EnqueueableJob {
   id: string;
@@ -86,7 +79,7 @@ export class JobQueue implements OnModuleDestroy {
             data: { jobId: job.id },
             opts: jobOptions(operation, job.jobKey),
           }));
-          await withTimeout(this.queues[operation].addBulk(bulk), ENQUEUE_TIMEOUT_MS);
+          await withTimeout(this.queues[operation].addBulk(bulk), ENQUEUE_TIMEOUT_MS, "redis");
         } catch (error) {
           this.metrics.enqueueFailures.inc(group.length);
           this.logger.warn({

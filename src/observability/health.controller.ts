@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { Controller, Get, Inject } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import { AppError } from "../common/app-error.js";
+import { withTimeout } from "../common/with-timeout.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { REDIS } from "../redis/redis.module.js";
 
@@ -10,17 +11,11 @@ type CheckResult = "ok" | "down";
 const CHECK_TIMEOUT_MS = 2_000;
 
 async function probe(check: () => Promise<unknown>): Promise<CheckResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("timeout")), CHECK_TIMEOUT_MS);
-  });
   try {
-    await Promise.race([check(), timeout]);
+    await withTimeout(check(), CHECK_TIMEOUT_MS);
     return "ok";
   } catch {
     return "down";
-  } finally {
-    clearTimeout(timer);
   }
 }
 

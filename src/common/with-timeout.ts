@@ -1,0 +1,8 @@
+/** The promise's outcome, or a rejection naming `what` once `ms` passed (the timer is always cleared). */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what = "the call"): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from ${what} within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
