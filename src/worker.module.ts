@@ -6,6 +6,7 @@ import { DatabaseModule } from "./database/database.module.js";
 import { WorkerJobsModule } from "./jobs/worker-jobs.module.js";
 import { ObservabilityModule } from "./observability/observability.module.js";
 import { RedisModule } from "./redis/redis.module.js";
+import { WorkerRedisModule } from "./redis/worker-redis.module.js";
 import { RetentionModule } from "./retention/retention.module.js";
 
 /** The worker process: BullMQ processors, dispatcher, scheduled retention. No HTTP port. */
@@ -18,6 +19,7 @@ export class WorkerModule {
         ConfigModule.forRoot(config),
         DatabaseModule,
         RedisModule,
+        WorkerRedisModule,
         CryptoModule,
         ObservabilityModule,
         WorkerJobsModule,

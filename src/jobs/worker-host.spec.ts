@@ -1,3 +1,4 @@
+import type { Redis } from "ioredis";
 import { loadConfig } from "../config/config.js";
 import type { JobRunner } from "./job-runner.js";
 import type { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
@@ -18,6 +19,7 @@ describe("WorkerHost", () => {
         new WorkerHost(
           {} as JobRunner,
           config,
+          {} as Redis,
           processor<LeadUpsertProcessor>("lead-upsert"),
           processor<InitialResponseProcessor>("initial-response"),
           processor<CrmDeliveryProcessor>("crm-delivery"),
@@ -31,6 +33,7 @@ describe("WorkerHost", () => {
         new WorkerHost(
           {} as JobRunner,
           config,
+          {} as Redis,
           processor<LeadUpsertProcessor>("lead-upsert"),
           processor<InitialResponseProcessor>("lead-upsert"),
           processor<CrmDeliveryProcessor>("crm-delivery"),

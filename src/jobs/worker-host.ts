@@ -6,7 +6,8 @@ import {
   type OnModuleDestroy,
 } from "@nestjs/common";
 import { type Job, Worker } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { WORKER_REDIS } from "../redis/worker-redis.module.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { JobRunner, type ProcessorTable, RetryScheduled } from "./job-runner.js";
@@ -24,11 +25,11 @@ export class WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger("worker");
   private readonly processors: ProcessorTable;
   private workers: Worker<JobPayload>[] = [];
-  private connection: Redis | undefined;
 
   constructor(
     private readonly runner: JobRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(WORKER_REDIS) private readonly connection: Redis,
     leadUpsert: LeadUpsertProcessor,
     initialResponse: InitialResponseProcessor,
     crmDelivery: CrmDeliveryProcessor,
@@ -44,16 +45,13 @@ export class WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
-    // Workers block on Redis: they need a connection that retries forever.
-    this.connection = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
-    this.connection.on("error", () => undefined); // logged by RedisModule's client
     this.workers = OPERATIONS.map((operation) => {
       const processor = this.processors[operation];
       const worker = new Worker<JobPayload>(
         operation,
         (job: Job<JobPayload>) => this.runner.run(processor, job.data.jobId),
         {
-          connection: this.connection!,
+          connection: this.connection,
           prefix: this.config.redisPrefix,
           concurrency: OPERATION_SETTINGS[operation].concurrency,
           settings: {
@@ -73,6 +71,5 @@ export class WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     await Promise.all(this.workers.map((worker) => worker.close()));
-    this.connection?.disconnect();
   }
 }

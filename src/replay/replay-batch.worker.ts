@@ -7,7 +7,8 @@ import {
   type OnModuleDestroy,
 } from "@nestjs/common";
 import { type Job, Worker } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { WORKER_REDIS } from "../redis/worker-redis.module.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { JobQueue } from "../jobs/job-queue.js";
@@ -27,18 +28,16 @@ const TICK_MS = 250;
 export class ReplayBatchWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger("replay");
   private worker: Worker<ReplayBatchPayload> | undefined;
-  private connection: Redis | undefined;
   private closing = false;
 
   constructor(
     private readonly replays: ReplayRepository,
     private readonly queue: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(WORKER_REDIS) private readonly connection: Redis,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.connection = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
-    this.connection.on("error", () => undefined); // logged by RedisModule's client
     this.worker = new Worker<ReplayBatchPayload>(
       REPLAY_QUEUE,
       (job: Job<ReplayBatchPayload>) => this.run(job.data.batchId),
@@ -56,7 +55,6 @@ export class ReplayBatchWorker implements OnApplicationBootstrap, OnModuleDestro
   async onModuleDestroy(): Promise<void> {
     this.closing = true;
     await this.worker?.close();
-    this.connection?.disconnect();
   }
 
   async run(batchId: string): Promise<void> {

@@ -6,7 +6,8 @@ import {
   type OnModuleDestroy,
 } from "@nestjs/common";
 import { Queue, Worker } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { WORKER_REDIS } from "../redis/worker-redis.module.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { Metrics } from "../observability/metrics.js";
@@ -26,7 +27,6 @@ const SCHEDULE_CHECK_MS = 60_000;
 @Injectable()
 export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger("retention");
-  private connection: Redis | undefined;
   private queue: Queue | undefined;
   private worker: Worker | undefined;
   private closing = false;
@@ -36,12 +36,11 @@ export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy 
   constructor(
     private readonly retention: RetentionRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(WORKER_REDIS) private readonly connection: Redis,
     private readonly metrics: Metrics,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.connection = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null });
-    this.connection.on("error", () => undefined); // logged by RedisModule's client
     const options = { connection: this.connection, prefix: this.config.redisPrefix };
     this.queue = new Queue(QUEUE, options);
     this.worker = new Worker(QUEUE, () => this.run(), { ...options, concurrency: 1 });
@@ -69,7 +68,6 @@ export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy 
     clearInterval(this.scheduler);
     await this.worker?.close();
     await this.queue?.close();
-    this.connection?.disconnect();
   }
 
   /** One retention pass; answers what it purged. */
