@@ -7,6 +7,8 @@ import {
   ApiProperty,
   ApiPropertyOptional,
   ApiTags,
+  IntersectionType,
+  PickType,
 } from "@nestjs/swagger";
 import { Type } from "class-transformer";
 import {
@@ -25,12 +27,12 @@ import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
-import { OPERATIONS, type Operation } from "../jobs/operations.js";
-import { PROVIDERS, type Provider } from "../providers/provider-event.js";
 import { REPLAYABLE, type ReplayableStatus } from "../replay/replay.repository.js";
 import { IdPipe } from "./id.pipe.js";
+import { JobsQuery } from "./jobs.js";
+import { ReceiptsQuery } from "./receipts.js";
 import { ReplayService } from "./replay.service.js";
-import { DateTimeField, Optional } from "./validation.js";
+import { Optional } from "./validation.js";
 
 export class ReplayJobBody {
   @ApiPropertyOptional({ description: "also replay a job that succeeded" })
@@ -39,41 +41,20 @@ export class ReplayJobBody {
   force?: boolean;
 }
 
-export class ReplayFilter {
+/** The jobs a bulk replay takes: the job list's filters (from, to: job creation), plus the receipt's provider. */
+export class ReplayFilter extends IntersectionType(
+  PickType(JobsQuery, ["operation", "connectionId", "from", "to"] as const),
+  PickType(ReceiptsQuery, ["provider"] as const),
+) {
   @ApiPropertyOptional({ enum: REPLAYABLE, default: "dead" })
   @Optional()
   @IsIn(REPLAYABLE)
   status?: ReplayableStatus;
 
-  @ApiPropertyOptional({ enum: OPERATIONS })
-  @Optional()
-  @IsIn(OPERATIONS)
-  operation?: Operation;
-
-  @ApiPropertyOptional({ format: "uuid" })
-  @Optional()
-  @IsUUID()
-  connectionId?: string;
-
-  @ApiPropertyOptional({ enum: PROVIDERS })
-  @Optional()
-  @IsIn(PROVIDERS)
-  provider?: Provider;
-
   @ApiPropertyOptional({ format: "uuid", description: "operators: only this tenant's jobs" })
   @Optional()
   @IsUUID()
   tenantId?: string;
-
-  @ApiPropertyOptional({ format: "date-time", description: "jobs created at or after" })
-  @Optional()
-  @DateTimeField("from")
-  from?: Date;
-
-  @ApiPropertyOptional({ format: "date-time", description: "jobs created before" })
-  @Optional()
-  @DateTimeField("to")
-  to?: Date;
 }
 
 export class BulkReplayBody {
