@@ -57,21 +57,16 @@ export async function count(
     "SELECT count(*)::int AS n FROM receipts WHERE id = ANY($1::uuid[])",
     [answered],
   );
+  // CRM requests per webhook-id, and the distinct webhook-ids per event (lead id in the body).
   const crmKeys = new Map<string, number>();
+  const crmKeysPerEvent = new Map<string, number>();
   for (const request of crm.received) {
     const key = String(request.headers["webhook-id"]);
     crmKeys.set(key, (crmKeys.get(key) ?? 0) + 1);
-  }
-  const crmKeysPerEvent = new Map<string, number>();
-  const crmBodies = crm.received.map((request) => JSON.parse(request.body) as { data: { leadId: string } });
-  const seenKeys = new Set<string>();
-  crm.received.forEach((request, index) => {
-    const key = String(request.headers["webhook-id"]);
-    if (seenKeys.has(key)) return;
-    seenKeys.add(key);
-    const lead = crmBodies[index]!.data.leadId;
+    if (crmKeys.get(key) !== 1) continue;
+    const lead = (JSON.parse(request.body) as { data: { leadId: string } }).data.leadId;
     crmKeysPerEvent.set(lead, (crmKeysPerEvent.get(lead) ?? 0) + 1);
-  });
+  }
 
   const failures = await sql.query<{ code: string; n: number }>(
     "SELECT coalesce(error_code, outcome, 'unfinished') AS code, count(*)::int AS n FROM job_attempts WHERE outcome IS DISTINCT FROM 'succeeded' GROUP BY 1 ORDER BY 2 DESC",
