@@ -404,6 +404,7 @@ describe("fault injection", () => {
       return items[Math.floor(Math.random() * items.length)]!;
     }
     const statuses = new Map<string, number[]>();
+    const failures: string[] = [];
     let next = 0;
     await Promise.all(
       Array.from({ length: 16 }, async () => {
@@ -420,8 +421,10 @@ describe("fault injection", () => {
             });
             await response.arrayBuffer();
             status = response.status;
-          } catch {
+          } catch (error) {
             status = 0;
+            const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+            failures.push(`${kind.name}: ${cause?.code ?? ""} ${cause?.message ?? String(error)}`);
           }
           statuses.set(kind.name, [...(statuses.get(kind.name) ?? []), status]);
         }
@@ -440,7 +443,7 @@ describe("fault injection", () => {
       body: valid!.body,
     });
     process.stdout.write(
-      `[faults] hostile requests: sent=${all.length} rejected4xx=${all.filter((x) => x >= 400 && x < 500).length} other=${all.filter((x) => x < 400 || x >= 500).length} rowsWritten=${Number(rows.n)} healthAfter=${health.status} validAfter=${accepted.status} byKind=${[...statuses].map(([name, list]) => `${name.replaceAll(" ", "-")}:${tally(list)}`).join(";")}\n`,
+      `[faults] hostile requests: sent=${all.length} rejected4xx=${all.filter((x) => x >= 400 && x < 500).length} other=${all.filter((x) => x < 400 || x >= 500).length} rowsWritten=${Number(rows.n)} healthAfter=${health.status} validAfter=${accepted.status} byKind=${[...statuses].map(([name, list]) => `${name.replaceAll(" ", "-")}:${tally(list)}`).join(";")}${failures.length > 0 ? ` failures=${failures.join(" | ")}` : ""}\n`,
     );
     expect(all).toHaveLength(2000);
     expect(all.filter((x) => x < 400 || x >= 500)).toEqual([]);

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import secureJson from "secure-json-parse";
 import type { LoggerService } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
@@ -94,6 +96,34 @@ function countDeliveries(app: NestFastifyApplication): void {
     });
 }
 
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers over the limit, malformed
+ * request lines, header timeouts): answered in api.md's error shape and with `Connection: close`,
+ * since the socket is closed right after. Without that header a keep-alive client may send its
+ * next request on the closing socket and lose it ("other side closed").
+ */
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, "headers_too_large", "The request headers are larger than the server accepts."],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, "request_timeout", "The request was not received in time."],
+};
+
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, code, message] = CLIENT_ERRORS[error.code ?? ""] ?? [
+    400,
+    "bad_request",
+    "The request is not valid HTTP.",
+  ];
+  const body = JSON.stringify({ error: code, message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 export function createLogger(): LoggerService {
   return new RedactingLogger();
 }
@@ -109,6 +139,7 @@ export async function createApiApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.webhookBodyLimitBytes,
+    clientErrorHandler: answerClientError,
     trustProxy:
       typeof config.trustProxy === "number"
         ? (_address: string, hop: number) => hop < (config.trustProxy as number)

@@ -297,6 +297,19 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
     expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
   });
 
+  it("431 headers_too_large over the header limit, with Connection: close; nothing written", async () => {
+    const before = await storedFor(db.sql, bearer.tenantId);
+    const answer = await post(urlOf(bearer), submission("huge-headers"), {
+      ...auth(bearer),
+      "x-padding": "a".repeat(40_000),
+    });
+    expect(answer.status).toBe(431);
+    expect(answer.body).toEqual({ error: "headers_too_large", message: expect.any(String) });
+    // The server closes the socket: a keep-alive client must not send its next request on it.
+    expect(answer.headers.get("connection")).toBe("close");
+    expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+  });
+
   it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml"])(
     "415 unsupported_media_type for %s; nothing written",
     async (contentType) => {
