@@ -102,8 +102,27 @@ describe("fault injection", () => {
         ).rows[0]!,
       (jobs) => jobs.all === s.deliveries.length * 3 && jobs.done === jobs.all,
       timeoutMs,
-    ).catch(() => undefined); // counted below as lost
+    ).catch(() => explainUnsettled(s)); // counted below as lost
     return count(s.sql, s.deliveries, s.outcomes, thumbtack, crm);
+  }
+
+  /** What CI needs to see when jobs never finished: job statuses and each process's state and last output. */
+  async function explainUnsettled(s: Scenario) {
+    const jobs = await s.sql.query<{ operation: string; status: string; n: number }>(
+      "SELECT operation, status, count(*)::int AS n FROM jobs GROUP BY 1, 2 ORDER BY 1, 2",
+    );
+    const lines = [`jobs: ${jobs.rows.map((row) => `${row.operation}/${row.status}x${row.n}`).join(" ")}`];
+    for (const [role, list] of [
+      ["api", s.lg.apis],
+      ["worker", s.lg.workers],
+    ] as const) {
+      for (const { spawned } of list) {
+        const { exitCode, signalCode } = spawned.child;
+        lines.push(`--- ${role} (exit ${exitCode ?? "-"}, signal ${signalCode ?? "-"}), last output:`);
+        lines.push(spawned.output().slice(-6_000));
+      }
+    }
+    process.stdout.write(`[faults] jobs did not settle\n${lines.join("\n")}\n`);
   }
 
   /** The running scenario, stopped after each test even when it failed (no orphan processes). */

@@ -39,6 +39,10 @@ export class RetentionRepository {
    */
   async purgeReceipts(cutoff: Date, batch: number): Promise<{ deleted: number; more: boolean }> {
     const client = await this.prisma.pool.connect();
+    // A checked-out client has no pool listener: without one, the connection dying between two
+    // statements (a database restart) would be an unhandled 'error' event and end the process.
+    const onLost = () => undefined;
+    client.on("error", onLost);
     try {
       await client.query("BEGIN");
       const candidates = await client.query<{ id: string; tenant_id: string }>(
@@ -84,6 +88,7 @@ export class RetentionRepository {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
+      client.off("error", onLost);
       client.release();
     }
   }

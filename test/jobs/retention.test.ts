@@ -150,6 +150,37 @@ describe("retention", () => {
     ).toBe(2);
   });
 
+  it("a database connection lost in the middle of a receipt purge fails that pass, not the worker process", async () => {
+    const c = await connect();
+    expect((await deliver(c, "sub_connection_lost")).status).toBe(202);
+    await finished(c.tenantId);
+    await backdate(c.tenantId, 401);
+    // Hold the jobs' row locks so the purge waits inside its transaction, then cut its connection.
+    const blocker = await db.sql.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("SELECT 1 FROM jobs WHERE tenant_id = $1 FOR UPDATE", [c.tenantId]);
+      const pass = worker.get(RetentionWorker).run();
+      const waiting = await waitFor(
+        async () =>
+          (
+            await db.sql.query<{ pid: number }>(
+              "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'SELECT 1 FROM jobs WHERE receipt_id%'",
+            )
+          ).rows,
+        (rows) => rows.length === 1,
+      );
+      await db.sql.query("SELECT pg_terminate_backend($1)", [waiting[0]!.pid]);
+      await expect(pass).rejects.toThrow(/terminat/i);
+    } finally {
+      await blocker.query("ROLLBACK");
+      blocker.release();
+    }
+    // The same process purges on its next pass.
+    expect((await worker.get(RetentionWorker).run()).receipts).toBeGreaterThanOrEqual(1);
+    expect(await receiptsOf(c.tenantId)).toEqual([]);
+  });
+
   it("runs on its own schedule in the worker", async () => {
     const c = await connect();
     expect((await deliver(c, `sub_${randomBytes(4).toString("hex")}`)).status).toBe(202);
