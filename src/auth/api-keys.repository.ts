@@ -38,18 +38,27 @@ export class ApiKeysRepository {
     return { id: row.id, key };
   }
 
-  /** Makes sure the bootstrap operator key exists (a revoked one stays revoked). */
-  async ensureOperatorKey(key: string): Promise<void> {
-    await this.prisma.apiKey.createMany({
-      data: {
-        tenantId: null,
-        name: "bootstrap",
-        role: "operator",
-        prefix: prefixOf(key),
-        keyHash: hashApiKey(key),
-      },
-      skipDuplicates: true,
-    });
+  /**
+   * Makes sure the bootstrap operator key exists and revokes the bootstrap keys created before it
+   * (the environment variable was changed to retire them). A revoked key stays revoked, and an
+   * older key never revokes a newer one (a replica still configured with it restarting mid-deploy).
+   * Answers whether the key can be used.
+   */
+  async ensureOperatorKey(key: string): Promise<{ usable: boolean; revokedOlder: number }> {
+    const [row] = await this.prisma.$queryRaw<{ usable: boolean; revoked_older: number }[]>`
+      WITH ensured AS (
+        INSERT INTO api_keys (tenant_id, name, role, prefix, key_hash, bootstrap)
+        VALUES (NULL, 'bootstrap', 'operator', ${prefixOf(key)}, ${hashApiKey(key)}, true)
+        ON CONFLICT (prefix) DO UPDATE SET bootstrap = true WHERE api_keys.key_hash = EXCLUDED.key_hash
+        RETURNING created_at, revoked_at
+      ), revoked AS (
+        UPDATE api_keys SET revoked_at = now()
+        WHERE bootstrap AND revoked_at IS NULL AND created_at < (SELECT created_at FROM ensured)
+        RETURNING id
+      )
+      SELECT coalesce((SELECT revoked_at IS NULL FROM ensured), false) AS usable,
+             (SELECT count(*) FROM revoked)::int AS revoked_older`;
+    return { usable: row!.usable, revokedOlder: row!.revoked_older };
   }
 
   /** The key row a presented key names, if any; the caller compares the hash. */

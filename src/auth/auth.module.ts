@@ -27,8 +27,12 @@ export class AuthModule implements OnApplicationBootstrap, OnModuleDestroy {
   /** The API serves webhooks while the database is down, so a failed attempt is retried, not fatal. */
   private async ensure(key: string): Promise<void> {
     try {
-      await this.keys.ensureOperatorKey(key);
-      this.logger.log({ msg: "bootstrap operator key ensured" });
+      const { usable, revokedOlder } = await this.keys.ensureOperatorKey(key);
+      if (usable) this.logger.log({ msg: "bootstrap operator key ensured", revokedOlder });
+      else
+        this.logger.warn({
+          msg: "LEADGATE_BOOTSTRAP_OPERATOR_KEY names a revoked key; set a new value to get an operator key",
+        });
     } catch (error) {
       this.logger.warn({
         msg: "could not ensure the bootstrap operator key; retrying in 5 s",

@@ -58,6 +58,51 @@ describe("admin API: keys and documentation", () => {
     expect((await operator().get("/admin/tenants")).status).toBe(200);
   });
 
+  it("a new bootstrap key revokes the older one; a replica restarting with the old key does not take it back", async () => {
+    const own = await createTestDatabase();
+    const boot = async (key: string) => {
+      const app = await startApi(testConfig(own.url, { LEADGATE_BOOTSTRAP_OPERATOR_KEY: key }));
+      await app.close();
+    };
+    const status = async (key: string) => {
+      const app = await startApi(testConfig(own.url));
+      try {
+        return (await adminAs(app.url, key).get("/admin/tenants")).status;
+      } finally {
+        await app.close();
+      }
+    };
+    const [first, second] = ["bootstrap-key-first-0123456789abcdef", "bootstrap-key-second-0123456789abcdef"];
+    try {
+      await boot(first);
+      expect(await status(first)).toBe(200);
+      // An operator's own key is not a bootstrap key: rotating the bootstrap key leaves it alone.
+      const app = await startApi(testConfig(own.url));
+      const created = await adminAs(app.url, first).post("/admin/api-keys", {
+        name: "ops",
+        role: "operator",
+      });
+      await app.close();
+      expect(created.status).toBe(201);
+      const ops = (created.body as { key: string }).key;
+
+      await boot(second);
+      expect([await status(first), await status(second), await status(ops)]).toEqual([401, 200, 200]);
+      await boot(first);
+      expect([await status(first), await status(second)]).toEqual([401, 200]);
+      const { rows } = await own.sql.query(
+        "SELECT bootstrap, revoked_at IS NOT NULL AS revoked FROM api_keys ORDER BY created_at",
+      );
+      expect(rows).toEqual([
+        { bootstrap: true, revoked: true },
+        { bootstrap: false, revoked: false },
+        { bootstrap: true, revoked: false },
+      ]);
+    } finally {
+      await own.drop();
+    }
+  });
+
   it("keys are shown once, stored hashed, record their last use, and stop working when revoked", async () => {
     const tenant = await createTenant(api.url);
     const created = await tenant.admin.post("/admin/api-keys", { name: "reporting", role: "tenant-admin" });
