@@ -10,6 +10,48 @@ const logger = new Logger("database");
 /** Postgres connections per process; the ingest path batches, so a few go far. */
 const POOL_SIZE = 10;
 
+type Adapter = Awaited<ReturnType<PrismaPg["connect"]>>;
+type AdapterTransaction = Awaited<ReturnType<Adapter["startTransaction"]>>;
+
+/**
+ * PrismaPg whose transactions always give their connection back. Prisma 6.19 runs `createMany`,
+ * `updateMany` and interactive transactions as BEGIN … COMMIT on a checked-out connection and
+ * releases it only after its COMMIT or ROLLBACK succeeded: when the connection died in between (a
+ * Postgres restart, a terminated backend), that statement fails too and the connection is never
+ * released. Ten of those and the pool answers nothing again (a worker never recovered from a
+ * Postgres restart). Here a failed COMMIT/ROLLBACK releases it; the pool discards a broken one.
+ */
+class PrismaPgReleasingTransactions extends PrismaPg {
+  override async connect(): Promise<Adapter> {
+    const adapter = await super.connect();
+    const start = adapter.startTransaction.bind(adapter);
+    adapter.startTransaction = async (isolationLevel) => releasedOnFailedEnd(await start(isolationLevel));
+    return adapter;
+  }
+}
+
+function releasedOnFailedEnd(tx: AdapterTransaction): AdapterTransaction {
+  const [commit, rollback, executeRaw] = [tx.commit.bind(tx), tx.rollback.bind(tx), tx.executeRaw.bind(tx)];
+  let released = false;
+  const releaseOnce = async (end: () => Promise<void>) => {
+    if (released) return;
+    released = true;
+    await end();
+  };
+  return Object.assign(tx, {
+    commit: () => releaseOnce(commit),
+    rollback: () => releaseOnce(rollback),
+    executeRaw: async (query: Parameters<AdapterTransaction["executeRaw"]>[0]) => {
+      try {
+        return await executeRaw(query);
+      } catch (error) {
+        if (query.sql === "COMMIT" || query.sql === "ROLLBACK") await releaseOnce(rollback);
+        throw error;
+      }
+    },
+  });
+}
+
 /**
  * The Prisma client over one node-postgres pool (driver adapter, no native engine). The same pool
  * is exposed as `pool` for the few hot-path statements that are written in SQL and run without
@@ -30,7 +72,7 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
       query_timeout: 15_000,
       keepAlive: true,
     });
-    super({ adapter: new PrismaPg(pool) });
+    super({ adapter: new PrismaPgReleasingTransactions(pool) });
     // An idle connection the server closed (restart, failover, DROP DATABASE) is dropped by the
     // pool; without a listener the 'error' event would crash the process.
     pool.on("error", (error) => logger.warn({ msg: "idle database connection lost", error: error.message }));

@@ -1,0 +1,62 @@
+// The database pool survives connections dying under Prisma's transactions. Prisma runs `createMany`
+// and `updateMany` (and every interactive transaction) as BEGIN … COMMIT on a checked-out
+// connection; when the connection dies in between (a Postgres restart, a failover, a terminated
+// backend), its COMMIT/ROLLBACK fails too, and Prisma 6.19 then never gives the connection back.
+// A pool of 10 that loses 10 connections that way answers nothing again until the process restarts.
+import { PrismaService } from "../../src/database/prisma.service.js";
+import { testConfig } from "../support/app.js";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { waitFor } from "../support/wait.js";
+
+describe("database pool", () => {
+  let db: TestDatabase;
+  let prisma: PrismaService;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    prisma = new PrismaService(testConfig(db.url));
+  });
+  afterAll(async () => {
+    await prisma.onModuleDestroy();
+    await db.drop();
+  });
+
+  it("connections that die inside Prisma's transactions go back to the pool: later queries still run", async () => {
+    const tenant = await prisma.tenant.create({ data: { name: "pool" } });
+    // Hold the row lock so every update waits inside its transaction, then cut those connections.
+    const blocker = await db.sql.connect();
+    await blocker.query("BEGIN");
+    await blocker.query("SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE", [tenant.id]);
+    const updates = Array.from({ length: 12 }, (_, i) =>
+      prisma.tenant.updateMany({ where: { id: tenant.id }, data: { name: `pool ${i}` } }).then(
+        () => "updated",
+        () => "failed",
+      ),
+    );
+    await waitFor(
+      async () =>
+        (
+          await db.sql.query<{ pid: number }>(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          )
+        ).rows,
+      (rows) => rows.length === 10, // the whole pool
+    );
+    await db.sql.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    );
+    await blocker.query("ROLLBACK");
+    blocker.release();
+    const outcomes = await Promise.all(updates);
+    expect(outcomes.filter((outcome) => outcome === "failed").length).toBeGreaterThanOrEqual(10);
+
+    // The pool has its connections back: plain queries, Prisma queries and transactions all run.
+    const { rows } = await prisma.pool.query<{ ok: number }>("SELECT 1 AS ok");
+    expect(rows).toEqual([{ ok: 1 }]);
+    expect(await prisma.tenant.updateMany({ where: { id: tenant.id }, data: { name: "after" } })).toEqual({
+      count: 1,
+    });
+    expect(prisma.pool.totalCount).toBeLessThanOrEqual(10);
+    expect(prisma.pool.waitingCount).toBe(0);
+  });
+});
