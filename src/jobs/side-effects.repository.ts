@@ -12,18 +12,31 @@ export type SideEffectStatus = "started" | "succeeded" | "skipped";
 export class SideEffectsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** Records the start of the effect; answers what an earlier run left, if anything. */
+  /**
+   * Records the start of the effect; answers what an earlier run left, if anything. One statement
+   * (Prisma's createMany would be BEGIN, INSERT, COMMIT): the insert, or the record it found.
+   */
   async begin(job: ClaimedJob): Promise<{ earlier: SideEffectStatus | undefined }> {
-    const inserted = await this.prisma.sideEffect.createMany({
-      data: { tenantId: job.tenantId, jobKey: job.jobKey, operation: job.operation, status: "started" },
-      skipDuplicates: true,
-    });
-    if (inserted.count === 1) return { earlier: undefined };
-    const record = await this.prisma.sideEffect.findFirstOrThrow({
-      where: { jobKey: job.jobKey, tenantId: job.tenantId },
-      select: { status: true },
-    });
-    return { earlier: record.status as SideEffectStatus };
+    const { rows } = await this.prisma.pool.query<{ inserted: boolean; earlier: SideEffectStatus | null }>(
+      `WITH inserted AS (
+         INSERT INTO side_effects (tenant_id, job_key, operation, status) VALUES ($1::uuid, $2, $3, 'started')
+         ON CONFLICT (job_key) DO NOTHING RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM inserted) AS inserted,
+              (SELECT status FROM side_effects WHERE job_key = $2 AND tenant_id = $1::uuid) AS earlier`,
+      [job.tenantId, job.jobKey, job.operation],
+    );
+    if (rows[0]!.inserted) return { earlier: undefined };
+    // A record committed by a concurrent run while this statement waited is not in its snapshot.
+    return { earlier: rows[0]!.earlier ?? (await this.status(job)) };
+  }
+
+  private async status(job: ClaimedJob): Promise<SideEffectStatus> {
+    const { rows } = await this.prisma.pool.query<{ status: SideEffectStatus }>(
+      "SELECT status FROM side_effects WHERE job_key = $1 AND tenant_id = $2::uuid",
+      [job.jobKey, job.tenantId],
+    );
+    return rows[0]!.status;
   }
 
   async finish(
@@ -31,9 +44,10 @@ export class SideEffectsRepository {
     status: Exclude<SideEffectStatus, "started">,
     externalRef?: string,
   ): Promise<void> {
-    await this.prisma.sideEffect.updateMany({
-      where: { jobKey: job.jobKey, tenantId: job.tenantId },
-      data: { status, externalRef: externalRef ?? null },
-    });
+    await this.prisma.pool.query(
+      `UPDATE side_effects SET status = $3, external_ref = $4, updated_at = now()
+       WHERE job_key = $1 AND tenant_id = $2::uuid`,
+      [job.jobKey, job.tenantId, status, externalRef ?? null],
+    );
   }
 }
