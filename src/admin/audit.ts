@@ -49,8 +49,10 @@ const VIEW = {
 export class AuditRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async record(db: Tx, by: Principal, entry: AuditRecord): Promise<void> {
-    await db.auditEntry.create({ data: { ...entry, apiKeyId: by.keyId, details: entry.details ?? {} } });
+  async record(db: Tx, by: Principal, ...entries: AuditRecord[]): Promise<void> {
+    await db.auditEntry.createMany({
+      data: entries.map((entry) => ({ ...entry, apiKeyId: by.keyId, details: entry.details ?? {} })),
+    });
   }
 
   list(scope: TenantScope, page: { take: number; where: Prisma.AuditEntryWhereInput }) {

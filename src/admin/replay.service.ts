@@ -104,13 +104,23 @@ export class ReplayService {
   async createBatch(by: Principal, scope: TenantScope, filter: BulkFilter, limit: number) {
     const batch = await this.transactions.run(async (tx) => {
       const created = await this.replays.createBatch(tx, scope, { apiKeyId: by.keyId, filter, limit });
-      await this.audit.record(tx, by, {
-        action: "replay.create",
-        tenantId: by.tenantId ?? filter.tenantId ?? null,
+      const tenantId = by.tenantId ?? filter.tenantId ?? null;
+      const entry = (forTenant: string | null, matched: number) => ({
+        action: "replay.create" as const,
+        tenantId: forTenant,
         targetType: "replay",
         targetId: created.id,
-        details: { filter: JSON.parse(JSON.stringify(filter)) as object, limit, matched: created.matched },
+        details: { filter: JSON.parse(JSON.stringify(filter)) as object, limit, matched },
       });
+      // An operator's platform-wide replay is also written to each tenant it touches, so every
+      // tenant's audit log shows who replayed its jobs.
+      const perTenant = tenantId === null ? await this.replays.tenantsOf(tx, created.id) : [];
+      await this.audit.record(
+        tx,
+        by,
+        entry(tenantId, created.matched),
+        ...perTenant.map((tenant) => entry(tenant.tenantId, tenant.matched)),
+      );
       return created;
     });
     await this.batches.enqueue(batch.id);

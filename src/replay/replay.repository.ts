@@ -175,6 +175,13 @@ export class ReplayRepository {
     return { id: batch.id, matched };
   }
 
+  /** The tenants whose jobs a batch holds, with how many each (an operator's batch may span many). */
+  async tenantsOf(tx: Tx, batchId: string): Promise<{ tenantId: string; matched: number }[]> {
+    return tx.$queryRaw`
+      SELECT tenant_id AS "tenantId", count(*)::int AS matched FROM replay_batch_jobs
+      WHERE batch_id = ${batchId}::uuid GROUP BY tenant_id ORDER BY tenant_id`;
+  }
+
   /**
    * Replays the batch's next `count` pending jobs, in one statement: jobs still in a replayable
    * status go back to queued, the others are skipped (replayed meanwhile, or running).

@@ -1,7 +1,7 @@
 // Replay through the admin API, end to end: the real API and worker, a CRM as a real HTTP server.
 // A replay reuses the job key, so the CRM sees the same `webhook-id` (its idempotency key) again.
 import type { INestApplicationContext } from "@nestjs/common";
-import { createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
+import { adminAs, createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
 import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { type FakeServer, startFakeServer } from "../support/fake-server.js";
@@ -158,6 +158,58 @@ describe("admin API: replay", () => {
     expect(audit.rows).toEqual([{ action: "receipt.replay", api_key_id: tenant.keyId }]);
   });
 
+  it("an operator's replay across tenants is in each tenant's audit log, naming the operator's key", async () => {
+    const from = new Date().toISOString();
+    const tenants = [await createTenant(api.url), await createTenant(api.url)];
+    const dead: string[] = [];
+    for (const [i, t] of tenants.entries()) {
+      const path = `/cross-${i}`;
+      answers.set(path, 400);
+      const created = await t.admin.post("/admin/connections", {
+        provider: "staticforms",
+        externalAccountId: `cross-${i}-${from}`,
+        displayName: path,
+        inboundAuth: { type: "bearer" },
+        settings: { crmDestination: { url: `${crm.url}${path}` } },
+      });
+      const url = `${api.url}/webhooks/staticforms/${created.body.connection.id}`;
+      const auth = { authorization: `Bearer ${created.body.secrets.bearerToken}` };
+      for (let n = 0; n <= i; n++) expect((await post(url, staticFormsDelivery(), auth)).status).toBe(202);
+      const jobs = await waitFor(
+        () => crmJobs(created.body.connection.id as string),
+        (rows) => rows.length === i + 1 && rows.every((job) => job.status === "dead"),
+      );
+      dead.push(...jobs.map((job) => job.id));
+    }
+    const operator = adminAs(api.url, OPERATOR_KEY);
+    const started = await operator.post("/admin/replays", {
+      filter: { status: "dead", operation: "crm-delivery", from },
+    });
+    expect([started.status, started.body.matched]).toEqual([202, 3]);
+
+    const operatorKeyId = (await db.sql.query<{ id: string }>("SELECT id FROM api_keys WHERE bootstrap"))
+      .rows[0]!.id;
+    for (const [i, t] of tenants.entries()) {
+      const audit = await t.admin.get("/admin/audit");
+      const entries = audit.body.items.filter(
+        (entry: { action: string }) => entry.action === "replay.create",
+      );
+      expect(entries).toEqual([
+        expect.objectContaining({
+          tenantId: t.tenantId,
+          apiKeyId: operatorKeyId,
+          targetId: started.body.id,
+          details: expect.objectContaining({ matched: i + 1 }),
+        }),
+      ]);
+    }
+    const platform = await db.sql.query(
+      "SELECT tenant_id, (details->>'matched')::int AS matched FROM audit_entries WHERE target_id = $1 AND tenant_id IS NULL",
+      [started.body.id],
+    );
+    expect(platform.rows).toEqual([{ tenant_id: null, matched: 3 }]);
+  });
+
   it("a bulk replay of 500 dead jobs filtered on one connection re-runs exactly the matching ones, paced", async () => {
     answers.set("/bulk-x", 400);
     answers.set("/bulk-y", 400);
@@ -191,7 +243,10 @@ describe("admin API: replay", () => {
     expect(dry.body.sample.every((job: { connectionId: string }) => job.connectionId === x.id)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await deadOf(x.id)).length).toBe(250);
-    expect((await db.sql.query("SELECT count(*)::int AS n FROM replay_batches")).rows).toEqual([{ n: 0 }]);
+    const batches = await db.sql.query("SELECT count(*)::int AS n FROM replay_batches WHERE tenant_id = $1", [
+      tenant.tenantId,
+    ]);
+    expect(batches.rows).toEqual([{ n: 0 }]);
     expect(webhookIds("/bulk-x").length).toBe(250);
 
     // Another tenant's key matches none of these jobs.
