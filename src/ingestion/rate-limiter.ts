@@ -50,8 +50,8 @@ export class RateLimiter {
 
   /**
    * The batch's deliveries counted per connection in one round trip: one INCRBY per connection
-   * (and an expiry set once per window), so a burst on one connection costs two commands, not two
-   * per delivery. Each delivery gets its own position in the count; undefined: not counted.
+   * (after a SET NX that creates the window's key with its expiry), so a burst on one connection
+   * costs two commands, not two per delivery. Each delivery gets its own position in the count; undefined: not counted.
    */
   private async count(ids: string[]): Promise<(number | undefined)[]> {
     if (this.redis.status !== "ready") return this.skipped(ids, `redis is ${this.redis.status}`);
@@ -62,14 +62,15 @@ export class RateLimiter {
     const pipeline = this.redis.pipeline();
     for (const [id, n] of connections) {
       const key = `${this.config.redisPrefix}:rate:${id}:${window}`;
-      pipeline.incrby(key, n).pexpire(key, this.windowMs * 2, "NX");
+      // The window's key is created with its expiry (SET NX: any Redis since 2.6.12), then counted.
+      pipeline.set(key, 0, "PX", this.windowMs * 2, "NX").incrby(key, n);
     }
     try {
       const results = await withTimeout(pipeline.exec(), REDIS_TIMEOUT_MS, "redis");
       // The count the batch started from, per connection; each delivery then takes the next one.
       const next = new Map<string, number>();
       connections.forEach(([id, n], index) => {
-        const [error, total] = results?.[index * 2] ?? [new Error("no result")];
+        const [error, total] = results?.[index * 2 + 1] ?? [new Error("no result")];
         if (!error) next.set(id, Number(total) - n + 1);
       });
       return ids.map((id) => {

@@ -1,6 +1,7 @@
 // The per-connection ingest rate limit is counted in Redis, so it holds across API replicas:
 // over the limit, `429 rate_limited` with Retry-After and nothing written.
 import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
 import { type RunningApi, startApi, testConfig, testRedisPrefix } from "../support/app.js";
 import { createTestDatabase, storedFor, type TestDatabase } from "../support/database.js";
 import { post } from "../support/http.js";
@@ -10,13 +11,14 @@ import { createTenantWithConnection, type TestConnection } from "../support/tena
 describe("ingest rate limit", () => {
   let db: TestDatabase;
   let replicas: RunningApi[];
+  const prefix = testRedisPrefix();
 
   beforeAll(async () => {
     db = await createTestDatabase();
     const env = {
       WEBHOOK_RATE_LIMIT: "5",
       WEBHOOK_RATE_LIMIT_WINDOW_SECONDS: "3600",
-      REDIS_PREFIX: testRedisPrefix(),
+      REDIS_PREFIX: prefix,
     };
     replicas = [await startApi(testConfig(db.url, env)), await startApi(testConfig(db.url, env))];
   });
@@ -53,6 +55,18 @@ describe("ingest rate limit", () => {
       expect(retryAfter).toBeLessThanOrEqual(3600);
     }
     expect(await storedFor(db.sql, c.tenantId)).toMatchObject({ receipts: 5 });
+    // One counter for the window, created with its expiry (two windows), so Redis forgets it.
+    const redis = new Redis();
+    try {
+      const keys = await redis.keys(`${prefix}:rate:${c.connectionId}:*`);
+      expect(keys).toHaveLength(1);
+      expect(await redis.get(keys[0]!)).toBe("12");
+      const ttl = await redis.pttl(keys[0]!);
+      expect(ttl).toBeGreaterThan(7_100_000);
+      expect(ttl).toBeLessThanOrEqual(7_200_000);
+    } finally {
+      redis.disconnect();
+    }
 
     // Another connection has its own budget.
     const other = await connect();
