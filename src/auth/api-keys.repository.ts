@@ -49,7 +49,8 @@ export class ApiKeysRepository {
       WITH ensured AS (
         INSERT INTO api_keys (tenant_id, name, role, prefix, key_hash, bootstrap)
         VALUES (NULL, 'bootstrap', 'operator', ${prefixOf(key)}, ${hashApiKey(key)}, true)
-        ON CONFLICT (prefix) DO UPDATE SET bootstrap = true WHERE api_keys.key_hash = EXCLUDED.key_hash
+        ON CONFLICT (prefix) DO UPDATE SET bootstrap = true
+          WHERE api_keys.key_hash = EXCLUDED.key_hash AND api_keys.tenant_id IS NULL AND api_keys.role = 'operator'
         RETURNING created_at, revoked_at
       ), revoked AS (
         UPDATE api_keys SET revoked_at = now()

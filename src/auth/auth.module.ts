@@ -31,7 +31,7 @@ export class AuthModule implements OnApplicationBootstrap, OnModuleDestroy {
       if (usable) this.logger.log({ msg: "bootstrap operator key ensured", revokedOlder });
       else
         this.logger.warn({
-          msg: "LEADGATE_BOOTSTRAP_OPERATOR_KEY names a revoked key; set a new value to get an operator key",
+          msg: "LEADGATE_BOOTSTRAP_OPERATOR_KEY names a revoked or a non-operator key; set a new value to get an operator key",
         });
     } catch (error) {
       this.logger.warn({

@@ -17,9 +17,13 @@ type AdapterTransaction = Awaited<ReturnType<Adapter["startTransaction"]>>;
  * PrismaPg whose transactions always give their connection back. Prisma 6.19 runs `createMany`,
  * `updateMany` and interactive transactions as BEGIN … COMMIT on a checked-out connection and
  * releases it only after its COMMIT or ROLLBACK succeeded: when the connection died in between (a
- * Postgres restart, a terminated backend), that statement fails too and the connection is never
- * released. Ten of those and the pool answers nothing again (a worker never recovered from a
- * Postgres restart). Here a failed COMMIT/ROLLBACK releases it; the pool discards a broken one.
+ * Postgres restart, a terminated backend, a query timeout), that statement fails too and the
+ * connection is never released. Ten of those and the pool answers nothing again (a worker never
+ * recovered from a Postgres restart). Here a failed COMMIT/ROLLBACK destroys the connection (its
+ * state is unknown; closing it rolls back whatever it held), and a failed ROLLBACK then counts as
+ * done: Prisma sends one from a timer on transaction timeout and never catches its failure.
+ * Raw `COMMIT`/`ROLLBACK` statements must not be run inside a transaction: they would be taken
+ * for Prisma's own.
  */
 class PrismaPgReleasingTransactions extends PrismaPg {
   override async connect(): Promise<Adapter> {
@@ -30,14 +34,26 @@ class PrismaPgReleasingTransactions extends PrismaPg {
   }
 }
 
+/** What adapter-pg's transaction holds (not in its types): the checked-out client and its listener cleanup. */
+interface PgTransactionInternals {
+  client: pg.PoolClient;
+  cleanup?: () => void;
+}
+
 function releasedOnFailedEnd(tx: AdapterTransaction): AdapterTransaction {
   const [commit, rollback, executeRaw] = [tx.commit.bind(tx), tx.rollback.bind(tx), tx.executeRaw.bind(tx)];
+  const internals = tx as unknown as PgTransactionInternals;
   let released = false;
   const releaseOnce = async (end: () => Promise<void>) => {
     if (released) return;
     released = true;
     await end();
   };
+  const destroy = (error: Error) =>
+    releaseOnce(async () => {
+      internals.cleanup?.();
+      internals.client.release(error);
+    });
   return Object.assign(tx, {
     commit: () => releaseOnce(commit),
     rollback: () => releaseOnce(rollback),
@@ -45,8 +61,10 @@ function releasedOnFailedEnd(tx: AdapterTransaction): AdapterTransaction {
       try {
         return await executeRaw(query);
       } catch (error) {
-        if (query.sql === "COMMIT" || query.sql === "ROLLBACK") await releaseOnce(rollback);
-        throw error;
+        if (query.sql !== "COMMIT" && query.sql !== "ROLLBACK") throw error;
+        await destroy(error instanceof Error ? error : new Error(String(error)));
+        if (query.sql === "COMMIT") throw error;
+        return 0; // rolled back: the server ends the transaction of a closed connection
       }
     },
   });

@@ -90,13 +90,20 @@ describe("admin API: keys and documentation", () => {
       expect([await status(first), await status(second), await status(ops)]).toEqual([401, 200, 200]);
       await boot(first);
       expect([await status(first), await status(second)]).toEqual([401, 200]);
+      // A tenant-admin key given as the bootstrap value stays what it is, and revokes nothing.
+      const api = await startApi(testConfig(own.url));
+      const tenant = await adminAs(api.url, second).post("/admin/tenants", { name: "agency" });
+      await api.close();
+      await boot((tenant.body as { apiKey: { key: string } }).apiKey.key);
+      expect(await status(second)).toBe(200);
       const { rows } = await own.sql.query(
-        "SELECT bootstrap, revoked_at IS NOT NULL AS revoked FROM api_keys ORDER BY created_at",
+        "SELECT role, bootstrap, revoked_at IS NOT NULL AS revoked FROM api_keys ORDER BY created_at",
       );
       expect(rows).toEqual([
-        { bootstrap: true, revoked: true },
-        { bootstrap: false, revoked: false },
-        { bootstrap: true, revoked: false },
+        { role: "operator", bootstrap: true, revoked: true },
+        { role: "operator", bootstrap: false, revoked: false },
+        { role: "operator", bootstrap: true, revoked: false },
+        { role: "tenant-admin", bootstrap: false, revoked: false },
       ]);
     } finally {
       await own.drop();

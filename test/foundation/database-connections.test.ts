@@ -56,7 +56,43 @@ describe("database pool", () => {
     expect(await prisma.tenant.updateMany({ where: { id: tenant.id }, data: { name: "after" } })).toEqual({
       count: 1,
     });
-    expect(prisma.pool.totalCount).toBeLessThanOrEqual(10);
-    expect(prisma.pool.waitingCount).toBe(0);
+  });
+
+  it("connections that die before an interactive transaction's COMMIT go back to the pool too", async () => {
+    let cut!: () => void;
+    const connectionsCut = new Promise<void>((resolve) => (cut = resolve));
+    const transactions = Array.from({ length: 10 }, () =>
+      prisma
+        .$transaction(
+          async (tx) => {
+            await tx.$queryRaw`SELECT 1`;
+            await connectionsCut; // idle in transaction meanwhile; COMMIT comes after
+          },
+          { timeout: 15_000 },
+        )
+        .then(
+          () => "committed",
+          () => "failed",
+        ),
+    );
+    await waitFor(
+      async () =>
+        (
+          await db.sql.query(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'",
+          )
+        ).rows,
+      (rows) => rows.length === 10,
+    );
+    await db.sql.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the clients see their sockets close
+    cut();
+    expect(await Promise.all(transactions)).toEqual(Array.from({ length: 10 }, () => "failed"));
+
+    const { rows } = await prisma.pool.query<{ ok: number }>("SELECT 1 AS ok");
+    expect(rows).toEqual([{ ok: 1 }]);
+    expect(await prisma.$transaction(async (tx) => tx.$queryRaw`SELECT 2 AS two`)).toEqual([{ two: 2 }]);
   });
 });
