@@ -50,9 +50,10 @@ function releasedOnFailedEnd(tx: AdapterTransaction): AdapterTransaction {
     await end();
   };
   const destroy = (error: Error) =>
-    releaseOnce(async () => {
+    releaseOnce(() => {
       internals.cleanup?.();
       internals.client.release(error);
+      return Promise.resolve();
     });
   return Object.assign(tx, {
     commit: () => releaseOnce(commit),

@@ -93,6 +93,8 @@ describe("database pool", () => {
 
     const { rows } = await prisma.pool.query<{ ok: number }>("SELECT 1 AS ok");
     expect(rows).toEqual([{ ok: 1 }]);
-    expect(await prisma.$transaction(async (tx) => tx.$queryRaw`SELECT 2 AS two`)).toEqual([{ two: 2 }]);
+    expect(await prisma.$transaction(async (tx) => tx.$queryRaw<{ two: number }[]>`SELECT 2 AS two`)).toEqual(
+      [{ two: 2 }],
+    );
   });
 });
