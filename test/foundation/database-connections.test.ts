@@ -78,7 +78,7 @@ describe("database pool", () => {
     await waitFor(
       async () =>
         (
-          await db.sql.query(
+          await db.sql.query<{ pid: number }>(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'",
           )
         ).rows,
