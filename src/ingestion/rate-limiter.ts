@@ -9,21 +9,48 @@ import { Metrics } from "../observability/metrics.js";
 import { REDIS } from "../redis/redis.module.js";
 
 const REDIS_TIMEOUT_MS = 500;
+/** At most this many deliveries are reserved in one Redis round trip. */
+const MAX_LEASE = 50;
+
+/**
+ * How many deliveries one Redis round trip reserves for a connection: a twentieth of the limit, so
+ * a replica's unused reservation (which another replica cannot use) stays small; 1 for small
+ * limits, which keeps them exact.
+ */
+export function leaseSize(limit: number): number {
+  return Math.min(MAX_LEASE, Math.max(1, Math.floor(limit / 20)));
+}
+
+/**
+ * What a reservation got: `reserved` deliveries were added to the window's count, which then stood
+ * at `total`; the part of them still under `limit` is granted (0 once the window is full).
+ */
+export function granted(limit: number, total: number, reserved: number): number {
+  return Math.min(reserved, Math.max(0, limit - (total - reserved)));
+}
 
 /**
  * The per-connection ingest rate limit: at most WEBHOOK_RATE_LIMIT deliveries per connection in each
  * fixed window of WEBHOOK_RATE_LIMIT_WINDOW_SECONDS, counted in Redis so the limit holds across API
- * replicas. Concurrent checks share one pipelined round trip (natural batching). When Redis does
- * not answer, deliveries are let through: losing a lead to a rate limiter's outage is worse than
- * a burst.
+ * replicas. A replica reserves deliveries in leases (`leaseSize`) and hands them out locally, so a
+ * busy connection costs a Redis round trip per lease, not per delivery; concurrent reservations
+ * share one pipelined round trip (natural batching). Never more than the limit is accepted; a
+ * connection may be refused while other replicas hold unused reservations (at most
+ * `leaseSize - 1` each). When Redis does not answer, deliveries are let through: losing a lead to
+ * a rate limiter's outage is worse than a burst.
  */
 @Injectable()
 export class RateLimiter {
   private readonly logger = new Logger("rate-limit");
   private readonly windowMs: number;
-  private readonly counts = new NaturalBatcher<string, number | undefined>((ids) => this.count(ids), {
-    maxBatch: 1000,
-  });
+  private readonly lease: number;
+  /** Reserved deliveries not yet handed out, per connection, for the window they were reserved in. */
+  private readonly leases = new Map<string, { window: number; left: number }>();
+  private leasesWindow = 0;
+  private readonly reservations = new NaturalBatcher<string, boolean | undefined>(
+    (ids) => this.reserve(ids),
+    { maxBatch: 1000 },
+  );
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -31,13 +58,15 @@ export class RateLimiter {
     private readonly metrics: Metrics,
   ) {
     this.windowMs = config.webhookRateLimitWindowSeconds * 1000;
+    this.lease = leaseSize(config.webhookRateLimit);
   }
 
   /** Counts the delivery against its connection; throws `429 rate_limited` over the limit. */
   async check(connectionId: string): Promise<void> {
     if (this.config.webhookRateLimit === 0) return;
-    const count = await this.counts.submit(connectionId);
-    if (count === undefined || count <= this.config.webhookRateLimit) return;
+    if (this.take(connectionId, Math.floor(Date.now() / this.windowMs))) return;
+    // false: over the limit; undefined: Redis did not answer, so not counted (let through).
+    if ((await this.reservations.submit(connectionId)) !== false) return;
     const retryAfter = Math.max(1, Math.ceil((this.windowMs - (Date.now() % this.windowMs)) / 1000));
     throw new AppError(
       429,
@@ -48,40 +77,58 @@ export class RateLimiter {
     );
   }
 
+  /** Hands out one delivery of the connection's lease for this window, if it has one left. */
+  private take(connectionId: string, window: number): boolean {
+    const lease = this.leases.get(connectionId);
+    if (lease?.window !== window || lease.left === 0) return false;
+    lease.left -= 1;
+    return true;
+  }
+
   /**
-   * The batch's deliveries counted per connection in one round trip: one INCRBY per connection
-   * (after a SET NX that creates the window's key with its expiry), so a burst on one connection
-   * costs two commands, not two per delivery. Each delivery gets its own position in the count; undefined: not counted.
+   * Reserves the batch's deliveries per connection in one round trip: per connection, a SET NX that
+   * creates the window's key with its expiry, then one INCRBY of the deliveries waiting or of a
+   * lease, whichever is more. Deliveries within the grant pass; what is left of it is kept locally.
    */
-  private async count(ids: string[]): Promise<(number | undefined)[]> {
+  private async reserve(ids: string[]): Promise<(boolean | undefined)[]> {
     if (this.redis.status !== "ready") return this.skipped(ids, `redis is ${this.redis.status}`);
     const window = Math.floor(Date.now() / this.windowMs);
-    const perConnection = new Map<string, number>();
-    for (const id of ids) perConnection.set(id, (perConnection.get(id) ?? 0) + 1);
-    const connections = [...perConnection];
-    const pipeline = this.redis.pipeline();
-    for (const [id, n] of connections) {
-      const key = `${this.config.redisPrefix}:rate:${id}:${window}`;
-      // The window's key is created with its expiry (SET NX: any Redis since 2.6.12), then counted.
-      pipeline.set(key, 0, "PX", this.windowMs * 2, "NX").incrby(key, n);
+    if (window !== this.leasesWindow) {
+      this.leases.clear(); // reservations of past windows are worth nothing
+      this.leasesWindow = window;
     }
+    const waiting = new Map<string, number>();
+    for (const id of ids) waiting.set(id, (waiting.get(id) ?? 0) + 1);
+    const connections = [...waiting].map(([id, n]) => ({ id, reserved: Math.max(n, this.lease) }));
+    const pipeline = this.redis.pipeline();
+    for (const { id, reserved } of connections) {
+      const key = `${this.config.redisPrefix}:rate:${id}:${window}`;
+      pipeline.set(key, 0, "PX", this.windowMs * 2, "NX").incrby(key, reserved);
+    }
+    let results: [Error | null, unknown][] | null;
     try {
-      const results = await withTimeout(pipeline.exec(), REDIS_TIMEOUT_MS, "redis");
-      // The count the batch started from, per connection; each delivery then takes the next one.
-      const next = new Map<string, number>();
-      connections.forEach(([id, n], index) => {
-        const [error, total] = results?.[index * 2 + 1] ?? [new Error("no result")];
-        if (!error) next.set(id, Number(total) - n + 1);
-      });
-      return ids.map((id) => {
-        const position = next.get(id);
-        if (position === undefined) return undefined;
-        next.set(id, position + 1);
-        return position;
-      });
+      results = await withTimeout(pipeline.exec(), REDIS_TIMEOUT_MS, "redis");
     } catch (error) {
       return this.skipped(ids, error instanceof Error ? error.message : String(error));
     }
+    // Deliveries each connection may still pass in this batch; the rest of its grant is leased.
+    const passes = new Map<string, number>();
+    connections.forEach(({ id, reserved }, index) => {
+      const [error, total] = results?.[index * 2 + 1] ?? [new Error("no result")];
+      if (error) return; // not counted: let through
+      const grant = granted(this.config.webhookRateLimit, Number(total), reserved);
+      const pass = Math.min(grant, waiting.get(id)!);
+      passes.set(id, pass);
+      const lease = this.leases.get(id);
+      const left = (lease?.window === window ? lease.left : 0) + grant - pass;
+      this.leases.set(id, { window, left });
+    });
+    return ids.map((id) => {
+      const pass = passes.get(id);
+      if (pass === undefined) return undefined;
+      passes.set(id, pass - 1);
+      return pass > 0;
+    });
   }
 
   private skipped(ids: string[], reason: string): undefined[] {

@@ -73,6 +73,35 @@ describe("ingest rate limit", () => {
     expect((await deliver(replicas[1]!, other)).status).toBe(202);
   });
 
+  it("a larger limit is reserved in leases: never more than the limit accepted, Redis asked once per lease", async () => {
+    const env = {
+      WEBHOOK_RATE_LIMIT: "100",
+      WEBHOOK_RATE_LIMIT_WINDOW_SECONDS: "3600",
+      REDIS_PREFIX: prefix,
+    };
+    const pair = [await startApi(testConfig(db.url, env)), await startApi(testConfig(db.url, env))];
+    const redis = new Redis();
+    try {
+      // Sequential deliveries on one replica: leases of 5 (a twentieth of 100), so 6 deliveries reserve 10.
+      const quiet = await connect();
+      for (let i = 0; i < 6; i++) expect((await deliver(pair[0]!, quiet)).status).toBe(202);
+      const [key] = await redis.keys(`${prefix}:rate:${quiet.connectionId}:*`);
+      expect(await redis.get(key!)).toBe("10");
+
+      // A burst over both replicas: at most the limit, at least the limit minus one unused lease remainder.
+      const busy = await connect();
+      const answers = await Promise.all(Array.from({ length: 130 }, (_, i) => deliver(pair[i % 2]!, busy)));
+      const accepted = answers.filter((answer) => answer.status === 202).length;
+      expect(accepted).toBeLessThanOrEqual(100);
+      expect(accepted).toBeGreaterThanOrEqual(96);
+      expect(answers.filter((answer) => answer.status === 429).length).toBe(130 - accepted);
+      expect(await storedFor(db.sql, busy.tenantId)).toMatchObject({ receipts: accepted });
+    } finally {
+      redis.disconnect();
+      await Promise.all(pair.map((api) => api.close()));
+    }
+  });
+
   it("without Redis the limit is not checked: deliveries are accepted, and the metric says so", async () => {
     const blind = await startApi(
       testConfig(db.url, { WEBHOOK_RATE_LIMIT: "1", REDIS_URL: `redis://127.0.0.1:${await freePort()}` }),
