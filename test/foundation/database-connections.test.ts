@@ -21,6 +21,16 @@ describe("database pool", () => {
     await db.drop();
   });
 
+  /** Waits until the pool's 10 connections match `where` in pg_stat_activity, then terminates them. */
+  async function terminateBackends(where: string) {
+    const matching = `FROM pg_stat_activity WHERE datname = current_database() AND ${where}`;
+    await waitFor(
+      async () => (await db.sql.query<{ pid: number }>(`SELECT pid ${matching}`)).rows,
+      (rows) => rows.length === 10,
+    );
+    await db.sql.query(`SELECT pg_terminate_backend(pid) ${matching}`);
+  }
+
   it("connections that die inside Prisma's transactions go back to the pool: later queries still run", async () => {
     const tenant = await prisma.tenant.create({ data: { name: "pool" } });
     // Hold the row lock so every update waits inside its transaction, then cut those connections.
@@ -33,18 +43,7 @@ describe("database pool", () => {
         () => "failed",
       ),
     );
-    await waitFor(
-      async () =>
-        (
-          await db.sql.query<{ pid: number }>(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-          )
-        ).rows,
-      (rows) => rows.length === 10, // the whole pool
-    );
-    await db.sql.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-    );
+    await terminateBackends("wait_event_type = 'Lock'"); // the whole pool, waiting on the lock
     await blocker.query("ROLLBACK");
     blocker.release();
     const outcomes = await Promise.all(updates);
@@ -75,18 +74,7 @@ describe("database pool", () => {
           () => "failed",
         ),
     );
-    await waitFor(
-      async () =>
-        (
-          await db.sql.query<{ pid: number }>(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'",
-          )
-        ).rows,
-      (rows) => rows.length === 10,
-    );
-    await db.sql.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'",
-    );
+    await terminateBackends("state = 'idle in transaction'");
     await new Promise((resolve) => setTimeout(resolve, 100)); // the clients see their sockets close
     cut();
     expect(await Promise.all(transactions)).toEqual(Array.from({ length: 10 }, () => "failed"));
