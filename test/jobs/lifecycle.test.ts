@@ -57,6 +57,17 @@ describe("job lifecycle", () => {
     db.sql.query("UPDATE connections SET status = $2 WHERE id = $1", [c.connectionId, status]);
 
   /** Jobs stored as held (paused at ingest), then handed to the worker while the connection is `status`. */
+  /** A delivery's lead-upsert job, queued but not due for a day: only explicit claims take it. */
+  const notDueJob = async (c: TestConnection, submissionId: string) => {
+    await setConnection(c, "paused");
+    await deliver(c, submissionId);
+    const { rows } = await db.sql.query<{ id: string }>(
+      `UPDATE jobs SET status = 'queued', next_attempt_at = now() + interval '1 day'
+       WHERE tenant_id = $1 AND operation = 'lead-upsert' RETURNING id`,
+      [c.tenantId],
+    );
+    return rows;
+  };
   const queuedWhile = async (c: TestConnection, id: string, status: string) => {
     await setConnection(c, "paused");
     expect((await deliver(c, id)).status).toBe(202);
@@ -117,14 +128,8 @@ describe("job lifecycle", () => {
 
   it("a job is never taken by two workers at once, and a late finish cannot overwrite the newer attempt", async () => {
     const c = await connection();
-    await setConnection(c, "paused");
-    await deliver(c, "race-1");
     // Queued, but not due for a day: only the claims below can take it, not the dispatcher.
-    const { rows } = await db.sql.query<{ id: string }>(
-      `UPDATE jobs SET status = 'queued', next_attempt_at = now() + interval '1 day'
-       WHERE tenant_id = $1 AND operation = 'lead-upsert' RETURNING id`,
-      [c.tenantId],
-    );
+    const rows = await notDueJob(c, "race-1");
     const jobs = worker.get(JobsRepository);
     const claims = await Promise.all([
       jobs.claim(rows[0]!.id),
@@ -149,13 +154,7 @@ describe("job lifecycle", () => {
   });
   it("a run abandoned mid-attempt is taken over once stale, and its open attempt is closed as abandoned", async () => {
     const c = await connection();
-    await setConnection(c, "paused");
-    await deliver(c, "abandon-1");
-    const { rows } = await db.sql.query<{ id: string }>(
-      `UPDATE jobs SET status = 'queued', next_attempt_at = now() + interval '1 day'
-       WHERE tenant_id = $1 AND operation = 'lead-upsert' RETURNING id`,
-      [c.tenantId],
-    );
+    const rows = await notDueJob(c, "abandon-1");
     const jobs = worker.get(JobsRepository);
     const first = await jobs.claim(rows[0]!.id);
     expect(first).toBeDefined();
