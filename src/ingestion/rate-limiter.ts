@@ -44,9 +44,8 @@ export class RateLimiter {
   private readonly logger = new Logger("rate-limit");
   private readonly windowMs: number;
   private readonly lease: number;
-  /** Reserved deliveries not yet handed out, per connection, for the window they were reserved in. */
-  private readonly leases = new Map<string, { window: number; left: number }>();
-  private leasesWindow = 0;
+  /** Reserved deliveries not yet handed out, per connection, in the current window. */
+  private leases = { window: 0, left: new Map<string, number>() };
   private readonly reservations = new NaturalBatcher<string, boolean | undefined>(
     (ids) => this.reserve(ids),
     { maxBatch: 1000 },
@@ -77,11 +76,18 @@ export class RateLimiter {
     );
   }
 
+  /** The window's leases. A past window's are worth nothing (a reservation that outlived its window). */
+  private leasesIn(window: number): Map<string, number> {
+    if (window > this.leases.window) this.leases = { window, left: new Map() };
+    return window === this.leases.window ? this.leases.left : new Map<string, number>();
+  }
+
   /** Hands out one delivery of the connection's lease for this window, if it has one left. */
   private take(connectionId: string, window: number): boolean {
-    const lease = this.leases.get(connectionId);
-    if (lease?.window !== window || lease.left === 0) return false;
-    lease.left -= 1;
+    const leases = this.leasesIn(window);
+    const left = leases.get(connectionId) ?? 0;
+    if (left === 0) return false;
+    leases.set(connectionId, left - 1);
     return true;
   }
 
@@ -93,10 +99,6 @@ export class RateLimiter {
   private async reserve(ids: string[]): Promise<(boolean | undefined)[]> {
     if (this.redis.status !== "ready") return this.skipped(ids, `redis is ${this.redis.status}`);
     const window = Math.floor(Date.now() / this.windowMs);
-    if (window !== this.leasesWindow) {
-      this.leases.clear(); // reservations of past windows are worth nothing
-      this.leasesWindow = window;
-    }
     const waiting = new Map<string, number>();
     for (const id of ids) waiting.set(id, (waiting.get(id) ?? 0) + 1);
     const connections = [...waiting].map(([id, n]) => ({ id, reserved: Math.max(n, this.lease) }));
@@ -119,9 +121,8 @@ export class RateLimiter {
       const grant = granted(this.config.webhookRateLimit, Number(total), reserved);
       const pass = Math.min(grant, waiting.get(id)!);
       passes.set(id, pass);
-      const lease = this.leases.get(id);
-      const left = (lease?.window === window ? lease.left : 0) + grant - pass;
-      this.leases.set(id, { window, left });
+      const leases = this.leasesIn(window);
+      leases.set(id, (leases.get(id) ?? 0) + grant - pass);
     });
     return ids.map((id) => {
       const pass = passes.get(id);
