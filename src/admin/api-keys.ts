@@ -19,7 +19,7 @@ import { Transactions } from "../database/transactions.js";
 import { AuditRepository } from "./audit.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
-import { TenantsRepository } from "./tenants.js";
+import { ownTenant, TenantsRepository } from "./tenants.js";
 import { Optional } from "./validation.js";
 
 export class CreateApiKeyBody {
@@ -100,8 +100,7 @@ export class ApiKeysController {
     if (principal.role === "tenant-admin") {
       if (body.role !== "tenant-admin")
         throw new AppError(403, "forbidden", "Only operators create operator keys.");
-      if (body.tenantId !== undefined && body.tenantId !== principal.tenantId) throw notFound("tenant");
-      return principal.tenantId;
+      return ownTenant(principal, body.tenantId);
     }
     if (body.role === "operator") {
       if (body.tenantId !== undefined) throw invalidTenant("an operator key belongs to no tenant");

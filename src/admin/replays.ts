@@ -26,8 +26,8 @@ import type { FastifyReply } from "fastify";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
-import { AppError } from "../common/app-error.js";
 import { REPLAYABLE, type ReplayableStatus } from "../replay/replay.repository.js";
+import { ownTenant } from "./tenants.js";
 import { IdPipe } from "./id.pipe.js";
 import { JobsQuery } from "./jobs.js";
 import { ReceiptsQuery } from "./receipts.js";
@@ -122,13 +122,7 @@ export class ReplaysController {
   ) {
     const scope = scopeOf(principal);
     const { status, ...rest } = body.filter;
-    if (
-      principal.role === "tenant-admin" &&
-      rest.tenantId !== undefined &&
-      rest.tenantId !== principal.tenantId
-    ) {
-      throw new AppError(404, "not_found", "No such tenant.");
-    }
+    if (principal.role === "tenant-admin") ownTenant(principal, rest.tenantId);
     const filter = { ...rest, statuses: [status ?? "dead"] };
     const limit = body.limit ?? 10_000;
     if (body.dryRun === true) {

@@ -23,6 +23,15 @@ export class CreateTenantBody {
 const VIEW = { id: true, name: true, createdAt: true } satisfies Prisma.TenantSelect;
 type TenantView = Prisma.TenantGetPayload<{ select: typeof VIEW }>;
 
+/**
+ * The tenant a tenant-admin acts on: its own. Naming another tenant's id answers `404`, as every
+ * other tenant's id does for it.
+ */
+export function ownTenant(principal: Principal, tenantId: string | undefined): string {
+  if (tenantId !== undefined && tenantId !== principal.tenantId) throw notFound("tenant");
+  return principal.tenantId!;
+}
+
 /** A tenant's own id is its scope: tenant-admins see exactly one tenant. */
 const tenantIdWhere = (scope: TenantScope) => (scope === PLATFORM ? {} : { id: scope });
 

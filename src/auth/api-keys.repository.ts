@@ -5,7 +5,7 @@ import type { Prisma } from "../generated/prisma/client.js";
 import { type Role, generateApiKey, hashApiKey, prefixOf } from "./api-key.js";
 import { type TenantScope, tenantWhere } from "./principal.js";
 
-export const API_KEY_VIEW = {
+const API_KEY_VIEW = {
   id: true,
   tenantId: true,
   name: true,
@@ -85,10 +85,6 @@ export class ApiKeysRepository {
       take: page.take,
       select: API_KEY_VIEW,
     });
-  }
-
-  find(scope: TenantScope, id: string) {
-    return this.prisma.apiKey.findFirst({ where: { ...tenantWhere(scope), id }, select: API_KEY_VIEW });
   }
 
   /** Revokes a key of the scope; answers the key (undefined: not in the scope). Revoking twice is a no-op. */

@@ -25,3 +25,8 @@ export function scopeOf(principal: Principal): TenantScope {
 export function tenantWhere(scope: TenantScope): { tenantId?: string } {
   return scope === PLATFORM ? {} : { tenantId: scope };
 }
+
+/** A tenant filter for SQL: `$n::uuid IS NULL OR tenant_id = $n` (null: every tenant, operators only). */
+export function tenantParam(scope: TenantScope): string | null {
+  return scope === PLATFORM ? null : scope;
+}

@@ -5,7 +5,7 @@ import { ConsoleLogger } from "@nestjs/common";
  * form contents (payloads, bodies, message texts, contact details). Code logs ids and outcomes;
  * this list is the net under it (invariant 8).
  */
-export const REDACTED_FIELDS =
+const REDACTED_FIELDS =
   /authorization|cookie|password|secret|token|api[-_]?key|headervalue|credential|formdata|payload|^body$|^text$|email|phone/i;
 
 export function redact(value: unknown, depth = 0): unknown {

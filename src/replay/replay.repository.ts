@@ -2,7 +2,7 @@
 // idempotency key again. Attempt numbering continues (the history is kept) and the job gets a
 // fresh allowance of attempts.
 import { Injectable } from "@nestjs/common";
-import { PLATFORM, type TenantScope } from "../auth/principal.js";
+import { type TenantScope, tenantParam } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
 import type { EnqueueableJob } from "../jobs/job-queue.js";
@@ -21,9 +21,6 @@ const REQUEUE = `status = 'queued', next_attempt_at = now(), updated_at = now(),
   max_attempts = jobs.attempts + ($ATTEMPTS::jsonb ->> jobs.operation)::int`;
 
 const requeue = (attemptsParam: number) => REQUEUE.replace("$ATTEMPTS", `$${attemptsParam}`);
-
-/** A tenant filter for SQL: `$n::uuid IS NULL OR tenant_id = $n` (null: every tenant, operators only). */
-export const tenantParam = (scope: TenantScope): string | null => (scope === PLATFORM ? null : scope);
 
 export interface BulkFilter {
   statuses: ReplayableStatus[];

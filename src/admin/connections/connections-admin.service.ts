@@ -3,7 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { Injectable } from "@nestjs/common";
 import type { Principal, TenantScope } from "../../auth/principal.js";
-import { PLATFORM, tenantWhere } from "../../auth/principal.js";
+import { PLATFORM, tenantParam, tenantWhere } from "../../auth/principal.js";
+import { ownTenant, TenantsRepository } from "../tenants.js";
 import { AppError } from "../../common/app-error.js";
 import type { ConnectionSettings } from "../../connections/connection.js";
 import {
@@ -49,6 +50,7 @@ export class ConnectionsAdminService {
     private readonly audit: AuditRepository,
     private readonly box: SecretBox,
     private readonly queue: JobQueue,
+    private readonly tenants: TenantsRepository,
   ) {}
 
   async create(by: Principal, body: CreateConnectionBody) {
@@ -270,7 +272,7 @@ export class ConnectionsAdminService {
     forUpdate = false,
   ): Promise<Connection> {
     if (forUpdate) {
-      const tenantId = scope === PLATFORM ? null : scope;
+      const tenantId = tenantParam(scope);
       await db.$queryRaw`SELECT 1 FROM connections
         WHERE id = ${id}::uuid AND (${tenantId}::uuid IS NULL OR tenant_id = ${tenantId}::uuid) FOR UPDATE`;
     }
@@ -281,18 +283,13 @@ export class ConnectionsAdminService {
 
   /** A tenant-admin creates in its own tenant; an operator names the tenant. */
   private async tenantOfNew(by: Principal, tenantId: string | undefined): Promise<string> {
-    if (by.role === "tenant-admin") {
-      if (tenantId !== undefined && tenantId !== by.tenantId) throw notFound("tenant");
-      return by.tenantId!;
-    }
+    if (by.role === "tenant-admin") return ownTenant(by, tenantId);
     if (tenantId === undefined) {
       throw new AppError(400, "validation_failed", "Invalid input: tenantId.", {
         tenantId: ["required when an operator key creates a connection"],
       });
     }
-    if (!(await this.prisma.tenant.findUnique({ where: { id: tenantId }, select: { id: true } }))) {
-      throw notFound("tenant");
-    }
+    if (!(await this.tenants.find(PLATFORM, tenantId))) throw notFound("tenant");
     return tenantId;
   }
 }
