@@ -79,14 +79,18 @@ export class JobsAdminRepository {
     });
   }
 
-  find(scope: TenantScope, id: string) {
-    return this.prisma.job.findFirst({
+  /** The job with every attempt (`attemptHistory`); undefined when the scope has no such job. */
+  async find(scope: TenantScope, id: string) {
+    const job = await this.prisma.job.findFirst({
       where: { ...tenantWhere(scope), id },
       select: {
         ...JOB_VIEW,
         attemptRows: { where: tenantWhere(scope), select: ATTEMPT_VIEW, orderBy: { number: "asc" } },
       },
     });
+    if (!job) return undefined;
+    const { attemptRows, ...rest } = job;
+    return { ...rest, attemptHistory: attemptRows };
   }
 }
 
@@ -104,9 +108,6 @@ export class JobsController {
   @Get(":id")
   @ApiOkResponse({ description: "the job with every attempt: time, outcome, error code, duration" })
   async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
-    const job = await this.jobs.find(scopeOf(principal), id);
-    if (!job) throw notFound("job");
-    const { attemptRows, ...rest } = job;
-    return { ...rest, attemptHistory: attemptRows };
+    return (await this.jobs.find(scopeOf(principal), id)) ?? Promise.reject(notFound("job"));
   }
 }

@@ -73,8 +73,7 @@ export class ReplayService {
       return requeued;
     });
     await this.jobs.enqueue(jobs);
-    const { attemptRows, ...job } = (await this.jobViews.find(scope, jobId))!;
-    return { ...job, attemptHistory: attemptRows };
+    return (await this.jobViews.find(scope, jobId))!;
   }
 
   /** Replays the receipt's jobs that did not succeed and are not in progress. */
