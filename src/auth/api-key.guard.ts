@@ -20,7 +20,7 @@ import type { FastifyRequest } from "fastify";
 import { adminValidationPipe } from "../admin/validation.js";
 import { AppError } from "../common/app-error.js";
 import { apiKeyMatches, prefixOf, type Role } from "./api-key.js";
-import { ApiKeysRepository } from "./api-keys.repository.js";
+import { ApiKeysRepository, LAST_USED_RESOLUTION_MS } from "./api-keys.repository.js";
 import type { Principal } from "./principal.js";
 
 const OPERATOR_ONLY = "leadgate:operator-only";
@@ -50,8 +50,6 @@ export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
 
 const unauthorized = () =>
   new AppError(401, "unauthorized", "A valid API key is required: Authorization: Bearer <api key>.");
-
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Authenticates admin requests by API key: the row is found by the key's prefix, the key's hash is

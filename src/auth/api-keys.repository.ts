@@ -22,6 +22,9 @@ export interface CreatedApiKey {
   key: string;
 }
 
+/** `lastUsedAt` is recorded to this resolution. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
 type Db = Pick<Tx, "apiKey">;
 
 @Injectable()
@@ -72,8 +75,9 @@ export class ApiKeysRepository {
 
   /** Records use, at most once a minute per key (a write per request would cost more than the request). */
   async touch(id: string): Promise<void> {
+    const stale = new Date(Date.now() - LAST_USED_RESOLUTION_MS);
     await this.prisma.apiKey.updateMany({
-      where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(Date.now() - 60_000) } }] },
+      where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: stale } }] },
       data: { lastUsedAt: new Date() },
     });
   }

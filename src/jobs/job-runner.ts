@@ -4,13 +4,14 @@ import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { backoffDelay, classify } from "./errors.js";
 import { JobContextLoader } from "./job-context.js";
-import { type ClaimedJob, JobsRepository } from "./jobs.repository.js";
+import { ABANDONED_AFTER_MS, type ClaimedJob, JobsRepository } from "./jobs.repository.js";
 import { Metrics } from "../observability/metrics.js";
 import type { Operation } from "./operations.js";
 import type { Processor } from "./processor.js";
 import type { ConnectionStatus } from "../connections/connection.js";
 
-const HEARTBEAT_MS = 10_000;
+/** A run says it is alive three times per abandonment period. */
+const HEARTBEAT_MS = ABANDONED_AFTER_MS / 3;
 
 /** An attempt failed and will be retried after `delayMs` (read by the workers' backoff strategy). */
 export class RetryScheduled extends Error {
@@ -59,7 +60,7 @@ export class JobRunner {
       return; // finished, held, blocked or cancelled: nothing to do
     }
     const { job } = claimed;
-    // A run longer than 30 s must not look abandoned: it says it is alive every 10 s.
+    // A long run must not look abandoned: it says it is alive every HEARTBEAT_MS.
     const heartbeat = setInterval(() => void this.jobs.heartbeat(job).catch(() => undefined), HEARTBEAT_MS);
     try {
       await this.attempt(processor, claimed);

@@ -18,6 +18,9 @@ export interface ClaimedJob {
 }
 
 /** The receipt and connection columns a claim returns beside the job (null when missing). */
+/** A running job whose worker has not said it is alive for this long counts as abandoned (claim may take it over). */
+export const ABANDONED_AFTER_MS = 30_000;
+
 const CONTEXT_COLUMNS = `r.id AS receipt_found_id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.occurred_at,
   r.raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
   c.external_account_id, c.status, c.settings, c.credentials, c.crm_signing_secret`;
@@ -52,8 +55,8 @@ export class JobsRepository {
          UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = now()
          WHERE id = $1::uuid
            AND (status IN ('queued', 'retrying')
-                -- running: only when its worker stopped renewing it (BullMQ's stalled-job lock is 30 s)
-                OR (status = 'running' AND updated_at < now() - interval '30 seconds'))
+                -- running: only when its worker stopped renewing it (ABANDONED_AFTER_MS)
+                OR (status = 'running' AND updated_at < now() - $2::int * interval '1 millisecond'))
          RETURNING *
        ), abandoned AS (
          -- An attempt its run never closed (the worker died, or the database failed under it).
@@ -71,7 +74,7 @@ export class JobsRepository {
        FROM job CROSS JOIN attempt
        LEFT JOIN receipts r ON r.id = job.receipt_id AND r.tenant_id = job.tenant_id
        LEFT JOIN connections c ON c.id = job.connection_id AND c.tenant_id = job.tenant_id`,
-      [jobId],
+      [jobId, ABANDONED_AFTER_MS],
     );
     const row = rows[0];
     // One row holds both: the job's columns and its receipt's and connection's.
@@ -90,9 +93,9 @@ export class JobsRepository {
   /** For a job `running` now: how long until claim may take it over (undefined when it is not running). */
   async untilAbandoned(jobId: string): Promise<number | undefined> {
     const { rows } = await this.prisma.pool.query<{ ms: number }>(
-      `SELECT GREATEST(0, extract(epoch FROM updated_at + interval '30 seconds' - now()) * 1000)::int AS ms
+      `SELECT GREATEST(0, extract(epoch FROM updated_at + $2::int * interval '1 millisecond' - now()) * 1000)::int AS ms
        FROM jobs WHERE id = $1::uuid AND status = 'running'`,
-      [jobId],
+      [jobId, ABANDONED_AFTER_MS],
     );
     return rows[0]?.ms;
   }
