@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import { AdminModule } from "./admin/admin.module.js";
-import { JobGauges } from "./observability/job-gauges.js";
+import { JobGauges } from "./jobs/job-gauges.js";
 import { ReplayModule } from "./replay/replay.module.js";
 import type { AppConfig } from "./config/config.js";
 import { ConfigModule } from "./config/config.module.js";

@@ -7,7 +7,8 @@ import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { JOB_STATUSES, type JobStatus, type Operation, OPERATIONS } from "../jobs/operations.js";
+import { type Operation, OPERATIONS } from "../jobs/operations.js";
+import { JOB_STATUSES, type JobStatus } from "../jobs/state/job-states.js";
 import { TimeRangeQuery, timeRange } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
@@ -38,6 +39,7 @@ export const JOB_VIEW = {
   operation: true,
   jobKey: true,
   status: true,
+  waitingFor: true,
   attempts: true,
   maxAttempts: true,
   nextAttemptAt: true,

@@ -8,16 +8,10 @@ import type { Principal, TenantScope } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { Transactions } from "../database/transactions.js";
 import { JobQueue } from "../jobs/job-queue.js";
-import type { JobStatus } from "../jobs/operations.js";
-import {
-  type BatchProgress,
-  type BulkFilter,
-  REPLAYABLE,
-  ReplayRepository,
-} from "../replay/replay.repository.js";
+import { JobStateMachine } from "../jobs/state/job-state-machine.js";
+import { IN_PROGRESS, REPLAYABLE } from "../jobs/state/job-states.js";
+import { type BatchProgress, type BulkFilter, ReplayRepository } from "../replay/replay.repository.js";
 import { ReplayQueue } from "../replay/replay-queue.js";
-
-const IN_PROGRESS: JobStatus[] = ["queued", "running", "retrying"];
 
 export interface BatchStatus extends Omit<BatchProgress, "status"> {
   /** pending: not started · running: jobs being queued or still on their way · done: every job finished or skipped. */
@@ -28,6 +22,7 @@ export interface BatchStatus extends Omit<BatchProgress, "status"> {
 export class ReplayService {
   constructor(
     private readonly replays: ReplayRepository,
+    private readonly state: JobStateMachine,
     private readonly transactions: Transactions,
     private readonly audit: AuditRepository,
     private readonly jobs: JobQueue,
@@ -62,7 +57,7 @@ export class ReplayService {
         );
       }
       if (job.status === "succeeded") await this.replays.forgetCrmDelivery(tx, job.tenantId, job.jobKey);
-      const requeued = await this.replays.requeue(tx, scope, { jobIds: [job.id] }, [job.status]);
+      const requeued = await this.state.replay(tx, scope, { jobIds: [job.id] }, [job.status]);
       await this.audit.record(tx, by, {
         action: "job.replay",
         tenantId: job.tenantId,
@@ -81,7 +76,7 @@ export class ReplayService {
     const jobs = await this.transactions.run(async (tx) => {
       const tenantId = await this.replays.lockReceipt(tx, scope, receiptId);
       if (!tenantId) throw notFound("receipt");
-      const requeued = await this.replays.requeue(tx, scope, { receiptId }, [...REPLAYABLE]);
+      const requeued = await this.state.replay(tx, scope, { receiptId }, REPLAYABLE);
       await this.audit.record(tx, by, {
         action: "receipt.replay",
         tenantId,

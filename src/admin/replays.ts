@@ -26,7 +26,7 @@ import type { FastifyReply } from "fastify";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
-import { REPLAYABLE, type ReplayableStatus } from "../replay/replay.repository.js";
+import { REPLAYABLE, type ReplayableStatus } from "../jobs/state/job-states.js";
 import { ownTenant } from "./tenants.js";
 import { IdPipe } from "./id.pipe.js";
 import { JobsQuery } from "./jobs.js";
@@ -93,7 +93,7 @@ export class ReplaysController {
   @HttpCode(202)
   @ApiAcceptedResponse({ description: "`{ job }`: queued again under the same job key" })
   @ApiConflictResponse({
-    description: "job_in_progress (queued, running, retrying), job_held, job_succeeded (without force)",
+    description: "job_in_progress (queued, running, retrying, waiting), job_held, job_succeeded (without force)",
   })
   async replayJob(
     @CurrentPrincipal() principal: Principal,

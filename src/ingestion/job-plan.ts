@@ -1,5 +1,6 @@
 // Which jobs an accepted event creates (design.md, "Jobs").
-import { type Operation, OPERATION_SETTINGS, type JobStatus, jobKey } from "../jobs/operations.js";
+import { type Operation, OPERATION_SETTINGS, jobKey } from "../jobs/operations.js";
+import { initialStatus } from "../jobs/state/job-states.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
 import type { ConnectionSettings } from "../connections/connection.js";
 import { leadScopeKey } from "./idempotency-key.js";
@@ -7,7 +8,7 @@ import { leadScopeKey } from "./idempotency-key.js";
 export interface PlannedJob {
   operation: Operation;
   jobKey: string;
-  status: Extract<JobStatus, "queued" | "held">;
+  status: ReturnType<typeof initialStatus>;
   maxAttempts: number;
 }
 
@@ -21,7 +22,7 @@ export function planJobs(
   const job = (operation: Operation, scopeKey: string): PlannedJob => ({
     operation,
     jobKey: jobKey(operation, scopeKey),
-    status: paused ? "held" : "queued",
+    status: initialStatus(paused),
     maxAttempts: OPERATION_SETTINGS[operation].attempts,
   });
   const jobs = [job("lead-upsert", receiptKey)];

@@ -3,6 +3,7 @@ import { AppError, unavailable } from "../common/app-error.js";
 import { NaturalBatcher } from "../common/natural-batcher.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { type EnqueueableJob, JobQueue } from "../jobs/job-queue.js";
+import { insertJobsSql } from "../jobs/state/job-state-machine.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
 import type { PlannedJob } from "./job-plan.js";
 
@@ -196,13 +197,10 @@ matched AS (
   FROM input JOIN receipt USING (provider, account_id, idempotency_key)
 ),
 job AS (
-  INSERT INTO jobs (tenant_id, connection_id, receipt_id, operation, job_key, status, max_attempts)
-  SELECT m.tenant_id, m.connection_id, m.receipt_id, j.operation, j.job_key, j.status, j.max_attempts
+  ${insertJobsSql(`SELECT m.tenant_id, m.connection_id, m.receipt_id, j.operation, j.job_key, j.status, j.max_attempts
   FROM matched m CROSS JOIN LATERAL jsonb_to_recordset(m.jobs) AS j(job_key text, operation text, status text, max_attempts int)
   WHERE m.inserted
-  ORDER BY j.job_key
-  ON CONFLICT (job_key) DO NOTHING
-  RETURNING id, receipt_id, job_key, operation, status
+  ORDER BY j.job_key`)}
 ),
 conflict AS (
   INSERT INTO payload_conflicts (tenant_id, receipt_id, idempotency_key, stored_digest, incoming_digest)

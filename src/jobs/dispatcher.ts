@@ -11,7 +11,7 @@ import { ReplayRepository } from "../replay/replay.repository.js";
 import { ReplayQueue } from "../replay/replay-queue.js";
 import { Metrics } from "../observability/metrics.js";
 import { JobQueue } from "./job-queue.js";
-import { JobsRepository } from "./jobs.repository.js";
+import { JobStateMachine } from "./state/job-state-machine.js";
 
 const BATCH = 500;
 /** A running job untouched this long lost its worker and its BullMQ job (e.g. Redis lost it). */
@@ -19,7 +19,8 @@ const STALE_RUNNING_MS = 2 * 60_000;
 
 /**
  * Enqueues job rows that are due but may not be in BullMQ (a crash between commit and enqueue, a
- * Redis outage at ingest, jobs moved back to queued), held jobs whose connection is active again,
+ * Redis outage at ingest, jobs moved back to queued, waiting jobs whose wait is over), held jobs
+ * whose connection is active again, ends waits longer than JOB_MAX_WAIT_SECONDS,
  * and bulk replays whose BullMQ job went missing. Deterministic job ids make one that is already in BullMQ a no-op, so any number of
  * worker replicas can run this at once.
  */
@@ -30,7 +31,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private ticking: Promise<unknown> | undefined;
 
   constructor(
-    private readonly jobs: JobsRepository,
+    private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
     private readonly replays: ReplayRepository,
     private readonly replayQueue: ReplayQueue,
@@ -51,13 +52,15 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
 
   async tick(): Promise<void> {
     try {
-      const released = await this.jobs.releaseHeld(this.config.dispatcherIntervalMs, BATCH);
+      const released = await this.state.releaseHeld(this.config.dispatcherIntervalMs, BATCH);
       if (released.length > 0) {
         await this.queue.enqueue(released);
         this.metrics.dispatched.inc({ reason: "released" }, released.length);
         this.logger.log({ msg: "released held jobs of active connections", jobs: released.length });
       }
-      const due = await this.jobs.due(this.config.dispatcherIntervalMs, STALE_RUNNING_MS, BATCH);
+      const expired = await this.state.expireWaits(this.config.jobMaxWaitSeconds, BATCH);
+      if (expired > 0) this.logger.warn({ msg: "jobs waited too long: dead (wait_expired)", jobs: expired });
+      const due = await this.state.due(this.config.dispatcherIntervalMs, STALE_RUNNING_MS, BATCH);
       if (due.length > 0) {
         await this.queue.enqueue(due);
         this.metrics.dispatched.inc({ reason: "due" }, due.length);

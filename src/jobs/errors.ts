@@ -73,3 +73,16 @@ export function backoffDelay(
   const jittered = Math.round(exponential * (0.75 + random() * 0.5));
   return retryAfter !== undefined ? Math.max(jittered, retryAfter) : jittered;
 }
+
+/**
+ * Not a failure: the job may not run yet (a provider's quota or Retry-After, an open circuit). It
+ * waits (`waiting`, `reason`) until `retryAt`, using no attempt, bounded by JOB_MAX_WAIT_SECONDS.
+ */
+export class WaitRequired extends Error {
+  constructor(
+    readonly reason: "quota" | "circuit",
+    readonly retryAt: Date,
+  ) {
+    super(`waiting for ${reason}`);
+  }
+}

@@ -2,7 +2,7 @@ import { Injectable } from "@nestjs/common";
 import type { ConnectionSettings, ConnectionStatus } from "../connections/connection.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import type { EventKind, JsonObject, Provider } from "../providers/provider-event.js";
-import type { ClaimedJob } from "./jobs.repository.js";
+import type { ClaimedJob } from "./state/job-state-machine.js";
 import { PermanentError } from "./errors.js";
 
 export interface JobReceipt {
@@ -40,7 +40,7 @@ export interface JobContext {
 export class JobContextLoader {
   constructor(private readonly box: SecretBox) {}
 
-  /** The job's context from the row its claim returned (see JobsRepository.claim). */
+  /** The job's context from the row its claim returned (CONTEXT_COLUMNS). */
   from(job: ClaimedJob, row: ContextRow): JobContext {
     if (row.receipt_found_id === null || row.connection_id === null)
       throw new PermanentError("missing_receipt_or_connection");
@@ -78,6 +78,11 @@ export class JobContextLoader {
     };
   }
 }
+
+/** The receipt (`r`) and connection (`c`) columns a claim returns beside the job. */
+export const CONTEXT_COLUMNS = `r.id AS receipt_found_id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.occurred_at,
+  r.raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
+  c.external_account_id, c.status, c.settings, c.credentials, c.crm_signing_secret`;
 
 /** The receipt and connection columns a claim returns beside the job (null when missing). */
 export interface ContextRow {

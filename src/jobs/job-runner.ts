@@ -2,13 +2,15 @@ import { Inject, Injectable, Logger } from "@nestjs/common";
 import { UnrecoverableError } from "bullmq";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
-import { backoffDelay, classify } from "./errors.js";
-import { JobContextLoader } from "./job-context.js";
-import { ABANDONED_AFTER_MS, type ClaimedJob, JobsRepository } from "./jobs.repository.js";
+import type { ConnectionStatus } from "../connections/connection.js";
+import { ConnectionsRepository } from "../connections/connections.repository.js";
 import { Metrics } from "../observability/metrics.js";
+import { backoffDelay, classify, WaitRequired } from "./errors.js";
+import { CONTEXT_COLUMNS, type ContextRow, JobContextLoader } from "./job-context.js";
 import type { Operation } from "./operations.js";
 import type { Processor } from "./processor.js";
-import type { ConnectionStatus } from "../connections/connection.js";
+import { ABANDONED_AFTER_MS, type ClaimedJob, JobStateMachine } from "./state/job-state-machine.js";
+import { TRANSITIONS } from "./state/job-states.js";
 
 /** A run says it is alive three times per abandonment period. */
 const HEARTBEAT_MS = ABANDONED_AFTER_MS / 3;
@@ -25,8 +27,8 @@ export class RetryScheduled extends Error {
 
 /**
  * Runs one attempt of one job: takes the job row, loads its receipt and connection, runs the
- * operation's processor, and records the attempt and the job's next status in Postgres before
- * telling BullMQ. Failures are classified: retryable ones are retried with backoff until the
+ * operation's processor, and records the attempt and the job's next status in Postgres (through
+ * the job state machine) before telling BullMQ. Failures are classified: retryable ones are retried with backoff until the
  * attempts run out (`dead`), permanent ones go straight to `dead`, credential ones block the job and
  * the connection. Nothing is deleted.
  */
@@ -35,8 +37,9 @@ export class JobRunner {
   private readonly logger = new Logger("jobs");
 
   constructor(
-    private readonly jobs: JobsRepository,
+    private readonly state: JobStateMachine,
     private readonly contexts: JobContextLoader,
+    private readonly connections: ConnectionsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {}
@@ -51,29 +54,25 @@ export class JobRunner {
   }
 
   async run(processor: Processor, jobId: string): Promise<void> {
-    const claimed = await this.jobs.claim(jobId);
+    const claimed = await this.state.claim<ContextRow>(jobId, CONTEXT_COLUMNS);
     if (!claimed) {
       // Running elsewhere, or left `running` by a run that could not record its end (a crashed
       // worker, a database outage): BullMQ tries again once that run counts as abandoned.
-      const waitMs = await this.jobs.untilAbandoned(jobId);
+      const waitMs = await this.state.untilAbandoned(jobId);
       if (waitMs !== undefined) throw new RetryScheduled("job_running", waitMs + 1_000);
-      return; // finished, held, blocked or cancelled: nothing to do
+      return; // finished, waiting, held, blocked or cancelled: nothing to do
     }
     const { job } = claimed;
     // A long run must not look abandoned: it says it is alive every HEARTBEAT_MS.
-    const heartbeat = setInterval(() => void this.jobs.heartbeat(job).catch(() => undefined), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => void this.state.heartbeat(job).catch(() => undefined), HEARTBEAT_MS);
     try {
-      await this.attempt(processor, claimed);
+      await this.attempt(processor, job, claimed.context);
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  private async attempt(
-    processor: Processor,
-    claimed: NonNullable<Awaited<ReturnType<JobsRepository["claim"]>>>,
-  ) {
-    const { job } = claimed;
+  private async attempt(processor: Processor, job: ClaimedJob, row: ContextRow) {
     const startedAt = job.startedAt;
     const log = {
       jobId: job.id,
@@ -83,33 +82,32 @@ export class JobRunner {
       attempt: job.attempts,
     };
     try {
-      const context = this.contexts.from(job, claimed.context);
-      const parked = PARKED[context.connection.status];
-      if (parked) {
-        await this.jobs.park(job, parked);
-        return this.observe(job, parked);
+      const context = this.contexts.from(job, row);
+      const skip = SKIP[context.connection.status];
+      if (skip) {
+        await this.state.skip(job, skip);
+        return this.observe(job, TRANSITIONS[skip].to);
       }
       await processor.run(context);
     } catch (error) {
+      if (error instanceof WaitRequired) {
+        // Not a failure: the job runs again once the wait is over (the dispatcher enqueues it).
+        await this.state.wait(job, error.reason, error.retryAt);
+        this.observe(job, "waiting");
+        this.logger.log({ msg: "job waiting", ...log, waitingFor: error.reason, until: error.retryAt });
+        return;
+      }
       const failure = classify(error);
       const outcome = { ...log, errorCode: failure.code, durationMs: Date.now() - startedAt.getTime() };
       if (failure.kind === "credential") {
-        await this.jobs.markCredentialError(job.tenantId, job.connectionId);
-        await this.jobs.finish(job, {
-          status: "blocked",
-          outcome: "credential",
-          errorCode: failure.code,
-        });
+        if (job.connectionId) await this.connections.markCredentialError(job.tenantId, job.connectionId);
+        await this.state.finish(job, "block", { outcome: "credential", errorCode: failure.code });
         this.observe(job, "blocked");
         this.logger.warn({ msg: "job blocked: provider refused the connection's credentials", ...outcome });
         throw new UnrecoverableError(failure.code);
       }
       if (failure.kind === "permanent" || job.attempts >= job.maxAttempts) {
-        await this.jobs.finish(job, {
-          status: "dead",
-          outcome: failure.kind,
-          errorCode: failure.code,
-        });
+        await this.state.finish(job, "die", { outcome: failure.kind, errorCode: failure.code });
         this.observe(job, "dead");
         this.logger.warn({
           msg: "job dead",
@@ -119,8 +117,7 @@ export class JobRunner {
         throw new UnrecoverableError(failure.code);
       }
       const delayMs = backoffDelay(job.attempts, this.config.jobBackoffBaseMs, failure.retryAfterMs);
-      await this.jobs.finish(job, {
-        status: "retrying",
+      await this.state.finish(job, "retry", {
         outcome: "retryable",
         errorCode: failure.code,
         nextAttemptAt: new Date(Date.now() + delayMs),
@@ -129,7 +126,7 @@ export class JobRunner {
       this.logger.log({ msg: "job will retry", ...outcome, delayMs });
       throw new RetryScheduled(failure.code, delayMs);
     }
-    await this.jobs.finish(job, { status: "succeeded", outcome: "succeeded" });
+    await this.state.finish(job, "succeed", { outcome: "succeeded" });
     this.observe(job, "succeeded");
     this.logger.log({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() });
   }
@@ -137,10 +134,10 @@ export class JobRunner {
 
 export type ProcessorTable = Record<Operation, Processor>;
 
-/** Where a job goes instead of running, by its connection's status. */
-const PARKED: Record<ConnectionStatus, "held" | "blocked" | "cancelled" | undefined> = {
+/** The transition a job takes instead of running, by its connection's status. */
+const SKIP: Record<ConnectionStatus, "hold" | "park" | "cancelRun" | undefined> = {
   active: undefined,
-  paused: "held",
-  credential_error: "blocked",
-  disabled: "cancelled",
+  paused: "hold",
+  credential_error: "park",
+  disabled: "cancelRun",
 };

@@ -1,19 +1,8 @@
-// The closed vocabulary of side effects: operations, job statuses, per-operation settings, job keys.
+// The closed vocabulary of side effects: operations, per-operation settings, job keys (job statuses
+// and their transitions: src/jobs/state/job-states.ts).
 
 export const OPERATIONS = ["lead-upsert", "initial-response", "crm-delivery"] as const;
 export type Operation = (typeof OPERATIONS)[number];
-
-export const JOB_STATUSES = [
-  "queued",
-  "running",
-  "retrying",
-  "succeeded",
-  "dead",
-  "blocked",
-  "held",
-  "cancelled",
-] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** A BullMQ job carries ids only; the job row in Postgres holds the state. */
 export interface JobPayload {

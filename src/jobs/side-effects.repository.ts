@@ -1,6 +1,6 @@
 import { Injectable } from "@nestjs/common";
 import { PrismaService } from "../database/prisma.service.js";
-import type { ClaimedJob } from "./jobs.repository.js";
+import type { ClaimedJob } from "./state/job-state-machine.js";
 
 export type SideEffectStatus = "started" | "succeeded" | "skipped";
 

@@ -6,7 +6,7 @@ import { Dispatcher } from "./dispatcher.js";
 import { JobContextLoader } from "./job-context.js";
 import { JobRunner } from "./job-runner.js";
 import { JobsModule } from "./jobs.module.js";
-import { JobsRepository } from "./jobs.repository.js";
+import { ConnectionsModule } from "../connections/connections.module.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
@@ -17,9 +17,8 @@ import { ReplayBatchWorker } from "../replay/replay-batch.worker.js";
 
 /** The consumer side: processors, the runner that mirrors job state in Postgres, the dispatcher. */
 @Module({
-  imports: [JobsModule, ReplayModule],
+  imports: [JobsModule, ReplayModule, ConnectionsModule],
   providers: [
-    JobsRepository,
     SideEffectsRepository,
     LeadsRepository,
     JobContextLoader,

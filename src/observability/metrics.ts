@@ -36,7 +36,7 @@ export class Metrics {
 
   readonly jobs = new Counter({
     name: "leadgate_jobs_total",
-    help: "Job attempts recorded, by operation and the status they left the job in (succeeded, retrying, dead, blocked, held, cancelled).",
+    help: "Job attempts recorded, by operation and the status they left the job in (succeeded, retrying, waiting, dead, blocked, held, cancelled).",
     labelNames: ["operation", "status"] as const,
     registers: [this.registry],
   });
@@ -46,6 +46,13 @@ export class Metrics {
     help: "Duration of a job attempt, by operation and resulting status.",
     labelNames: ["operation", "status"] as const,
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly refusedTransitions = new Counter({
+    name: "leadgate_job_transitions_refused_total",
+    help: "Job transitions the database refused because the job was no longer in a status the transition may start from.",
+    labelNames: ["transition"] as const,
     registers: [this.registry],
   });
 

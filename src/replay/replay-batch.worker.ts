@@ -12,6 +12,7 @@ import { WORKER_REDIS } from "../redis/worker-redis.module.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { JobQueue } from "../jobs/job-queue.js";
+import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 import type { BulkFilter } from "./replay.repository.js";
 import { ReplayRepository } from "./replay.repository.js";
 import { REPLAY_QUEUE, type ReplayBatchPayload } from "./replay-queue.js";
@@ -32,6 +33,7 @@ export class ReplayBatchWorker implements OnApplicationBootstrap, OnModuleDestro
 
   constructor(
     private readonly replays: ReplayRepository,
+    private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WORKER_REDIS) private readonly connection: Redis,
@@ -72,7 +74,7 @@ export class ReplayBatchWorker implements OnApplicationBootstrap, OnModuleDestro
       const allowance = Math.floor((rate * (Date.now() - started)) / 1000) + 1 - queued;
       const room = Math.min(allowance, window - (await this.replays.inFlight(batchId)));
       if (room > 0) {
-        const jobs = await this.replays.step(batchId, statuses, room);
+        const jobs = await this.state.replayBatchStep(batchId, statuses, room);
         await this.queue.enqueue(jobs);
         queued += jobs.length;
         if ((await this.replays.pendingCount(batchId)) === 0) {

@@ -1,26 +1,10 @@
-// Replay: job rows back to `queued` under the same job key, so every destination sees the same
-// idempotency key again. Attempt numbering continues (the history is kept) and the job gets a
-// fresh allowance of attempts.
+// Replay's records: which jobs a replay may take, bulk replay batches and their progress. Moving a
+// job back to `queued` is the job state machine's `replay` transition (src/jobs/state).
 import { Injectable } from "@nestjs/common";
 import { type TenantScope, tenantParam } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
-import type { EnqueueableJob } from "../jobs/job-queue.js";
-import { type JobStatus, OPERATION_SETTINGS } from "../jobs/operations.js";
-
-/** Statuses a replay starts from; `succeeded` needs `force`. */
-export const REPLAYABLE = ["dead", "blocked", "cancelled"] as const;
-export type ReplayableStatus = (typeof REPLAYABLE)[number];
-
-/** Attempts a replayed job gets, per operation (the operations' own allowance). */
-const ATTEMPTS_BY_OPERATION = JSON.stringify(
-  Object.fromEntries(Object.entries(OPERATION_SETTINGS).map(([op, settings]) => [op, settings.attempts])),
-);
-
-const REQUEUE = `status = 'queued', next_attempt_at = now(), updated_at = now(), completed_at = NULL,
-  max_attempts = jobs.attempts + ($ATTEMPTS::jsonb ->> jobs.operation)::int`;
-
-const requeue = (attemptsParam: number) => REQUEUE.replace("$ATTEMPTS", `$${attemptsParam}`);
+import type { JobStatus, ReplayableStatus } from "../jobs/state/job-states.js";
 
 export interface BulkFilter {
   statuses: ReplayableStatus[];
@@ -58,12 +42,12 @@ function matching(scope: TenantScope, filter: BulkFilter, first: number): { sql:
     filter.to ?? null,
   ];
   const p = (n: number) => `$${first + n}`;
-  const sql = `FROM jobs j JOIN receipts r ON r.id = j.receipt_id AND r.tenant_id = j.tenant_id
+  const sql = `FROM jobs j LEFT JOIN connections c ON c.id = j.connection_id AND c.tenant_id = j.tenant_id
     WHERE (${p(0)}::uuid IS NULL OR j.tenant_id = ${p(0)}::uuid)
       AND j.status = ANY(${p(1)}::text[])
       AND (${p(2)}::text IS NULL OR j.operation = ${p(2)})
       AND (${p(3)}::uuid IS NULL OR j.connection_id = ${p(3)}::uuid)
-      AND (${p(4)}::text IS NULL OR r.provider = ${p(4)})
+      AND (${p(4)}::text IS NULL OR c.provider = ${p(4)})
       AND (${p(5)}::uuid IS NULL OR j.tenant_id = ${p(5)}::uuid)
       AND (${p(6)}::timestamptz IS NULL OR j.created_at >= ${p(6)})
       AND (${p(7)}::timestamptz IS NULL OR j.created_at < ${p(7)})`;
@@ -104,28 +88,6 @@ export class ReplayRepository {
       tenantParam(scope),
     );
     return rows[0]?.tenantId;
-  }
-
-  /** Moves the scope's given jobs, if in one of `from`, back to queued; answers those it moved. */
-  async requeue(
-    tx: Tx,
-    scope: TenantScope,
-    where: { jobIds?: string[]; receiptId?: string },
-    from: JobStatus[],
-  ) {
-    return tx.$queryRawUnsafe<EnqueueableJob[]>(
-      `UPDATE jobs SET ${requeue(5)}
-       WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
-         AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))
-         AND ($3::uuid IS NULL OR receipt_id = $3::uuid)
-         AND status = ANY($4::text[])
-       RETURNING id, job_key AS "jobKey", operation`,
-      tenantParam(scope),
-      where.jobIds ?? null,
-      where.receiptId ?? null,
-      from,
-      ATTEMPTS_BY_OPERATION,
-    );
   }
 
   /** A dry run: how many jobs a bulk replay would re-run, and the first few of them. */
@@ -177,34 +139,6 @@ export class ReplayRepository {
     return tx.$queryRaw`
       SELECT tenant_id AS "tenantId", count(*)::int AS matched FROM replay_batch_jobs
       WHERE batch_id = ${batchId}::uuid GROUP BY tenant_id ORDER BY tenant_id`;
-  }
-
-  /**
-   * Replays the batch's next `count` pending jobs, in one statement: jobs still in a replayable
-   * status go back to queued, the others are skipped (replayed meanwhile, or running).
-   */
-  async step(batchId: string, statuses: JobStatus[], count: number): Promise<EnqueueableJob[]> {
-    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
-      `WITH picked AS (
-         SELECT job_id, tenant_id FROM replay_batch_jobs
-         WHERE batch_id = $1::uuid AND state = 'pending'
-         ORDER BY job_id LIMIT $2 FOR UPDATE SKIP LOCKED
-       ), requeued AS (
-         UPDATE jobs SET ${requeue(4)}
-         FROM picked WHERE jobs.id = picked.job_id AND jobs.tenant_id = picked.tenant_id
-           AND jobs.status = ANY($3::text[])
-         RETURNING jobs.id, jobs.job_key AS "jobKey", jobs.operation
-       ), marked AS (
-         UPDATE replay_batch_jobs i
-         SET state = CASE WHEN i.job_id IN (SELECT id FROM requeued) THEN 'queued' ELSE 'skipped' END
-         FROM picked WHERE i.batch_id = $1::uuid AND i.job_id = picked.job_id
-       )
-       SELECT * FROM requeued`,
-      batchId,
-      count,
-      statuses,
-      ATTEMPTS_BY_OPERATION,
-    );
   }
 
   /** Re-queued jobs of the batch still on their way (queued, running, retrying): the pacing window. */

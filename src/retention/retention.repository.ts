@@ -1,10 +1,12 @@
 import { Injectable } from "@nestjs/common";
 import { PrismaService } from "../database/prisma.service.js";
+import { JOB_STATUSES, TERMINAL } from "../jobs/state/job-states.js";
 
+const sqlList = (statuses: readonly string[]) => `(${statuses.map((status) => `'${status}'`).join(", ")})`;
 /** Job statuses that still need their receipt: not finished yet. */
-const UNFINISHED = `('queued', 'running', 'retrying', 'held', 'blocked')`;
+const UNFINISHED = sqlList(JOB_STATUSES.filter((status) => !TERMINAL.includes(status)));
 /** A payload is kept while any job of its receipt has not succeeded: dead and cancelled jobs may be replayed. */
-const NOT_SUCCEEDED = `('queued', 'running', 'retrying', 'held', 'blocked', 'dead', 'cancelled')`;
+const NOT_SUCCEEDED = sqlList(JOB_STATUSES.filter((status) => status !== "succeeded"));
 
 /**
  * Retention in bounded batches. Nothing a job still needs is purged: a payload stays while any job

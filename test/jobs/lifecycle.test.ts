@@ -1,7 +1,8 @@
 // Job lifecycle edges: connection states seen by the worker, resumed work re-enqueued by the
 // dispatcher, unreadable secrets, and one job never running twice at once.
 import type { INestApplicationContext } from "@nestjs/common";
-import { JobsRepository } from "../../src/jobs/jobs.repository.js";
+import { CONTEXT_COLUMNS } from "../../src/jobs/job-context.js";
+import { JobStateMachine } from "../../src/jobs/state/job-state-machine.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
 import { type FakeServer, startFakeServer } from "../support/fake-server.js";
@@ -130,33 +131,34 @@ describe("job lifecycle", () => {
     const c = await connection();
     // Queued, but not due for a day: only the claims below can take it, not the dispatcher.
     const rows = await notDueJob(c, "race-1");
-    const jobs = worker.get(JobsRepository);
+    const jobs = worker.get(JobStateMachine);
     const claims = await Promise.all([
-      jobs.claim(rows[0]!.id),
-      jobs.claim(rows[0]!.id),
-      jobs.claim(rows[0]!.id),
+      jobs.claim(rows[0]!.id, CONTEXT_COLUMNS),
+      jobs.claim(rows[0]!.id, CONTEXT_COLUMNS),
+      jobs.claim(rows[0]!.id, CONTEXT_COLUMNS),
     ]);
     const taken = claims.flatMap((claim) => (claim ? [claim.job] : []));
     expect(taken).toHaveLength(1);
-    expect(await jobs.claim(rows[0]!.id)).toBeUndefined(); // running, and its worker is alive
+    expect(await jobs.claim(rows[0]!.id, CONTEXT_COLUMNS)).toBeUndefined(); // running, and its worker is alive
 
     // A stale runner (an older attempt) finishing late changes nothing.
     await jobs.finish(
       { ...taken[0]!, attempts: taken[0]!.attempts - 1 },
-      { status: "retrying", outcome: "retryable", errorCode: "late" },
+      "retry",
+      { outcome: "retryable", errorCode: "late" },
     );
     expect((await statuses(c.tenantId)).find((row) => row.status === "running")).toMatchObject({
       attempts: 1,
     });
-    await jobs.finish(taken[0]!, { status: "succeeded", outcome: "succeeded" });
+    await jobs.finish(taken[0]!, "succeed", { outcome: "succeeded" });
     const after = await db.sql.query("SELECT status, last_error_code FROM jobs WHERE id = $1", [rows[0]!.id]);
     expect(after.rows).toEqual([{ status: "succeeded", last_error_code: null }]);
   });
   it("a run abandoned mid-attempt is taken over once stale, and its open attempt is closed as abandoned", async () => {
     const c = await connection();
     const rows = await notDueJob(c, "abandon-1");
-    const jobs = worker.get(JobsRepository);
-    const first = await jobs.claim(rows[0]!.id);
+    const jobs = worker.get(JobStateMachine);
+    const first = await jobs.claim(rows[0]!.id, CONTEXT_COLUMNS);
     expect(first).toBeDefined();
     expect(await jobs.untilAbandoned(rows[0]!.id)).toBeGreaterThan(25_000);
     // Its worker dies: nothing closes the attempt. Thirty seconds later the run counts as abandoned.
@@ -164,7 +166,7 @@ describe("job lifecycle", () => {
       rows[0]!.id,
     ]);
     expect(await jobs.untilAbandoned(rows[0]!.id)).toBe(0);
-    const second = await jobs.claim(rows[0]!.id);
+    const second = await jobs.claim(rows[0]!.id, CONTEXT_COLUMNS);
     expect(second?.job.attempts).toBe(2);
     const attempts = await db.sql.query(
       "SELECT number, outcome, finished_at IS NOT NULL AS closed FROM job_attempts WHERE job_id = $1 ORDER BY number",

@@ -18,7 +18,7 @@ import { PrismaService } from "../../database/prisma.service.js";
 import { Transactions, type Tx } from "../../database/transactions.js";
 import type { Connection, Prisma } from "../../generated/prisma/client.js";
 import { JobQueue } from "../../jobs/job-queue.js";
-import type { Operation } from "../../jobs/operations.js";
+import { JobStateMachine } from "../../jobs/state/job-state-machine.js";
 import type { InboundCredentials } from "../../providers/inbound-auth.js";
 import type { Provider } from "../../providers/provider-event.js";
 import { AuditRepository } from "../audit.js";
@@ -51,6 +51,7 @@ export class ConnectionsAdminService {
     private readonly box: SecretBox,
     private readonly queue: JobQueue,
     private readonly tenants: TenantsRepository,
+    private readonly state: JobStateMachine,
   ) {}
 
   async create(by: Principal, body: CreateConnectionBody) {
@@ -162,12 +163,7 @@ export class ConnectionsAdminService {
         where: { id: row.id, tenantId: row.tenantId },
         data: { status: "active" },
       });
-      const requeued = await tx.$queryRaw<{ id: string; jobKey: string; operation: Operation }[]>`
-        UPDATE jobs SET status = 'queued', next_attempt_at = now(), updated_at = now(),
-               max_attempts = GREATEST(max_attempts, attempts + 1)
-        WHERE tenant_id = ${row.tenantId}::uuid AND connection_id = ${row.id}::uuid
-          AND status IN ('held', 'blocked')
-        RETURNING id, job_key AS "jobKey", operation`;
+      const requeued = await this.state.resumeConnection(tx, row.tenantId, row.id);
       await this.audit.record(tx, by, {
         action: "connection.resume",
         tenantId: row.tenantId,
@@ -239,20 +235,13 @@ export class ConnectionsAdminService {
         where: { id: row.id, tenantId: row.tenantId },
         data: { status: "disabled", disabledAt: new Date() },
       });
-      const cancelled = await tx.job.updateMany({
-        where: {
-          tenantId: row.tenantId,
-          connectionId: row.id,
-          status: { in: ["queued", "retrying", "held", "blocked"] },
-        },
-        data: { status: "cancelled", completedAt: new Date() },
-      });
+      const cancelled = await this.state.cancelConnection(tx, row.tenantId, row.id);
       await this.audit.record(tx, by, {
         action: "connection.disable",
         tenantId: row.tenantId,
         targetType: "connection",
         targetId: row.id,
-        details: { cancelledJobs: cancelled.count },
+        details: { cancelledJobs: cancelled },
       });
     });
   }

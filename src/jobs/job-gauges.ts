@@ -1,10 +1,12 @@
 import { Injectable } from "@nestjs/common";
 import { Gauge } from "prom-client";
 import { PrismaService } from "../database/prisma.service.js";
-import { OPERATIONS } from "../jobs/operations.js";
-import { Metrics } from "./metrics.js";
+import { Metrics } from "../observability/metrics.js";
+import { OPERATIONS } from "./operations.js";
+import { type JobStatus, JOB_STATUSES, TERMINAL } from "./state/job-states.js";
 
-const WAITING = ["queued", "retrying", "running", "held", "blocked"] as const;
+/** Every status a job is still in on its way to a terminal one. */
+const WAITING = JOB_STATUSES.filter((status): status is JobStatus => !TERMINAL.includes(status));
 
 interface Row {
   operation: string;
@@ -29,7 +31,7 @@ export class JobGauges {
       (this.scrape ??= this.read().finally(() => setTimeout(() => (this.scrape = undefined), 1000)));
     new Gauge({
       name: "leadgate_jobs_waiting",
-      help: "Jobs not finished, by operation and status (queued, retrying, running, held, blocked).",
+      help: "Jobs not finished, by operation and status (queued, retrying, running, waiting, held, blocked).",
       labelNames: ["operation", "status"] as const,
       registers: [metrics.registry],
       async collect() {

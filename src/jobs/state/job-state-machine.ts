@@ -1,0 +1,352 @@
+// The one module that writes `jobs.status`. Each method applies one transition of
+// src/jobs/state/job-states.ts in one statement whose WHERE names the transition's source statuses,
+// so the database refuses a transition from any other status; a refused single-job transition is
+// logged and counted (leadgate_job_transitions_refused_total), never applied.
+import { Injectable, Logger } from "@nestjs/common";
+import { type TenantScope, tenantParam } from "../../auth/principal.js";
+import { PrismaService } from "../../database/prisma.service.js";
+import type { Tx } from "../../database/transactions.js";
+import { Metrics } from "../../observability/metrics.js";
+import { type Operation, OPERATION_SETTINGS } from "../operations.js";
+import { type JobStatus, sourceStatuses, TRANSITIONS, type TransitionName, type WaitingFor } from "./job-states.js";
+
+/** A running job whose worker has not said it is alive for this long counts as abandoned (claim may take it over). */
+export const ABANDONED_AFTER_MS = 30_000;
+
+export interface ClaimedJob {
+  id: string;
+  tenantId: string;
+  connectionId: string | null;
+  receiptId: string | null;
+  operation: Operation;
+  jobKey: string;
+  attempts: number;
+  maxAttempts: number;
+  /** The attempt row opened by the claim. */
+  attemptId: string;
+  startedAt: Date;
+}
+
+/** A job handed to BullMQ: its row id, key and operation. */
+export interface EnqueueableJob {
+  id: string;
+  jobKey: string;
+  operation: Operation;
+}
+
+/** How an attempt that ran ended (the attempt row's outcome). */
+export type AttemptOutcome = "succeeded" | "retryable" | "permanent" | "credential";
+
+/** The transitions that close an attempt that ran (it counts). */
+type Finish = Extract<TransitionName, "succeed" | "retry" | "die" | "block">;
+/** The transitions that undo the claim: the job did not run and used no attempt. */
+type Skip = Extract<TransitionName, "hold" | "park" | "cancelRun">;
+
+/** `status = ANY($n::text[])` with a transition's source statuses as the parameter. */
+const from = (transition: TransitionName, only?: readonly JobStatus[]) => sourceStatuses(transition, only);
+
+/** Attempts a requeued job gets, per operation (requeuedMaxAttempts in SQL: attempts + allowance). */
+const ALLOWANCES = JSON.stringify(
+  Object.fromEntries(Object.entries(OPERATION_SETTINGS).map(([op, settings]) => [op, settings.attempts])),
+);
+const REQUEUE_SET = (allowancesParam: string) => `status = 'queued', waiting_for = NULL, waiting_since = NULL,
+  next_attempt_at = now(), updated_at = now(), completed_at = NULL,
+  max_attempts = jobs.attempts + (${allowancesParam}::jsonb ->> jobs.operation)::int`;
+
+/**
+ * Creating jobs is the machine's first step: the INSERT that the receipt writer embeds in its
+ * single ingest statement. `source` selects (tenant_id, connection_id, receipt_id, operation,
+ * job_key, status, max_attempts), with status from `initialStatus`.
+ */
+export function insertJobsSql(source: string): string {
+  return `INSERT INTO jobs (tenant_id, connection_id, receipt_id, operation, job_key, status, max_attempts)
+  ${source}
+  ON CONFLICT (job_key) DO NOTHING
+  RETURNING id, receipt_id, job_key, operation, status`;
+}
+
+@Injectable()
+export class JobStateMachine {
+  private readonly logger = new Logger("job-state");
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /**
+   * claim: takes a job for one attempt, opens its attempt row (closing one a dead run left open)
+   * and returns the job with `context` columns of its receipt and connection, in one statement.
+   * Only a job still to do is taken: queued, retrying, waiting whose time-based wait is over, or
+   * running when its worker stopped renewing it. A finished, held, blocked or cancelled job, or
+   * one another worker runs, is left alone: a duplicate BullMQ delivery or a stale re-enqueue is
+   * harmless. `context` is a SELECT list over `r` (receipts) and `c` (connections).
+   */
+  async claim<Context>(jobId: string, context: string): Promise<{ job: ClaimedJob; context: Context } | undefined> {
+    const { rows } = await this.prisma.pool.query<ClaimedJob & Context>(
+      `WITH job AS (
+         UPDATE jobs SET status = 'running', waiting_for = NULL, attempts = attempts + 1, updated_at = now()
+         WHERE id = $1::uuid AND status = ANY($3::text[])
+           AND (status IN ('queued', 'retrying')
+                OR (status = 'waiting' AND waiting_for <> 'dependency' AND next_attempt_at <= now())
+                OR (status = 'running' AND updated_at < now() - $2::int * interval '1 millisecond'))
+         RETURNING *
+       ), abandoned AS (
+         -- An attempt its run never closed (the worker died, or the database failed under it).
+         UPDATE job_attempts SET finished_at = now(), outcome = 'abandoned',
+                duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
+         WHERE job_id = $1::uuid AND tenant_id = (SELECT tenant_id FROM job) AND finished_at IS NULL
+       ), attempt AS (
+         INSERT INTO job_attempts (tenant_id, job_id, number, started_at)
+         SELECT tenant_id, id, attempts, now() FROM job
+         RETURNING id, started_at
+       )
+       SELECT job.id, job.tenant_id AS "tenantId", job.connection_id AS "connectionId", job.receipt_id AS "receiptId",
+              job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
+              attempt.id AS "attemptId", attempt.started_at AS "startedAt", ${context}
+       FROM job CROSS JOIN attempt
+       LEFT JOIN receipts r ON r.id = job.receipt_id AND r.tenant_id = job.tenant_id
+       LEFT JOIN connections c ON c.id = job.connection_id AND c.tenant_id = job.tenant_id`,
+      [jobId, ABANDONED_AFTER_MS, from("claim")],
+    );
+    const row = rows[0];
+    // One row holds both: the job's columns and its receipt's and connection's.
+    return row && { job: row, context: row };
+  }
+
+  /** Marks a running attempt alive (so it is not taken for abandoned while it runs long). */
+  async heartbeat(job: ClaimedJob): Promise<void> {
+    await this.prisma.pool.query(
+      `UPDATE jobs SET updated_at = now()
+       WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = 'running' AND attempts = $3`,
+      [job.id, job.tenantId, job.attempts],
+    );
+  }
+
+  /** For a job `running` now: how long until claim may take it over (undefined when it is not running). */
+  async untilAbandoned(jobId: string): Promise<number | undefined> {
+    const { rows } = await this.prisma.pool.query<{ ms: number }>(
+      `SELECT GREATEST(0, extract(epoch FROM updated_at + $2::int * interval '1 millisecond' - now()) * 1000)::int AS ms
+       FROM jobs WHERE id = $1::uuid AND status = 'running'`,
+      [jobId, ABANDONED_AFTER_MS],
+    );
+    return rows[0]?.ms;
+  }
+
+  /**
+   * succeed / retry / die / block: closes the attempt that ran and moves the job on, in one
+   * statement. Only this run's attempt of a `running` job moves (`attempts` matches).
+   */
+  async finish(
+    job: ClaimedJob,
+    transition: Finish,
+    result: { outcome: AttemptOutcome; errorCode?: string; nextAttemptAt?: Date },
+  ): Promise<boolean> {
+    const { to } = TRANSITIONS[transition];
+    const terminal = transition === "succeed" || transition === "die";
+    const { rowCount } = await this.prisma.pool.query(
+      `WITH attempt AS (
+         UPDATE job_attempts SET finished_at = now(), outcome = $3, error_code = $4,
+                duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
+         WHERE id = $2::uuid AND tenant_id = $5::uuid
+       )
+       UPDATE jobs SET status = $6, updated_at = now(), waiting_since = NULL,
+              next_attempt_at = COALESCE($7::timestamptz, next_attempt_at),
+              last_error_code = CASE WHEN $3 = 'succeeded' THEN last_error_code ELSE $4 END,
+              last_error_at = CASE WHEN $3 = 'succeeded' THEN last_error_at ELSE now() END,
+              completed_at = CASE WHEN $8 THEN now() ELSE completed_at END
+       WHERE id = $1::uuid AND tenant_id = $5::uuid AND status = ANY($10::text[]) AND attempts = $9`,
+      [
+        job.id,
+        job.attemptId,
+        result.outcome,
+        result.errorCode ?? null,
+        job.tenantId,
+        to,
+        result.nextAttemptAt ?? null,
+        terminal,
+        job.attempts,
+        from(transition),
+      ],
+    );
+    return this.applied(job, transition, rowCount);
+  }
+
+  /**
+   * hold / park / cancelRun: the job cannot run now (its connection is paused, has a credential
+   * problem, or is disabled). The claim is undone: its attempt row goes and no attempt is counted.
+   */
+  async skip(job: ClaimedJob, transition: Skip): Promise<boolean> {
+    const { rowCount } = await this.prisma.pool.query(
+      `WITH attempt AS (DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid)
+       UPDATE jobs SET status = $4, attempts = attempts - 1, updated_at = now(),
+              completed_at = CASE WHEN $4 = 'cancelled' THEN now() ELSE completed_at END
+       WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($6::text[]) AND attempts = $5`,
+      [job.id, job.attemptId, job.tenantId, TRANSITIONS[transition].to, job.attempts, from(transition)],
+    );
+    return this.applied(job, transition, rowCount);
+  }
+
+  /**
+   * wait: the job may not run yet (`reason`); it runs again at `until` (dependency waits are
+   * released by their dependency instead). The claim is undone, so the wait uses no attempt; the
+   * wait's start is kept across repeated waits, and bounds it (expireWaits).
+   */
+  async wait(job: ClaimedJob, reason: WaitingFor, until: Date): Promise<boolean> {
+    const { rowCount } = await this.prisma.pool.query(
+      `WITH attempt AS (DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid)
+       UPDATE jobs SET status = 'waiting', waiting_for = $4, waiting_since = COALESCE(waiting_since, now()),
+              next_attempt_at = $5, attempts = attempts - 1, updated_at = now()
+       WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($7::text[]) AND attempts = $6`,
+      [job.id, job.attemptId, job.tenantId, reason, until, job.attempts, from("wait")],
+    );
+    return this.applied(job, "wait", rowCount);
+  }
+
+  /** expire: jobs that have waited `maxWaitSeconds` are dead with `wait_expired`; answers how many. */
+  async expireWaits(maxWaitSeconds: number, limit: number): Promise<number> {
+    const { rowCount } = await this.prisma.pool.query(
+      `UPDATE jobs SET status = 'dead', waiting_for = NULL, last_error_code = 'wait_expired',
+              last_error_at = now(), completed_at = now(), updated_at = now()
+       WHERE id IN (SELECT id FROM jobs WHERE status = 'waiting'
+                      AND waiting_since <= now() - make_interval(secs => $1) LIMIT $2)
+         AND status = ANY($3::text[])`,
+      [maxWaitSeconds, limit, from("expire")],
+    );
+    return rowCount ?? 0;
+  }
+
+  /**
+   * release: held jobs whose connection is active again go back to queued. Resume does this for
+   * the jobs it sees; this catches the ones it could not: a delivery that read the connection as
+   * paused and committed after the resume, or a worker that held a job just after it.
+   */
+  releaseHeld(graceMs: number, limit: number): Promise<EnqueueableJob[]> {
+    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
+      `UPDATE jobs SET ${REQUEUE_SET("$4")}
+       WHERE id IN (
+         SELECT j.id FROM jobs j JOIN connections c ON c.id = j.connection_id AND c.tenant_id = j.tenant_id
+         WHERE j.status = 'held' AND c.status = 'active'
+           AND j.updated_at <= now() - make_interval(secs => $1)
+         LIMIT $2)
+         AND status = ANY($3::text[])
+       RETURNING id, job_key AS "jobKey", operation`,
+      graceMs / 1000,
+      limit,
+      from("release", ["held"]),
+      ALLOWANCES,
+    );
+  }
+
+  /** cancel: a disabled connection's jobs that are not running (inside the disable's transaction); answers how many. */
+  async cancelConnection(tx: Tx, tenantId: string, connectionId: string): Promise<number> {
+    return tx.$executeRawUnsafe(
+      `UPDATE jobs SET status = 'cancelled', waiting_for = NULL, completed_at = now(), updated_at = now()
+       WHERE tenant_id = $1::uuid AND connection_id = $2::uuid AND status = ANY($3::text[])`,
+      tenantId,
+      connectionId,
+      from("cancel"),
+    );
+  }
+
+  /** resume: a connection's held and blocked jobs back to queued (inside the resume's transaction). */
+  resumeConnection(tx: Tx, tenantId: string, connectionId: string): Promise<EnqueueableJob[]> {
+    return tx.$queryRawUnsafe<EnqueueableJob[]>(
+      `UPDATE jobs SET ${REQUEUE_SET("$4")}
+       WHERE tenant_id = $1::uuid AND connection_id = $2::uuid AND status = ANY($3::text[])
+       RETURNING id, job_key AS "jobKey", operation`,
+      tenantId,
+      connectionId,
+      from("resume"),
+      ALLOWANCES,
+    );
+  }
+
+  /**
+   * replay: the scope's given jobs (by ids or receipt) whose status is in `only` (narrowed from
+   * the replay's source statuses) back to queued under the same job key; answers those it moved.
+   */
+  replay(
+    tx: Tx,
+    scope: TenantScope,
+    where: { jobIds?: string[]; receiptId?: string },
+    only: readonly JobStatus[],
+  ): Promise<EnqueueableJob[]> {
+    return tx.$queryRawUnsafe<EnqueueableJob[]>(
+      `UPDATE jobs SET ${REQUEUE_SET("$5")}
+       WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
+         AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))
+         AND ($3::uuid IS NULL OR receipt_id = $3::uuid)
+         AND status = ANY($4::text[])
+       RETURNING id, job_key AS "jobKey", operation`,
+      tenantParam(scope),
+      where.jobIds ?? null,
+      where.receiptId ?? null,
+      from("replay", only),
+      ALLOWANCES,
+    );
+  }
+
+  /**
+   * replay, for a bulk replay's next `count` pending items, in one statement: jobs still in one of
+   * `only` go back to queued and their items are marked queued; the others are skipped (replayed
+   * meanwhile, or running).
+   */
+  replayBatchStep(batchId: string, only: readonly JobStatus[], count: number): Promise<EnqueueableJob[]> {
+    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
+      `WITH picked AS (
+         SELECT job_id, tenant_id FROM replay_batch_jobs
+         WHERE batch_id = $1::uuid AND state = 'pending'
+         ORDER BY job_id LIMIT $2 FOR UPDATE SKIP LOCKED
+       ), requeued AS (
+         UPDATE jobs SET ${REQUEUE_SET("$4")}
+         FROM picked WHERE jobs.id = picked.job_id AND jobs.tenant_id = picked.tenant_id
+           AND jobs.status = ANY($3::text[])
+         RETURNING jobs.id, jobs.job_key AS "jobKey", jobs.operation
+       ), marked AS (
+         UPDATE replay_batch_jobs i
+         SET state = CASE WHEN i.job_id IN (SELECT id FROM requeued) THEN 'queued' ELSE 'skipped' END
+         FROM picked WHERE i.batch_id = $1::uuid AND i.job_id = picked.job_id
+       )
+       SELECT * FROM requeued`,
+      batchId,
+      count,
+      from("replay", only),
+      ALLOWANCES,
+    );
+  }
+
+  /**
+   * Work the dispatcher (re-)enqueues: queued, retrying and time-waiting jobs due a while ago (so
+   * jobs just handed to BullMQ are not raced), and running jobs whose worker has not touched them
+   * for long. A read: the claim decides.
+   */
+  due(graceMs: number, staleRunningMs: number, limit: number): Promise<EnqueueableJob[]> {
+    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
+      `SELECT id, job_key AS "jobKey", operation FROM jobs
+       WHERE (status IN ('queued', 'retrying') AND next_attempt_at <= now() - make_interval(secs => $1)
+                                               AND updated_at <= now() - make_interval(secs => $1))
+          OR (status = 'waiting' AND waiting_for <> 'dependency' AND next_attempt_at <= now())
+          OR (status = 'running' AND updated_at <= now() - make_interval(secs => $2))
+       ORDER BY next_attempt_at
+       LIMIT $3`,
+      graceMs / 1000,
+      staleRunningMs / 1000,
+      limit,
+    );
+  }
+
+  /** Reports a single-job transition the database refused (the job was not in a source status). */
+  private applied(job: ClaimedJob, transition: TransitionName, rowCount: number | null): boolean {
+    if (rowCount === 1) return true;
+    this.metrics.refusedTransitions.inc({ transition });
+    this.logger.warn({
+      msg: "job transition refused: the job is no longer in a status it may start from",
+      jobId: job.id,
+      jobKey: job.jobKey,
+      transition,
+      from: TRANSITIONS[transition].from,
+    });
+    return false;
+  }
+}
