@@ -35,29 +35,35 @@ describe("job state machine", () => {
 
   /** A stored lead-upsert job (Static Forms, no CRM): its row id. */
   const storedJob = async () => {
-    const c = await createTenantWithConnection(api.app, { provider: "staticforms", inboundAuth: { type: "bearer" } });
+    const c = await createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+    });
     const response = await post(
       `${api.url}/webhooks/staticforms/${c.connectionId}`,
       { event: "form.submitted", data: { submissionId: `s-${Date.now()}`, formData: { name: "Ada" } } },
       { authorization: `Bearer ${c.secrets.bearerToken}` },
     );
     expect(response.status).toBe(202);
-    const { rows } = await db.sql.query<{ id: string }>("SELECT id FROM jobs WHERE tenant_id = $1", [c.tenantId]);
+    const { rows } = await db.sql.query<{ id: string }>("SELECT id FROM jobs WHERE tenant_id = $1", [
+      c.tenantId,
+    ]);
     return rows[0]!.id;
   };
-  const row = async (id: string) =>
+  const row = async (id: string): Promise<Record<string, unknown>> =>
     (
-      await db.sql.query(
+      await db.sql.query<Record<string, unknown>>(
         `SELECT status, waiting_for, waiting_since, attempts, max_attempts, last_error_code,
                 (SELECT count(*)::int FROM job_attempts a WHERE a.job_id = jobs.id) AS attempt_rows
          FROM jobs WHERE id = $1`,
         [id],
       )
-    ).rows[0];
+    ).rows[0]!;
   const claim = (id: string) => state.claim<ContextRow>(id, CONTEXT_COLUMNS);
   const refused = async (transition: string) =>
-    (await worker.get(Metrics).refusedTransitions.get()).values.find((v) => v.labels.transition === transition)
-      ?.value ?? 0;
+    (await worker.get(Metrics).refusedTransitions.get()).values.find(
+      (v) => v.labels.transition === transition,
+    )?.value ?? 0;
 
   it("refuses a transition from a status it may not start from, reports it, and changes nothing", async () => {
     const id = await storedJob();
@@ -115,7 +121,9 @@ describe("job state machine", () => {
     const id = await storedJob();
     // Two attempts made, then dead: a replay allows 2 + 6.
     await db.sql.query("UPDATE jobs SET status = 'dead', attempts = 2, max_attempts = 6 WHERE id = $1", [id]);
-    await worker.get(PrismaService).$transaction((tx) => state.replay(tx, PLATFORM, { jobIds: [id] }, ["dead"]));
+    await worker
+      .get(PrismaService)
+      .$transaction((tx) => state.replay(tx, PLATFORM, { jobIds: [id] }, ["dead"]));
     expect(await row(id)).toMatchObject({ status: "queued", attempts: 2, max_attempts: 8 });
 
     // Held with three attempts made; the connection is active, so the dispatcher's release applies.

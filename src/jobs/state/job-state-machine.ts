@@ -8,7 +8,13 @@ import { PrismaService } from "../../database/prisma.service.js";
 import type { Tx } from "../../database/transactions.js";
 import { Metrics } from "../../observability/metrics.js";
 import { type Operation, OPERATION_SETTINGS } from "../operations.js";
-import { type JobStatus, sourceStatuses, TRANSITIONS, type TransitionName, type WaitingFor } from "./job-states.js";
+import {
+  type JobStatus,
+  sourceStatuses,
+  TRANSITIONS,
+  type TransitionName,
+  type WaitingFor,
+} from "./job-states.js";
 
 /** A running job whose worker has not said it is alive for this long counts as abandoned (claim may take it over). */
 export const ABANDONED_AFTER_MS = 30_000;
@@ -82,7 +88,10 @@ export class JobStateMachine {
    * one another worker runs, is left alone: a duplicate BullMQ delivery or a stale re-enqueue is
    * harmless. `context` is a SELECT list over `r` (receipts) and `c` (connections).
    */
-  async claim<Context>(jobId: string, context: string): Promise<{ job: ClaimedJob; context: Context } | undefined> {
+  async claim<Context>(
+    jobId: string,
+    context: string,
+  ): Promise<{ job: ClaimedJob; context: Context } | undefined> {
     const { rows } = await this.prisma.pool.query<ClaimedJob & Context>(
       `WITH job AS (
          UPDATE jobs SET status = 'running', waiting_for = NULL, attempts = attempts + 1, updated_at = now()

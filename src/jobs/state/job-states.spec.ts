@@ -15,9 +15,12 @@ import {
 const NAMES = Object.keys(TRANSITIONS) as TransitionName[];
 
 /** Statuses reachable from `status` by the transitions the system takes on its own (no operator). */
-function reachable(status: JobStatus, operator: readonly TransitionName[] = ["replay", "resume"]): Set<JobStatus> {
+function reachable(
+  status: JobStatus,
+  operator: readonly TransitionName[] = ["replay", "resume"],
+): Set<JobStatus> {
   const seen = new Set<JobStatus>([status]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const name of NAMES.filter((n) => !operator.includes(n))) {
       const { from, to } = TRANSITIONS[name];
@@ -53,7 +56,9 @@ describe("the job state machine's transition table", () => {
 
   it("gives every job on its way a path to a terminal status without an operator (work never silently stops)", () => {
     // blocked and held wait for a person (resume) by design; every other status can end on its own.
-    for (const status of JOB_STATUSES.filter((s) => !TERMINAL.includes(s) && s !== "blocked" && s !== "held")) {
+    for (const status of JOB_STATUSES.filter(
+      (s) => !TERMINAL.includes(s) && s !== "blocked" && s !== "held",
+    )) {
       const ends = [...reachable(status)].filter((s) => TERMINAL.includes(s));
       expect({ status, ends: ends.length > 0 }).toEqual({ status, ends: true });
     }
