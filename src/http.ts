@@ -13,8 +13,8 @@ import { JobQueue } from "./jobs/job-queue.js";
 import { Metrics } from "./observability/metrics.js";
 import { PROVIDERS } from "./providers/provider-event.js";
 import { mountDocs } from "./observability/docs.js";
-import { RedactingLogger } from "./observability/logger.js";
-import { mountQueueDashboard } from "./observability/queue-dashboard.js";
+import { createLogger } from "./observability/logger.js";
+import { mountQueueDashboard } from "./admin/queue-dashboard.js";
 import { ReplayQueue } from "./replay/replay-queue.js";
 
 const REQUEST_ID_HEADER = "x-request-id";
@@ -122,10 +122,6 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     );
   }
   socket.destroy();
-}
-
-export function createLogger(): LoggerService {
-  return new RedactingLogger();
 }
 
 /**

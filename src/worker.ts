@@ -3,7 +3,7 @@ import "reflect-metadata";
 import { Logger } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { loadConfigOrExit } from "./config/config.js";
-import { createLogger } from "./http.js";
+import { createLogger } from "./observability/logger.js";
 import { exitCleanlyOnSignals } from "./lifecycle.js";
 import { Metrics, serveMetrics } from "./observability/metrics.js";
 import { WorkerModule } from "./worker.module.js";

@@ -20,7 +20,7 @@ import { AuditRepository } from "./audit.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
 import { ownTenant, TenantsRepository } from "./tenants.js";
-import { Optional } from "./validation.js";
+import { Optional } from "../common/validation.js";
 
 export class CreateApiKeyBody {
   @ApiProperty({ example: "zapier export" })

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from "@nestjs/swagger";
 import { IsUUID } from "class-validator";
 import { ListQuery } from "./pagination.js";
-import { DateTimeField, Optional } from "./validation.js";
+import { DateTimeField, Optional } from "../common/validation.js";
 
 /** `?from=&to=` (ISO 8601) on a list's time column, and `?connectionId=`. */
 export class TimeRangeQuery extends ListQuery {

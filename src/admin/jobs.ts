@@ -12,7 +12,7 @@ import { JOB_STATUSES, type JobStatus } from "../jobs/state/job-states.js";
 import { TimeRangeQuery, timeRange } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
-import { Optional } from "./validation.js";
+import { Optional } from "../common/validation.js";
 
 export class JobsQuery extends TimeRangeQuery {
   @ApiPropertyOptional({ enum: JOB_STATUSES })

@@ -10,7 +10,7 @@ import type { Prisma } from "../generated/prisma/client.js";
 import { PROVIDERS, type Provider } from "../providers/provider-event.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
-import { NoNul, Optional } from "./validation.js";
+import { NoNul, Optional } from "../common/validation.js";
 
 export class LeadsQuery extends ListQuery {
   @ApiPropertyOptional({ format: "uuid" })

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from "@nestjs/swagger";
 import { Type } from "class-transformer";
 import { IsInt, Matches, Max, Min } from "class-validator";
 import { AppError } from "../common/app-error.js";
-import { Optional } from "./validation.js";
+import { Optional } from "../common/validation.js";
 
 /** `?limit=&cursor=` of every list (api.md): newest first, 1–200 items, default 50. */
 export class ListQuery {

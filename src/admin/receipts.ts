@@ -12,7 +12,7 @@ import { TimeRangeQuery, timeRange } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { JOB_VIEW } from "./jobs.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
-import { NoNul, Optional } from "./validation.js";
+import { NoNul, Optional } from "../common/validation.js";
 
 export class ReceiptsQuery extends TimeRangeQuery {
   @ApiPropertyOptional({ enum: PROVIDERS })

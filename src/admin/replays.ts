@@ -32,7 +32,7 @@ import { IdPipe } from "./id.pipe.js";
 import { JobsQuery } from "./jobs.js";
 import { ReceiptsQuery } from "./receipts.js";
 import { ReplayService } from "./replay.service.js";
-import { Optional } from "./validation.js";
+import { Optional } from "../common/validation.js";
 
 export class ReplayJobBody {
   @ApiPropertyOptional({ description: "also replay a job that succeeded" })
@@ -93,7 +93,8 @@ export class ReplaysController {
   @HttpCode(202)
   @ApiAcceptedResponse({ description: "`{ job }`: queued again under the same job key" })
   @ApiConflictResponse({
-    description: "job_in_progress (queued, running, retrying, waiting), job_held, job_succeeded (without force)",
+    description:
+      "job_in_progress (queued, running, retrying, waiting), job_held, job_succeeded (without force)",
   })
   async replayJob(
     @CurrentPrincipal() principal: Principal,

@@ -17,7 +17,7 @@ import {
   ApiUnauthorizedResponse,
 } from "@nestjs/swagger";
 import type { FastifyRequest } from "fastify";
-import { adminValidationPipe } from "../admin/validation.js";
+import { adminValidationPipe } from "../common/validation.js";
 import { AppError } from "../common/app-error.js";
 import { apiKeyMatches, prefixOf, type Role } from "./api-key.js";
 import { ApiKeysRepository, LAST_USED_RESOLUTION_MS } from "./api-keys.repository.js";

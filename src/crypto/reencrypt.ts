@@ -9,7 +9,7 @@ import { loadConfigOrExit } from "../config/config.js";
 import { ConfigModule } from "../config/config.module.js";
 import { DatabaseModule } from "../database/database.module.js";
 import { PrismaService } from "../database/prisma.service.js";
-import { createLogger } from "../http.js";
+import { createLogger } from "../observability/logger.js";
 import { CryptoModule } from "./crypto.module.js";
 import { SecretBox } from "./secret-box.js";
 

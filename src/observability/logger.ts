@@ -1,4 +1,4 @@
-import { ConsoleLogger } from "@nestjs/common";
+import { ConsoleLogger, type LoggerService } from "@nestjs/common";
 
 /**
  * Fields never written to a log, whatever their depth: auth headers, secrets, tokens, keys, and
@@ -41,4 +41,9 @@ export class RedactingLogger extends ConsoleLogger {
   protected emit(messages: unknown[], ...rest: PrintRest): void {
     super.printMessages(messages, ...rest);
   }
+}
+
+/** The logger every process uses: JSON lines, redacted. */
+export function createLogger(): LoggerService {
+  return new RedactingLogger();
 }

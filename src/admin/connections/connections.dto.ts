@@ -19,7 +19,7 @@ import {
 import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../../providers/inbound-auth.js";
 import { PROVIDERS, type Provider } from "../../providers/provider-event.js";
 import { ListQuery } from "../pagination.js";
-import { Optional } from "../validation.js";
+import { Optional } from "../../common/validation.js";
 
 export class InboundAuthBody {
   @ApiProperty({ enum: INBOUND_AUTH_TYPES, description: "Leadgate generates every secret except apiKey" })
