@@ -1,0 +1,75 @@
+// The layers of src/, enforced by `npm run lint` (dependency-cruiser). A folder may import its own
+// layer and the layers below it, never one above; and no two folders may import each other, however
+// indirectly (no folder cycles). Lowest first:
+//
+//   infrastructure  common config database redis crypto observability generated
+//   providers       one folder per provider: verification, normalization, API client, lead and reply rules
+//   stores          connections leads auth: the domain's records
+//   jobs            the job state machine, queues, processors, dispatcher
+//   features        ingestion admin replay retention: what the HTTP API and the worker offer
+//   entry points    src/*.ts: main.ts worker.ts http.ts and the root modules
+const LAYERS = [
+  ["infrastructure", "common|config|database|redis|crypto|observability|generated"],
+  ["providers", "providers"],
+  ["stores", "connections|leads|auth"],
+  ["jobs", "jobs"],
+  ["features", "ingestion|admin|replay|retention"],
+];
+
+const folder = (names) => `^src/(${names})/`;
+
+/** For each layer: importing any layer above it is forbidden. */
+const noReachingUp = LAYERS.map(([name, names], index) => ({
+  name: `${name}-imports-no-layer-above`,
+  comment: `${name} (${names}) may import only its own layer and the layers below it.`,
+  severity: "error",
+  from: { path: folder(names) },
+  to: {
+    path: [
+      ...LAYERS.slice(index + 1).map(([, above]) => folder(above)),
+      "^src/[^/]+\\.ts$", // the entry points sit above every folder
+    ],
+  },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...noReachingUp,
+    {
+      name: "no-folder-cycles",
+      comment:
+        "Two folders that import each other (directly or through others) are one concept: merge or split them.",
+      severity: "error",
+      scope: "folder",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "no-module-cycles",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "no-src-to-tests",
+      comment: "Production code never imports test support.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "\\.spec\\.ts$" },
+      to: { path: "^(test|faults|bench)/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    // Unit specs are tests: they may exercise two layers together.
+    exclude: { path: ["^src/generated/", "\\.spec\\.ts$"] },
+    includeOnly: "^src/",
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default"],
+      extensions: [".ts", ".js"],
+    },
+  },
+};
