@@ -7,7 +7,7 @@ import { type LeadKey, type LeadMessageInput, LeadsRepository } from "../../lead
 import { firstTime, isObject } from "../../providers/envelope.js";
 import type { JsonObject, JsonValue } from "../../providers/provider-event.js";
 import { YelpClient } from "../../providers/yelp/yelp.client.js";
-import { PermanentError } from "../errors.js";
+import { PermanentError } from "../../common/outbound/errors.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
 

@@ -2,8 +2,8 @@
 import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
-import { callProviderApi } from "../../jobs/destination.js";
-import { RetryableError } from "../../jobs/errors.js";
+import { callProviderApi } from "../../common/outbound/destination.js";
+import { RetryableError } from "../../common/outbound/errors.js";
 
 export interface ThumbtackMessage {
   messageID?: string;
