@@ -3,15 +3,16 @@
 // out, or the worker died), the provider is searched for our message before sending again.
 import { Injectable } from "@nestjs/common";
 import { ThumbtackClient } from "../../providers/thumbtack/thumbtack.client.js";
-import { YelpClient, type YelpEvent } from "../../providers/yelp/yelp.client.js";
+import { YelpClient } from "../../providers/yelp/yelp.client.js";
+import type { YelpEvent } from "../../providers/yelp/yelp.schemas.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
 import { SideEffectsRepository } from "../side-effects.repository.js";
 
 const isOurs = (event: YelpEvent) => event.user_type === "BIZ" || event.channel === "API-SELF";
 /** Providers may store our text with other line endings or surrounding space. */
-const sameText = (a: string | undefined, b: string) =>
-  a !== undefined && a.replace(/\r\n/g, "\n").trim() === b.replace(/\r\n/g, "\n").trim();
+const sameText = (a: string | null | undefined, b: string) =>
+  typeof a === "string" && a.replace(/\r\n/g, "\n").trim() === b.replace(/\r\n/g, "\n").trim();
 const textOf = (event: YelpEvent) => event.event_content?.text ?? event.event_content?.fallback_text;
 
 @Injectable()

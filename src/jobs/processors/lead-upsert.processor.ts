@@ -99,15 +99,21 @@ export class LeadUpsertProcessor implements Processor {
       this.yelp.getEvents(token, key.externalLeadId),
     ]);
     const contact: Contact = {};
-    const name = text(object(lead.user).display_name);
+    const name = text(lead.user?.display_name);
     const email = text(lead.temporary_email_address);
     const phone = text(lead.phone_number) ?? text(lead.temporary_phone_number);
     if (name) contact.name = name;
     if (email) contact.email = email;
     if (phone) contact.phone = phone;
     const details: JsonObject = {};
-    for (const field of ["conversation_id", "project", "time_created", "temporary_email_address_expiry"]) {
-      if (lead[field] !== undefined) details[field] = lead[field];
+    for (const field of [
+      "conversation_id",
+      "project",
+      "time_created",
+      "temporary_email_address_expiry",
+    ] as const) {
+      const value = lead[field];
+      if (value !== undefined) details[field] = value;
     }
     const leadId = await this.leads.upsertContact(
       key,
