@@ -1,7 +1,10 @@
 // How an outbound call (or any side effect) failed decides what happens next (design.md, "Jobs").
 // Here, below providers and jobs, so provider clients and processors classify alike.
 
-/** Worth retrying: network, timeout, 5xx, 429. `retryAfterMs` honours the destination's Retry-After. */
+/**
+ * Worth retrying: network, timeout, 5xx, 429, a provider answer of the wrong shape
+ * (`provider_bad_response`). `retryAfterMs` honours the destination's Retry-After.
+ */
 export class RetryableError extends Error {
   constructor(
     readonly code: string,

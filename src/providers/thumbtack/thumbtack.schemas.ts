@@ -33,6 +33,9 @@ export class ThumbtackMessages {
   @Type(() => ThumbtackMessage)
   messages?: ThumbtackMessage[] | null;
 
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => ThumbtackMessage) data?:
-    ThumbtackMessage[] | null;
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ThumbtackMessage)
+  data?: ThumbtackMessage[] | null;
 }
