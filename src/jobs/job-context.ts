@@ -3,7 +3,7 @@ import type { ConnectionSettings, ConnectionStatus } from "../connections/connec
 import { SecretBox } from "../crypto/secret-box.js";
 import type { EventKind, JsonObject, Provider } from "../providers/provider-event.js";
 import type { ClaimedJob } from "./state/job-state-machine.js";
-import { PermanentError } from "./errors.js";
+import { PermanentError } from "../common/outbound/errors.js";
 
 export interface JobReceipt {
   id: string;

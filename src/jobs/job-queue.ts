@@ -22,7 +22,7 @@ export function jobOptions(operation: Operation, key: string): JobsOptions {
   return {
     jobId: bullJobId(key),
     attempts: settings.attempts,
-    // The delay is computed by the job runner (src/jobs/errors.ts backoffDelay) and read back by the workers.
+    // The delay is computed by the job runner (src/jobs/backoff.ts backoffDelay) and read back by the workers.
     backoff: { type: "custom" },
     // Postgres keeps the history, and a job row that is finished refuses to run again, so Redis
     // keeps nothing: the id is free at once for the dispatcher, a resume or a replay.

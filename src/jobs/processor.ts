@@ -2,7 +2,7 @@ import type { JobContext } from "./job-context.js";
 import type { Operation } from "./operations.js";
 
 /**
- * One operation's side effect. It throws a classified error (src/jobs/errors.ts) on failure and
+ * One operation's side effect. It throws a classified error (src/common/outbound/errors.ts) on failure and
  * must be safe to run again: a re-run of a job that already took effect leaves one effect.
  */
 export interface Processor {

@@ -1,7 +1,6 @@
 import { Module } from "@nestjs/common";
 import { LeadsRepository } from "../leads/leads.repository.js";
-import { ThumbtackClient } from "../providers/thumbtack/thumbtack.client.js";
-import { YelpClient } from "../providers/yelp/yelp.client.js";
+import { FollowUpModule } from "../providers/follow-up.module.js";
 import { Dispatcher } from "./dispatcher.js";
 import { JobContextLoader } from "./job-context.js";
 import { JobRunner } from "./job-runner.js";
@@ -17,14 +16,12 @@ import { ReplayBatchWorker } from "../replay/replay-batch.worker.js";
 
 /** The consumer side: processors, the runner that mirrors job state in Postgres, the dispatcher. */
 @Module({
-  imports: [JobsModule, ReplayModule, ConnectionsModule],
+  imports: [JobsModule, ReplayModule, ConnectionsModule, FollowUpModule],
   providers: [
     SideEffectsRepository,
     LeadsRepository,
     JobContextLoader,
     JobRunner,
-    YelpClient,
-    ThumbtackClient,
     LeadUpsertProcessor,
     InitialResponseProcessor,
     CrmDeliveryProcessor,

@@ -1,21 +1,13 @@
 import { Injectable } from "@nestjs/common";
 import { PrismaService } from "../database/prisma.service.js";
 import type { JsonObject, Provider } from "../providers/provider-event.js";
-import type { Contact } from "./contact-fields.js";
+import type { Contact, LeadMessage } from "../providers/provider-follow-up.js";
 
 export interface LeadKey {
   tenantId: string;
   connectionId: string;
   provider: Provider;
   externalLeadId: string;
-}
-
-export interface LeadMessageInput {
-  externalId: string;
-  direction: "inbound" | "outbound";
-  author?: string | null;
-  text?: string | null;
-  sentAt: Date;
 }
 
 /** The lead store (our CRM-side record), keyed by (tenantId, provider, externalLeadId). */
@@ -86,7 +78,7 @@ export class LeadsRepository {
   }
 
   /** Adds messages once each, keyed by the provider's message id. */
-  async addMessages(tenantId: string, leadId: string, messages: LeadMessageInput[]): Promise<void> {
+  async addMessages(tenantId: string, leadId: string, messages: LeadMessage[]): Promise<void> {
     if (messages.length === 0) return;
     await this.prisma.pool.query(
       `INSERT INTO lead_messages (tenant_id, lead_id, external_id, direction, author, text, sent_at)

@@ -33,6 +33,16 @@ export function requireId(object: JsonObject, field: string, what = field): stri
   return id;
 }
 
+/** Lenient reading for the worker's lead rules: a non-empty string, trimmed; anything else is undefined. */
+export function trimmedText(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
+
+/** An object, or `{}` for anything else. */
+export function objectOrEmpty(value: unknown): JsonObject {
+  return isObject(value) ? value : {};
+}
+
 /**
  * A timestamp (ISO 8601 text, or unix seconds as number or digit string); undefined when absent,
  * unreadable, or outside the years 1970 to 9999 (a milliseconds value sent as seconds, say).

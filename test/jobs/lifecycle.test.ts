@@ -142,11 +142,10 @@ describe("job lifecycle", () => {
     expect(await jobs.claim(rows[0]!.id, CONTEXT_COLUMNS)).toBeUndefined(); // running, and its worker is alive
 
     // A stale runner (an older attempt) finishing late changes nothing.
-    await jobs.finish(
-      { ...taken[0]!, attempts: taken[0]!.attempts - 1 },
-      "retry",
-      { outcome: "retryable", errorCode: "late" },
-    );
+    await jobs.finish({ ...taken[0]!, attempts: taken[0]!.attempts - 1 }, "retry", {
+      outcome: "retryable",
+      errorCode: "late",
+    });
     expect((await statuses(c.tenantId)).find((row) => row.status === "running")).toMatchObject({
       attempts: 1,
     });

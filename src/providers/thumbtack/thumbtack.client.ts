@@ -1,46 +1,32 @@
 // Thumbtack's Partner API v4 (providers.md §2, "Follow-up API"), with the connection's OAuth token.
+// Answers are checked against thumbtack.schemas.ts; a wrong shape is a retryable `provider_bad_response`.
 import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
-import { callProviderApi } from "../../jobs/destination.js";
-import { RetryableError } from "../../jobs/errors.js";
-
-export interface ThumbtackMessage {
-  messageID?: string;
-  from?: string;
-  text?: string;
-  sentAt?: string;
-}
+import { ProviderApi } from "../../common/outbound/provider-api.js";
+import { type ThumbtackMessage, ThumbtackMessages } from "./thumbtack.schemas.js";
 
 @Injectable()
 export class ThumbtackClient {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  private readonly api: ProviderApi;
 
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.api = new ProviderApi("thumbtack", config.thumbtackApiBaseUrl, config.sideEffectTimeoutMs);
+  }
+
+  /** The negotiation's latest messages (at most 20). */
   async getMessages(token: string | undefined, negotiationId: string): Promise<ThumbtackMessage[]> {
-    const body = await this.json<{ messages?: ThumbtackMessage[]; data?: ThumbtackMessage[] }>(
-      "GET",
-      `/api/v4/negotiations/${encodeURIComponent(negotiationId)}/messages?limit=20`,
+    const answer = await this.api.get(
+      "/api/v4/negotiations/{id}/messages?limit=20",
+      { id: negotiationId },
       token,
+      ThumbtackMessages,
     );
-    const messages = body.messages ?? body.data;
-    // Without a readable list we cannot tell whether our message is there: try again later.
-    if (!Array.isArray(messages)) throw new RetryableError("thumbtack_messages_unreadable");
-    return messages;
+    // The schema lets one of the two through only as an array.
+    return answer.messages ?? answer.data ?? [];
   }
 
-  async postMessage(token: string | undefined, negotiationId: string, text: string): Promise<void> {
-    await this.json("POST", `/api/v4/negotiations/${encodeURIComponent(negotiationId)}/messages`, token, {
-      text,
-    });
-  }
-
-  private json<T>(method: string, path: string, token: string | undefined, body?: unknown): Promise<T> {
-    return callProviderApi<T>(
-      `${this.config.thumbtackApiBaseUrl}${path}`,
-      method,
-      token,
-      this.config.sideEffectTimeoutMs,
-      body,
-    );
+  postMessage(token: string | undefined, negotiationId: string, text: string): Promise<void> {
+    return this.api.post("/api/v4/negotiations/{id}/messages", { id: negotiationId }, token, { text });
   }
 }

@@ -1,53 +1,33 @@
-// Yelp's Leads API (providers.md §1, "Follow-up API"), with the connection's OAuth token.
+// Yelp's Leads API (providers.md §1, "Follow-up API"), with the connection's OAuth token. Answers
+// are checked against yelp.schemas.ts; a wrong shape is a retryable `provider_bad_response`.
 import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
-import { callProviderApi } from "../../jobs/destination.js";
-import { PermanentError } from "../../jobs/errors.js";
-import type { JsonObject } from "../provider-event.js";
-
-export interface YelpEvent {
-  id: string;
-  event_type?: string;
-  user_type?: "CONSUMER" | "BIZ";
-  channel?: string;
-  user_display_name?: string;
-  event_content?: { text?: string; fallback_text?: string };
-  time_created?: string;
-}
+import { ProviderApi } from "../../common/outbound/provider-api.js";
+import { type YelpEvent, YelpEvents, YelpLead } from "./yelp.schemas.js";
 
 @Injectable()
 export class YelpClient {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  private readonly api: ProviderApi;
 
-  getLead(token: string | undefined, leadId: string): Promise<JsonObject> {
-    return this.json<JsonObject>("GET", `/v3/leads/${encodeURIComponent(leadId)}`, token);
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.api = new ProviderApi("yelp", config.yelpApiBaseUrl, config.sideEffectTimeoutMs);
   }
 
+  getLead(token: string | undefined, leadId: string): Promise<YelpLead> {
+    return this.api.get("/v3/leads/{id}", { id: leadId }, token, YelpLead);
+  }
+
+  /** The lead's latest events (at most 20). */
   async getEvents(token: string | undefined, leadId: string): Promise<YelpEvent[]> {
-    const body = await this.json<{ events?: YelpEvent[] }>(
-      "GET",
-      `/v3/leads/${encodeURIComponent(leadId)}/events?limit=20`,
-      token,
-    );
-    if (!Array.isArray(body.events)) throw new PermanentError("yelp_events_malformed");
-    return body.events;
+    const answer = await this.api.get("/v3/leads/{id}/events?limit=20", { id: leadId }, token, YelpEvents);
+    return answer.events;
   }
 
-  async postText(token: string | undefined, leadId: string, text: string): Promise<void> {
-    await this.json("POST", `/v3/leads/${encodeURIComponent(leadId)}/events`, token, {
+  postText(token: string | undefined, leadId: string, text: string): Promise<void> {
+    return this.api.post("/v3/leads/{id}/events", { id: leadId }, token, {
       request_type: "TEXT",
       request_content: text,
     });
-  }
-
-  private json<T>(method: string, path: string, token: string | undefined, body?: unknown): Promise<T> {
-    return callProviderApi<T>(
-      `${this.config.yelpApiBaseUrl}${path}`,
-      method,
-      token,
-      this.config.sideEffectTimeoutMs,
-      body,
-    );
   }
 }

@@ -1,6 +1,10 @@
-// How a side effect failed decides what happens next (design.md, "Jobs").
+// How an outbound call (or any side effect) failed decides what happens next (design.md, "Jobs").
+// Here, below providers and jobs, so provider clients and processors classify alike.
 
-/** Worth retrying: network, timeout, 5xx, 429. `retryAfterMs` honours the destination's Retry-After. */
+/**
+ * Worth retrying: network, timeout, 5xx, 429, a provider answer of the wrong shape
+ * (`provider_bad_response`). `retryAfterMs` honours the destination's Retry-After.
+ */
 export class RetryableError extends Error {
   constructor(
     readonly code: string,
@@ -57,21 +61,6 @@ export function errorForStatus(
   if ((status === 401 || status === 403) && destination === "provider")
     return new CredentialError(`http_${status}`);
   return new PermanentError(`http_${status}`);
-}
-
-/**
- * Exponential backoff with jitter: base × 5^(attempt-1) (1 s, 5 s, 25 s, 2 min, ... with base 1 s),
- * capped at 1 h, ±25 % jitter; a Retry-After wins when it is longer.
- */
-export function backoffDelay(
-  attempt: number,
-  baseMs: number,
-  retryAfter?: number,
-  random = Math.random,
-): number {
-  const exponential = Math.min(baseMs * 5 ** Math.max(0, attempt - 1), 3_600_000);
-  const jittered = Math.round(exponential * (0.75 + random() * 0.5));
-  return retryAfter !== undefined ? Math.max(jittered, retryAfter) : jittered;
 }
 
 /**

@@ -1,11 +1,6 @@
-import type { JsonObject } from "../providers/provider-event.js";
-
-export interface Contact {
-  name?: string;
-  email?: string;
-  phone?: string;
-  message?: string;
-}
+// Static Forms sends whatever fields the agency's form has: they become contact fields by name.
+import type { JsonObject } from "../provider-event.js";
+import type { Contact } from "../provider-follow-up.js";
 
 /** Form field names by meaning, compared without case or punctuation ("E-mail", "your_email" ...). */
 const FIELDS: Record<keyof Contact, string[]> = {

@@ -1,0 +1,108 @@
+// A provider's HTTP API as its clients see it: the connection's OAuth token, the call classified
+// like every side effect, and answers checked against a schema before anyone reads them.
+import { Logger } from "@nestjs/common";
+import type { ClassConstructor } from "class-transformer";
+import secureJson from "secure-json-parse";
+import { checkAnswer } from "./answer-schema.js";
+import { callDestination, transportError } from "./destination.js";
+import { CredentialError, RetryableError } from "./errors.js";
+
+/** The code of an answer that is not what the API promises (not JSON, wrong types, missing fields). */
+export const PROVIDER_BAD_RESPONSE = "provider_bad_response";
+
+/** Route parameters, e.g. `{ id: leadId }` for "/v3/leads/{id}". */
+export type RouteParams = Record<string, string>;
+
+const logger = new Logger("provider-api");
+
+export class ProviderApi {
+  /**
+   * @param provider named in the log line of a bad answer
+   * @param baseUrl the API origin, e.g. https://api.yelp.com
+   */
+  constructor(
+    private readonly provider: string,
+    private readonly baseUrl: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /**
+   * GET `route` and return its answer as an instance of `schema`. An answer that is not JSON or does
+   * not match the schema is logged once (provider, route, the failed rules: no token, no body) and
+   * thrown as a retryable `provider_bad_response`: the provider may answer properly next time.
+   */
+  async get<T extends object>(
+    route: string,
+    params: RouteParams,
+    token: string | undefined,
+    schema: ClassConstructor<T>,
+  ): Promise<T> {
+    const response = await this.call("GET", route, params, token);
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      throw transportError(error);
+    }
+    let json: unknown;
+    try {
+      json = secureJson.parse(text, { protoAction: "remove", constructorAction: "remove" });
+    } catch {
+      throw this.badResponse("GET", route, response.status, ["the body is not JSON"]);
+    }
+    const checked = checkAnswer(schema, json);
+    if (!checked.ok) throw this.badResponse("GET", route, response.status, checked.problems);
+    return checked.value;
+  }
+
+  /**
+   * POST `body` as JSON to `route`. A 2xx status is the answer: the body is not read (no caller
+   * uses it), so an answer's shape cannot fail a call that took effect.
+   */
+  async post(route: string, params: RouteParams, token: string | undefined, body: unknown): Promise<void> {
+    const response = await this.call("POST", route, params, token, body);
+    await response.body?.cancel();
+  }
+
+  private call(
+    method: "GET" | "POST",
+    route: string,
+    params: RouteParams,
+    token: string | undefined,
+    body?: unknown,
+  ): Promise<Response> {
+    // No token: the connection needs one (credential problem), nothing is sent.
+    if (!token) throw new CredentialError("no_credentials");
+    return callDestination(
+      `${this.baseUrl}${expand(route, params)}`,
+      {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      },
+      this.timeoutMs,
+      "provider",
+    );
+  }
+
+  private badResponse(method: string, route: string, status: number, problems: string[]): RetryableError {
+    logger.warn({
+      msg: "provider answer of the wrong shape",
+      provider: this.provider,
+      endpoint: `${method} ${route.split("?")[0]}`,
+      status,
+      errorCode: PROVIDER_BAD_RESPONSE,
+      problems: problems.slice(0, 10),
+    });
+    return new RetryableError(PROVIDER_BAD_RESPONSE);
+  }
+}
+
+/** "/v3/leads/{id}/events?limit=20" with { id } → "/v3/leads/<id, URL-encoded>/events?limit=20". */
+export function expand(route: string, params: RouteParams): string {
+  return route.replace(/\{(\w+)\}/g, (_match, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`route ${route} needs the parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+}

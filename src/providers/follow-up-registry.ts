@@ -1,0 +1,27 @@
+import { Injectable } from "@nestjs/common";
+import { type Provider, PROVIDERS } from "./provider-event.js";
+import type { ProviderFollowUp } from "./provider-follow-up.js";
+import { StaticFormsFollowUp } from "./static-forms/static-forms.follow-up.js";
+import { ThumbtackFollowUp } from "./thumbtack/thumbtack.follow-up.js";
+import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
+
+/**
+ * Every provider's lead and reply rules, for the worker's processors. A provider without them does
+ * not compile, and fails the boot check.
+ */
+@Injectable()
+export class FollowUpRegistry {
+  private readonly followUps: Record<Provider, ProviderFollowUp>;
+
+  constructor(staticForms: StaticFormsFollowUp, thumbtack: ThumbtackFollowUp, yelp: YelpFollowUp) {
+    this.followUps = { staticforms: staticForms, thumbtack, yelp };
+    const missing = PROVIDERS.filter((provider) => this.followUps[provider]?.provider !== provider);
+    if (missing.length > 0) {
+      throw new Error(`no follow-up registered for provider(s): ${missing.join(", ")}`);
+    }
+  }
+
+  get(provider: Provider): ProviderFollowUp {
+    return this.followUps[provider];
+  }
+}

@@ -1,0 +1,80 @@
+// What the worker asks of a provider after an event was accepted: what the event changes on the lead,
+// and the first automatic reply. One implementation per provider folder; the processors in jobs/
+// reach them through the FollowUpRegistry and never name a provider.
+import type { JsonObject, Provider } from "./provider-event.js";
+
+/** The lead's contact fields (each absent when unknown). */
+export interface Contact {
+  name?: string;
+  email?: string;
+  phone?: string;
+  message?: string;
+}
+
+/** One message of the lead's conversation, keyed by the provider's message id. */
+export interface LeadMessage {
+  externalId: string;
+  direction: "inbound" | "outbound";
+  author?: string | null;
+  text?: string | null;
+  sentAt: Date;
+}
+
+/** What one event changes on the lead, as data; the caller writes it to the lead store. */
+export interface LeadUpdate {
+  /**
+   * The lead's contact fields and details as of `lastEventAt`. Absent when the event carries none
+   * (a Thumbtack message that came before its negotiation): the lead is then only made sure to
+   * exist, as a placeholder when it is new.
+   */
+  profile?: { contact: Contact; details: JsonObject };
+  /** The time of the data; an older update never overwrites newer data. */
+  lastEventAt: Date;
+  /** Messages to add (once each, by external id). */
+  messages: LeadMessage[];
+}
+
+/** The accepted event a follow-up works from (a stored receipt). */
+export interface FollowUpEvent {
+  leadId: string;
+  eventId: string | null;
+  occurredAt: Date;
+  /** The normalized payload; null once retention purged it. */
+  payload: JsonObject | null;
+}
+
+export interface ReplyRequest {
+  leadId: string;
+  text: string;
+  /** The connection's provider API token, when it has one. */
+  token: string | undefined;
+  /** An earlier attempt may have sent the reply (it timed out, or its worker died): look before sending. */
+  outcomeUnknown: boolean;
+}
+
+/**
+ * What became of the reply: sent now, found already sent by an earlier attempt (`reconciled`), or
+ * not sent, with the reason (stored as the side effect's external ref).
+ */
+export type ReplyOutcome =
+  | { status: "succeeded"; ref?: "reconciled" }
+  | { status: "skipped"; ref: "latest_event_is_ours" | "no_reply_channel" };
+
+/**
+ * A provider's lead and reply rules. Stateless; credentials come in as arguments. Failures are
+ * classified errors (src/common/outbound/errors.ts): a provider API answer of the wrong shape is a
+ * retryable `provider_bad_response`.
+ */
+export interface ProviderFollowUp {
+  readonly provider: Provider;
+  /** What the event changes on the lead (fetching from the provider API when the webhook is only a trigger). */
+  leadUpdate(event: FollowUpEvent, token: string | undefined): Promise<LeadUpdate>;
+  /** Sends the first automatic reply to the lead, or says why not; never twice for one unknown outcome. */
+  reply(request: ReplyRequest): Promise<ReplyOutcome>;
+}
+
+/** Is a provider's stored text our reply? Providers may store it with other line endings or surrounding space. */
+export function isSameText(stored: string | null | undefined, ours: string): boolean {
+  const normal = (text: string) => text.replace(/\r\n/g, "\n").trim();
+  return typeof stored === "string" && normal(stored) === normal(ours);
+}

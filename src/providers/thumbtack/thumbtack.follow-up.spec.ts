@@ -1,0 +1,127 @@
+// The recorded Thumbtack webhooks (test/fixtures/thumbtack), normalized as at ingest, become these lead
+// updates; the reply is looked for before it is sent again.
+import { readFileSync } from "node:fs";
+import type { ProviderEvent } from "../provider-event.js";
+import type { FollowUpEvent } from "../provider-follow-up.js";
+import { ThumbtackAdapter } from "./thumbtack.adapter.js";
+import type { ThumbtackClient } from "./thumbtack.client.js";
+import { ThumbtackFollowUp, thumbtackHasOurReply, thumbtackLeadUpdate } from "./thumbtack.follow-up.js";
+import type { ThumbtackMessage } from "./thumbtack.schemas.js";
+
+const received = (path: string): FollowUpEvent => {
+  const body: unknown = JSON.parse(
+    readFileSync(new URL(`../../../test/fixtures/thumbtack/${path}`, import.meta.url), "utf8"),
+  );
+  const [event] = new ThumbtackAdapter().normalize(
+    { rawBody: Buffer.alloc(0), body, headers: {}, query: {}, ip: "127.0.0.1" },
+    { id: "c", externalAccountId: "700000000000000404", credentials: [] },
+  );
+  const { leadId, eventId, occurredAt, payload } = event as ProviderEvent;
+  return { leadId, eventId: eventId ?? null, occurredAt, payload };
+};
+
+const REPLY = "Thanks! We will be in touch shortly.";
+
+describe("Thumbtack lead rules", () => {
+  it("negotiation-created-v4.json: the customer's name and phone, the request and price as details", () => {
+    const update = thumbtackLeadUpdate(received("negotiation-created-v4.json"));
+    expect(update.profile?.contact).toEqual({ name: "Priya Okafor", phone: "2065550117" });
+    expect(Object.keys(update.profile?.details ?? {}).sort()).toEqual([
+      "estimate",
+      "leadPrice",
+      "request",
+      "status",
+    ]);
+    expect(update.profile?.details).toMatchObject({ leadPrice: "$31.50", status: "Open" });
+    expect(update.lastEventAt).toEqual(new Date("2026-04-02T15:20:01Z"));
+    expect(update.messages).toEqual([]);
+  });
+
+  it("the docs variant and the legacy lead: displayName, name", () => {
+    expect(thumbtackLeadUpdate(received("negotiation-created-docs-variant.json")).profile?.contact).toEqual({
+      name: "Sam W.",
+    });
+    expect(thumbtackLeadUpdate(received("legacy-lead.json")).profile).toMatchObject({
+      contact: { name: "Dale Henning", phone: "2085550199" },
+      details: { leadPrice: "$18.00", request: { category: "House Cleaning" } },
+    });
+  });
+
+  it("the webhook test payload keeps its test mark", () => {
+    expect(thumbtackLeadUpdate(received("webhook-test-payload.json")).profile?.details).toMatchObject({
+      test: true,
+    });
+  });
+
+  it("a message adds one message and no contact data (the lead may be a placeholder)", () => {
+    const customer = thumbtackLeadUpdate(received("message-created-v4-customer.json"));
+    expect(customer).toEqual({
+      lastEventAt: new Date("2026-04-02T15:24:38Z"),
+      messages: [
+        {
+          externalId: "700000000000000707",
+          direction: "inbound",
+          author: "Priya O.",
+          text: "Is Monday afternoon possible instead?",
+          sentAt: new Date("2026-04-02T15:24:38Z"),
+        },
+      ],
+    });
+    expect(thumbtackLeadUpdate(received("message-created-v4-business.json")).messages).toMatchObject([
+      { externalId: "700000000000000808", direction: "outbound", author: "Evergreen Deck & Fence" },
+    ]);
+  });
+
+  it("a purged payload is permanent", () => {
+    expect(() => thumbtackLeadUpdate({ ...received("legacy-lead.json"), payload: null })).toThrow(
+      expect.objectContaining({ code: "payload_purged" }),
+    );
+  });
+
+  it("finds our reply among the messages whatever the line endings", () => {
+    const ours: ThumbtackMessage = { from: "Business", text: `  ${REPLY}\r\n` };
+    expect(thumbtackHasOurReply([ours], REPLY)).toBe(true);
+    expect(thumbtackHasOurReply([{ ...ours, from: "Customer" }], REPLY)).toBe(false);
+    expect(thumbtackHasOurReply([{ from: "Business", text: null }, { from: "Business" }], REPLY)).toBe(false);
+  });
+});
+
+describe("Thumbtack reply", () => {
+  const client = (messages: ThumbtackMessage[]) => {
+    const calls: string[] = [];
+    const fake = {
+      getMessages: (_token: string | undefined, id: string) => {
+        calls.push(`GET ${id}`);
+        return Promise.resolve(messages);
+      },
+      postMessage: (_token: string | undefined, id: string, text: string) => {
+        calls.push(`POST ${id} ${text}`);
+        return Promise.resolve();
+      },
+    };
+    return { calls, followUp: new ThumbtackFollowUp(fake as unknown as ThumbtackClient) };
+  };
+  const request = { leadId: "n1", text: REPLY, token: "t" };
+
+  it("sends without looking first when no earlier attempt may have sent it", async () => {
+    const { calls, followUp } = client([{ from: "Business", text: REPLY }]);
+    await expect(followUp.reply({ ...request, outcomeUnknown: false })).resolves.toEqual({
+      status: "succeeded",
+    });
+    expect(calls).toEqual([`POST n1 ${REPLY}`]);
+  });
+
+  it("after an unknown outcome: reconciled when our message is there, sent when it is not", async () => {
+    const found = client([{ from: "Business", text: REPLY }]);
+    await expect(found.followUp.reply({ ...request, outcomeUnknown: true })).resolves.toEqual({
+      status: "succeeded",
+      ref: "reconciled",
+    });
+    expect(found.calls).toEqual(["GET n1"]);
+    const missing = client([{ from: "Customer", text: "Hello?" }]);
+    await expect(missing.followUp.reply({ ...request, outcomeUnknown: true })).resolves.toEqual({
+      status: "succeeded",
+    });
+    expect(missing.calls).toEqual(["GET n1", `POST n1 ${REPLY}`]);
+  });
+});

@@ -1,0 +1,86 @@
+// Thumbtack after ingest: the webhook carries the lead (negotiation) or one message; the reply is a
+// message on the negotiation, looked for first when an earlier attempt's outcome is unknown.
+import { Injectable } from "@nestjs/common";
+import { PermanentError } from "../../common/outbound/errors.js";
+import { objectOrEmpty, trimmedText } from "../envelope.js";
+import type { JsonObject } from "../provider-event.js";
+import {
+  type Contact,
+  type FollowUpEvent,
+  isSameText,
+  type LeadUpdate,
+  type ProviderFollowUp,
+  type ReplyOutcome,
+  type ReplyRequest,
+} from "../provider-follow-up.js";
+import { ThumbtackClient } from "./thumbtack.client.js";
+import type { ThumbtackMessage } from "./thumbtack.schemas.js";
+
+/** Negotiation fields kept on the lead as details. */
+const DETAIL_FIELDS = ["request", "category", "estimate", "leadPrice", "status", "test"];
+
+/**
+ * A `MessageCreatedV4` adds its message (the lead may not be known yet: a message can arrive before
+ * its negotiation, so the lead is only made sure to exist, as a placeholder filled later); a
+ * negotiation (or legacy lead) carries the customer's contact and the request.
+ */
+export function thumbtackLeadUpdate(event: FollowUpEvent): LeadUpdate {
+  const { payload, occurredAt } = event;
+  if (!payload) throw new PermanentError("payload_purged"); // retention keeps it while a job needs it
+  const messageId = payload.messageID;
+  if (typeof messageId === "string" || typeof messageId === "number") {
+    const fromCustomer = payload.from === "Customer";
+    const author = objectOrEmpty(fromCustomer ? payload.customer : payload.business).displayName;
+    return {
+      lastEventAt: occurredAt,
+      messages: [
+        {
+          externalId: String(messageId),
+          direction: fromCustomer ? "inbound" : "outbound",
+          author: trimmedText(author) ?? null,
+          text: trimmedText(payload.text) ?? null,
+          sentAt: occurredAt,
+        },
+      ],
+    };
+  }
+  const customer = objectOrEmpty(payload.customer);
+  const contact: Contact = {};
+  const name =
+    trimmedText(customer.displayName) ??
+    trimmedText(customer.name) ??
+    ([trimmedText(customer.firstName), trimmedText(customer.lastName)].filter(Boolean).join(" ") ||
+      undefined);
+  if (name) contact.name = name;
+  const phone = trimmedText(customer.phone);
+  if (phone) contact.phone = phone;
+  const details: JsonObject = {};
+  for (const field of DETAIL_FIELDS) {
+    if (payload[field] !== undefined) details[field] = payload[field];
+  }
+  return { profile: { contact, details }, lastEventAt: occurredAt, messages: [] };
+}
+
+/** Is our reply among the negotiation's messages? */
+export function thumbtackHasOurReply(messages: ThumbtackMessage[], text: string): boolean {
+  return messages.some((message) => message.from === "Business" && isSameText(message.text, text));
+}
+
+@Injectable()
+export class ThumbtackFollowUp implements ProviderFollowUp {
+  readonly provider = "thumbtack" as const;
+
+  constructor(private readonly client: ThumbtackClient) {}
+
+  leadUpdate(event: FollowUpEvent): Promise<LeadUpdate> {
+    return Promise.resolve(event).then(thumbtackLeadUpdate);
+  }
+
+  async reply({ leadId, text, token, outcomeUnknown }: ReplyRequest): Promise<ReplyOutcome> {
+    if (outcomeUnknown && thumbtackHasOurReply(await this.client.getMessages(token, leadId), text)) {
+      return { status: "succeeded", ref: "reconciled" };
+    }
+    await this.client.postMessage(token, leadId, text);
+    return { status: "succeeded" };
+  }
+}

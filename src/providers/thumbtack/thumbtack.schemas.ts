@@ -1,0 +1,41 @@
+// The answers of Thumbtack's Partner API v4 we read (providers.md §2, "Follow-up API"), as schemas
+// checked at the client. Optional fields may be absent or null; a present one must have its type.
+import "reflect-metadata"; // @Type reads decorator metadata, whoever loads this file first
+import { Type } from "class-transformer";
+import { IsArray, IsOptional, IsString, ValidateBy, ValidateIf, ValidateNested } from "class-validator";
+
+/** Thumbtack's int64 ids arrive as strings or as numbers. */
+const IsId = () =>
+  ValidateBy({
+    name: "isId",
+    validator: {
+      validate: (value: unknown) =>
+        (typeof value === "string" && value !== "") ||
+        (typeof value === "number" && Number.isSafeInteger(value)),
+      defaultMessage: () => "$property must be a non-empty string or an integer",
+    },
+  });
+
+export class ThumbtackMessage {
+  @IsOptional() @IsId() messageID?: string | number | null;
+  /** `Customer` or `Business`. */
+  @IsOptional() @IsString() from?: string | null;
+  @IsOptional() @IsString() text?: string | null;
+  @IsOptional() @IsString() sentAt?: string | null;
+}
+
+/** `GET /api/v4/negotiations/{negotiationID}/messages`: the list under `messages` (or `data`). */
+export class ThumbtackMessages {
+  /** Required unless the list comes as `data`. */
+  @ValidateIf((answer: ThumbtackMessages) => answer.messages != null || answer.data == null)
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ThumbtackMessage)
+  messages?: ThumbtackMessage[] | null;
+
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ThumbtackMessage)
+  data?: ThumbtackMessage[] | null;
+}

@@ -1,0 +1,52 @@
+// The answers of Yelp's Leads API we read (providers.md §1, "Follow-up API"), as schemas checked at
+// the client. Optional fields may be absent or null; a present one must have its type.
+import "reflect-metadata"; // @Type reads decorator metadata, whoever loads this file first
+import { Type } from "class-transformer";
+import { IsArray, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from "class-validator";
+import type { JsonObject } from "../provider-event.js";
+
+export class YelpUser {
+  @IsOptional() @IsString() display_name?: string | null;
+}
+
+/** `GET /v3/leads/{lead_id}`. */
+export class YelpLead {
+  @IsString() @IsNotEmpty() id!: string;
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => YelpUser) user?: YelpUser | null;
+  @IsOptional() @IsString() conversation_id?: string | null;
+  @IsOptional() @IsString() temporary_email_address?: string | null;
+  @IsOptional() @IsString() temporary_email_address_expiry?: string | null;
+  @IsOptional() @IsString() phone_number?: string | null;
+  @IsOptional() @IsString() temporary_phone_number?: string | null;
+  @IsOptional() @IsString() time_created?: string | null;
+  @IsOptional() @IsString() last_event_time?: string | null;
+  /** Job names, survey answers, location, availability: kept as sent. */
+  @IsOptional() @IsObject() project?: JsonObject | null;
+}
+
+export class YelpEventContent {
+  @IsOptional() @IsString() text?: string | null;
+  @IsOptional() @IsString() fallback_text?: string | null;
+}
+
+/** One event of a lead's conversation. */
+export class YelpEvent {
+  @IsString() @IsNotEmpty() id!: string;
+  @IsOptional() @IsString() event_type?: string | null;
+  /** `CONSUMER` or `BIZ`. */
+  @IsOptional() @IsString() user_type?: string | null;
+  /** `API-SELF`: we sent it. */
+  @IsOptional() @IsString() channel?: string | null;
+  @IsOptional() @IsString() user_display_name?: string | null;
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => YelpEventContent)
+  event_content?: YelpEventContent | null;
+  @IsOptional() @IsString() time_created?: string | null;
+}
+
+/** `GET /v3/leads/{lead_id}/events`. */
+export class YelpEvents {
+  @IsArray() @ValidateNested({ each: true }) @Type(() => YelpEvent) events!: YelpEvent[];
+}
