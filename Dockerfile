@@ -7,8 +7,8 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json prisma.config.ts ./
 COPY prisma ./prisma
 COPY src ./src
-RUN PRISMA_QUERY_ENGINE_LIBRARY=/dev/null DATABASE_URL=postgresql://build@localhost/build npx prisma generate \
- && npx tsc -p tsconfig.build.json
+# `npm run build` generates the Prisma client from prisma/schema.prisma (copied above), then compiles.
+RUN npm run build
 
 FROM node:22-slim AS runtime
 ENV NODE_ENV=production
