@@ -1,4 +1,6 @@
 # One image, two roles: `npm run start:api` or `npm run start:worker` (plus `npm run db:migrate`).
+# The entrypoint (scripts/docker-entrypoint.sh) reads the keys that compose's `keys` service keeps in
+# /keys when the environment does not set them.
 
 FROM node:22-slim AS build
 WORKDIR /app
@@ -19,6 +21,9 @@ COPY --from=build /app/dist ./dist
 COPY prisma ./prisma
 COPY prisma.config.ts ./
 COPY scripts ./scripts
+# The mount point of compose's keys volume: a new named volume takes this owner, so `node` can write it.
+RUN mkdir /keys && chown node:node /keys
 USER node
 EXPOSE 3000
+ENTRYPOINT ["/bin/sh", "/app/scripts/docker-entrypoint.sh"]
 CMD ["node", "dist/main.js"]
