@@ -1,5 +1,6 @@
 // `npm start`: Leadgate on one machine without Docker, against the local Postgres and Redis.
-// `npm start` builds first (`npm run build`), then runs this script, which:
+// `npm start` builds first (prestart: `npm run build`), then runs this script with `exec`, so that
+// the SIGTERM npm forwards reaches it (the shell npm runs scripts in would not pass it on). It:
 //   1. loads the keys from .env, creating that file on first run (see scripts/keys.mjs), or from
 //      the file LEADGATE_ENV_FILE names; variables set in the environment take precedence;
 //   2. migrates (scripts/migrate.mjs, which also creates the database);
