@@ -1,4 +1,6 @@
 # One image, two roles: `npm run start:api` or `npm run start:worker` (plus `npm run db:migrate`).
+# The entrypoint (scripts/docker-entrypoint.sh) reads the keys that compose's `keys` service keeps in
+# /keys when the environment does not set them.
 
 FROM node:22-slim AS build
 WORKDIR /app
@@ -7,8 +9,8 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json prisma.config.ts ./
 COPY prisma ./prisma
 COPY src ./src
-RUN PRISMA_QUERY_ENGINE_LIBRARY=/dev/null DATABASE_URL=postgresql://build@localhost/build npx prisma generate \
- && npx tsc -p tsconfig.build.json
+# `npm run build` generates the Prisma client from prisma/schema.prisma (copied above), then compiles.
+RUN npm run build
 
 FROM node:22-slim AS runtime
 ENV NODE_ENV=production
@@ -19,6 +21,9 @@ COPY --from=build /app/dist ./dist
 COPY prisma ./prisma
 COPY prisma.config.ts ./
 COPY scripts ./scripts
+# The mount point of compose's keys volume: a new named volume takes this owner, so `node` can write it.
+RUN mkdir /keys && chown node:node /keys
 USER node
 EXPOSE 3000
+ENTRYPOINT ["/bin/sh", "/app/scripts/docker-entrypoint.sh"]
 CMD ["node", "dist/main.js"]

@@ -1,0 +1,18 @@
+#!/bin/sh
+# The image's entrypoint: reads the keys that the compose `keys` service keeps in its volume
+# (LEADGATE_KEYS_FILE, default /keys/leadgate.env) for each key the environment leaves unset or
+# empty, then runs the command (the API, a worker, or the migration). Without that file, or with
+# both keys set in the environment, it changes nothing.
+set -eu
+keys_file="${LEADGATE_KEYS_FILE:-/keys/leadgate.env}"
+
+if [ -r "$keys_file" ]; then
+  for name in LEADGATE_ENCRYPTION_KEY LEADGATE_BOOTSTRAP_OPERATOR_KEY; do
+    if [ -z "$(printenv "$name" || true)" ]; then
+      value="$(sed -n "s/^$name=//p" "$keys_file" | tail -n 1)"
+      if [ -n "$value" ]; then export "$name=$value"; fi
+    fi
+  done
+fi
+
+exec "$@"
