@@ -7,8 +7,9 @@
 //   3. runs the API (dist/main.js) and one worker (dist/worker.js) until Ctrl-C or SIGTERM, which
 //      stops both (they finish their work in flight) and exits 0. If one of them dies, the other is
 //      stopped and this exits non-zero.
-// DATABASE_URL defaults to postgresql://postgres@127.0.0.1:5432/leadgate and REDIS_URL (in the
-// app's config) to redis://127.0.0.1:6379; every variable of the README's table applies.
+// DATABASE_URL defaults to postgresql://postgres@127.0.0.1:5432/leadgate and REDIS_URL to
+// redis://127.0.0.1:6379 (the app's config and scripts/migrate.mjs); every variable of the README's
+// table applies.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -35,7 +36,6 @@ if (existsSync(envFile)) {
 if (!process.env.LEADGATE_ENCRYPTION_KEY?.trim()) {
   fail(`${envFile} has no LEADGATE_ENCRYPTION_KEY: add one (openssl rand -base64 32), or move the file away`);
 }
-process.env.DATABASE_URL ||= "postgresql://postgres@127.0.0.1:5432/leadgate";
 
 for (const entry of ["dist/main.js", "dist/worker.js"]) {
   if (!existsSync(join(root, entry))) fail(`${entry} is missing: run \`npm run build\` (npm start does)`);

@@ -31,10 +31,16 @@ describe("loadConfig", () => {
     expect(config.encryptionKey).toHaveLength(32);
   });
 
-  it("names a missing DATABASE_URL", () => {
-    const error = errorOf({ LEADGATE_ENCRYPTION_KEY: KEY });
-    expect(error.variable).toBe("DATABASE_URL");
-    expect(error.message).toMatch(/^DATABASE_URL is required/);
+  it("defaults DATABASE_URL and REDIS_URL to the local services", () => {
+    const config = loadConfig({ LEADGATE_ENCRYPTION_KEY: KEY });
+    expect(config.databaseUrl).toBe("postgresql://postgres@127.0.0.1:5432/leadgate");
+    expect(config.redisUrl).toBe("redis://127.0.0.1:6379");
+  });
+
+  it("names a missing LEADGATE_ENCRYPTION_KEY", () => {
+    const error = errorOf({ DATABASE_URL: BASE.DATABASE_URL });
+    expect(error.variable).toBe("LEADGATE_ENCRYPTION_KEY");
+    expect(error.message).toMatch(/^LEADGATE_ENCRYPTION_KEY is required/);
   });
 
   it.each([

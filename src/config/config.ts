@@ -149,10 +149,13 @@ function trustProxy(env: Env): false | number | string[] {
   return entries;
 }
 
+/** The local Postgres (api.md: DATABASE_URL defaults to the local service). */
+const LOCAL_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/leadgate";
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const port = integer(env, "PORT", 3000, 0, 65535);
   return {
-    databaseUrl: url(env, "DATABASE_URL", undefined, ["postgresql:", "postgres:"]),
+    databaseUrl: url(env, "DATABASE_URL", LOCAL_DATABASE_URL, ["postgresql:", "postgres:"]),
     redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis:", "rediss:"]),
     redisPrefix: redisPrefix(env),
     port,
