@@ -92,7 +92,7 @@ describe("side effects under failure", () => {
     );
     expect(row).toMatchObject({ attempts: 1, last_error_code: "http_400" });
     expect(await attempts(row!.id)).toEqual([{ number: 1, outcome: "permanent", error_code: "http_400" }]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await app.settled(); // no retry pending, and a dispatcher pass has not handed it over again
     expect(crm.received).toHaveLength(1);
     const receipts = await app.sql.query("SELECT id FROM receipts WHERE id = $1", [
       answer.body.receiptIds[0],
