@@ -27,7 +27,6 @@ export const unit = {
     "^(\\.{1,2}/)+generated/prisma/client\\.js$": "<rootDir>/test/unit/prisma-client-stub.cjs",
     ...base.moduleNameMapper,
   },
-  testTimeout: 5000,
 };
 
 export const integration = {
@@ -36,7 +35,7 @@ export const integration = {
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   globalSetup: "<rootDir>/test/support/global-setup.js",
   globalTeardown: "<rootDir>/test/support/global-teardown.js",
-  testTimeout: 30000,
 };
 
-export default { projects: [unit, integration] };
+// testTimeout is read from the top level, not from a project.
+export default { projects: [unit, integration], testTimeout: 30000 };
