@@ -72,6 +72,11 @@ export interface TestApp {
   /** A compiled entry point (dist/) as a child process with this app's env plus `env`; stopped at the end. */
   spawn(script: string, env?: Env): Spawned;
   /**
+   * Runs `close` at the end, before the app and its database go (the last deferred first). For what
+   * a test file starts itself: its own afterAll would run after the fixture's.
+   */
+  defer(close: () => Promise<void>): void;
+  /**
    * Resolves once nothing more can happen to the jobs as they stand: one dispatcher pass (what the
    * worker's timer does every DISPATCHER_INTERVAL_MS, so anything due or released is handed over),
    * then no BullMQ job waiting, running or delayed in this app's queues. Wait for the outcome you
@@ -169,6 +174,9 @@ export function useApp(options: AppOptions = {}): TestApp {
         await child.exited;
       });
       return child;
+    },
+    defer(close) {
+      closers.push(close);
     },
     async settled() {
       await app.worker.get(Dispatcher).tick();
