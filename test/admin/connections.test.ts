@@ -448,6 +448,7 @@ describe("admin API: connections", () => {
       () => jobStatuses(id),
       (rows) => rows.length === 2 && rows.every((row) => row.status === "held"),
     );
+    await app.settled(); // held at ingest: nothing in the queues, and a dispatcher pass leaves them held
     expect(crm.received.filter((request) => request.path === "/paused")).toEqual([]);
 
     const resumed = await operator().post(`/admin/connections/${id}/resume`);

@@ -228,7 +228,8 @@ describe("admin API: replay", () => {
     const dry = await tenant.admin.post("/admin/replays", { filter, dryRun: true });
     expect([dry.status, dry.body.matched, dry.body.sample.length]).toEqual([200, 250, 10]);
     expect(dry.body.sample.every((job: { connectionId: string }) => job.connectionId === x.id)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // What a dry run must not start would run by now: a dispatcher pass, and the queues empty.
+    await app.settled();
     expect((await deadOf(x.id)).length).toBe(250);
     const batches = await app.sql.query(
       "SELECT count(*)::int AS n FROM replay_batches WHERE tenant_id = $1",
