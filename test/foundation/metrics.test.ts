@@ -77,8 +77,10 @@ describe("metrics", () => {
     // Two deliveries nobody processes: queued and due; the oldest one's age grows.
     expect((await deliver(idle, c)).status).toBe(202);
     expect((await deliver(idle, c)).status).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const after = await scrape(`${api.url}/metrics`);
+    const after = await waitFor(
+      () => scrape(`${api.url}/metrics`),
+      (text) => (sample(text, "leadgate_job_oldest_due_seconds", { operation: "lead-upsert" }) ?? 0) >= 1,
+    );
     expect(sample(after, "leadgate_jobs_waiting", { operation: "lead-upsert", status: "queued" })).toBe(2);
     expect(
       sample(after, "leadgate_job_oldest_due_seconds", { operation: "lead-upsert" }),

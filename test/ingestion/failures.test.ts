@@ -9,6 +9,7 @@ import { useApp } from "../support/harness.js";
 import { freePort } from "../support/process.js";
 import type { TestConnection } from "../support/tenants.js";
 import { get, post } from "../support/http.js";
+import { waitFor } from "../support/wait.js";
 
 const submission = (id: string) => ({
   event: "form.submitted",
@@ -44,12 +45,11 @@ describe("ingest under failure", () => {
     try {
       for (const row of rows) {
         const queue = new Queue(row.operation, { connection: redis, prefix: app.config.redisPrefix });
-        // Enqueueing happens right after the answer; give it a moment.
-        let job = await queue.getJob(bullJobId(row.job_key));
-        for (let i = 0; !job && i < 50; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          job = await queue.getJob(bullJobId(row.job_key));
-        }
+        // Enqueueing happens right after the answer.
+        const job = await waitFor(
+          () => queue.getJob(bullJobId(row.job_key)),
+          (found) => found !== undefined,
+        );
         expect(job?.data).toEqual({ jobId: row.id });
         expect(job?.name).toBe(row.operation);
       }
@@ -140,11 +140,10 @@ describe("ingest under failure", () => {
         { operation: "crm-delivery", status: "queued" },
         { operation: "lead-upsert", status: "queued" },
       ]);
-      let metrics = "";
-      for (let i = 0; i < 50 && !/leadgate_enqueue_failures_total [1-9]/.test(metrics); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        metrics = await (await fetch(`${noRedis.url}/metrics`)).text();
-      }
+      const metrics = await waitFor(
+        async () => (await fetch(`${noRedis.url}/metrics`)).text(),
+        (text) => /leadgate_enqueue_failures_total [1-9]/.test(text),
+      );
       expect(metrics).toMatch(/leadgate_enqueue_failures_total 2\b/);
       expect((await get(`${noRedis.url}/health/ready`)).status).toBe(503);
     } finally {
