@@ -24,7 +24,7 @@ export const unit = {
   testMatch: ["<rootDir>/src/**/*.spec.ts"],
   moduleNameMapper: {
     // No generated Prisma client and no database in this tier: a stub that refuses to connect.
-    "^(\\.{1,2}/)+generated/prisma/client\\.js$": "<rootDir>/test/unit/prisma-client-stub.cjs",
+    "^(\\.{1,2}/)+generated/prisma/client\\.js$": "<rootDir>/test/support/prisma-client-stub.cjs",
     ...base.moduleNameMapper,
   },
 };
