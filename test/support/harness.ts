@@ -102,6 +102,7 @@ export function useApp(options: AppOptions = {}): TestApp {
     return value;
   };
   const configWith = (extra: Env = {}) => testConfig(ready(db, "db").url, { ...ready(env, "env"), ...extra });
+  /** Closed at the end unless the test closed it first: its close() runs once either way. */
   const tracked = <T extends { close(): Promise<void> }>(started: T): T => {
     let closed = false;
     const close = started.close.bind(started);
