@@ -1,7 +1,12 @@
-// Jest in ESM mode (NODE_OPTIONS=--experimental-vm-modules, set by `npm test`).
-// Unit tests sit beside the code (src/**/*.spec.ts); integration and end-to-end tests in test/.
-// globalSetup migrates one template database; every test file clones its own from it.
-export default {
+// Jest in ESM mode (NODE_OPTIONS=--experimental-vm-modules, set by the npm scripts), in two tiers:
+// - unit: the pure-logic specs beside the code (src/**/*.spec.ts). No database, no Redis, no dist/:
+//   `npm run test:unit` runs only this project.
+// - integration: test/**/*.test.ts against the real Postgres and Redis. globalSetup (run only when a
+//   test of this project runs) migrates one template database; every test file clones its own from it.
+// `npm test` runs both.
+
+/** How TypeScript is loaded: shared by both tiers and the fault suite (jest.faults.config.js). */
+export const base = {
   testEnvironment: "node",
   extensionsToTreatAsEsm: [".ts"],
   moduleNameMapper: {
@@ -11,8 +16,26 @@ export default {
     "^content-disposition$": "<rootDir>/test/support/content-disposition.cjs",
   },
   transform: { "^.+\\.ts$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json" }] },
-  testMatch: ["<rootDir>/src/**/*.spec.ts", "<rootDir>/test/**/*.test.ts"],
+};
+
+export const unit = {
+  ...base,
+  displayName: "unit",
+  testMatch: ["<rootDir>/src/**/*.spec.ts"],
+  moduleNameMapper: {
+    // No generated Prisma client and no database in this tier: a stub that refuses to connect.
+    "^(\\.{1,2}/)+generated/prisma/client\\.js$": "<rootDir>/test/support/prisma-client-stub.cjs",
+    ...base.moduleNameMapper,
+  },
+};
+
+export const integration = {
+  ...base,
+  displayName: "integration",
+  testMatch: ["<rootDir>/test/**/*.test.ts"],
   globalSetup: "<rootDir>/test/support/global-setup.js",
   globalTeardown: "<rootDir>/test/support/global-teardown.js",
-  testTimeout: 30000,
 };
+
+// testTimeout is read from the top level, not from a project.
+export default { projects: [unit, integration], testTimeout: 30000 };

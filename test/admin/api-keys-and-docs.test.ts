@@ -2,8 +2,9 @@
 import { readFileSync } from "node:fs";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { adminAs, createTenant, OPERATOR_KEY } from "../support/admin.js";
-import { type RunningApi, startApi, testConfig } from "../support/app.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { startApi, testConfig } from "../support/app.js";
+import { createTestDatabase } from "../support/database.js";
+import { useApp } from "../support/harness.js";
 
 /** Every route of api.md's tables, as `METHOD /path/{}` (parameters unnamed). */
 function routesOfApiMd(): string[] {
@@ -29,30 +30,20 @@ function routesOfApiMd(): string[] {
 }
 
 describe("admin API: keys and documentation", () => {
-  let db: TestDatabase;
-  let api: RunningApi;
-  const operator = () => adminAs(api.url, OPERATOR_KEY);
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    api = await startApi(testConfig(db.url, { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY }));
-  });
-  afterAll(async () => {
-    await api.close();
-    await db.drop();
-  });
+  const app = useApp({ env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY } });
+  const operator = () => app.operator;
 
   it("the bootstrap operator key exists once, stored as a hash, and a restart does not duplicate it", async () => {
     const rows = async () =>
       (
-        await db.sql.query<{ role: string; tenant_id: string | null }>(
+        await app.sql.query<{ role: string; tenant_id: string | null }>(
           "SELECT role, tenant_id, prefix, key_hash FROM api_keys WHERE role = 'operator'",
         )
       ).rows;
     const [row] = await rows();
     expect(row).toMatchObject({ role: "operator", tenant_id: null });
     expect(JSON.stringify(row)).not.toContain(OPERATOR_KEY);
-    const again = await startApi(testConfig(db.url, { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY }));
+    const again = await app.startApi();
     await again.close();
     expect(await rows()).toHaveLength(1);
     expect((await operator().get("/admin/tenants")).status).toBe(200);
@@ -111,12 +102,12 @@ describe("admin API: keys and documentation", () => {
   });
 
   it("keys are shown once, stored hashed, record their last use, and stop working when revoked", async () => {
-    const tenant = await createTenant(api.url);
+    const tenant = await createTenant(app.url);
     const created = await tenant.admin.post("/admin/api-keys", { name: "reporting", role: "tenant-admin" });
     expect(created.status).toBe(201);
     const { id, key } = created.body as { id: string; key: string };
     expect(key).toMatch(/^lg_[0-9a-f]{12}_/);
-    const stored = await db.sql.query("SELECT * FROM api_keys WHERE id = $1", [id]);
+    const stored = await app.sql.query("SELECT * FROM api_keys WHERE id = $1", [id]);
     expect(JSON.stringify(stored.rows)).not.toContain(key.slice(16));
     expect(stored.rows[0]).toMatchObject({
       tenant_id: tenant.tenantId,
@@ -124,17 +115,17 @@ describe("admin API: keys and documentation", () => {
       last_used_at: null,
     });
 
-    expect((await adminAs(api.url, key).get("/admin/connections")).status).toBe(200);
-    const used = await db.sql.query("SELECT last_used_at FROM api_keys WHERE id = $1", [id]);
+    expect((await adminAs(app.url, key).get("/admin/connections")).status).toBe(200);
+    const used = await app.sql.query("SELECT last_used_at FROM api_keys WHERE id = $1", [id]);
     expect(used.rows[0].last_used_at).toBeInstanceOf(Date);
     const listed = await tenant.admin.get("/admin/api-keys");
     expect(listed.body.items.map((item: { id: string }) => item.id)).toContain(id);
     expect(listed.text).not.toContain(key);
 
     expect((await tenant.admin.delete(`/admin/api-keys/${id}`)).status).toBe(204);
-    const refused = await adminAs(api.url, key).get("/admin/connections");
+    const refused = await adminAs(app.url, key).get("/admin/connections");
     expect([refused.status, refused.body.error]).toEqual([401, "unauthorized"]);
-    const audit = await db.sql.query(
+    const audit = await app.sql.query(
       "SELECT action, api_key_id FROM audit_entries WHERE target_id = $1 ORDER BY created_at",
       [id],
     );
@@ -145,9 +136,9 @@ describe("admin API: keys and documentation", () => {
   });
 
   it("roles: tenant-admins create only their own tenant's tenant-admin keys; operators name the tenant", async () => {
-    const tenant = await createTenant(api.url);
-    const other = await createTenant(api.url);
-    const before = (await db.sql.query("SELECT count(*)::int AS n FROM api_keys")).rows[0].n;
+    const tenant = await createTenant(app.url);
+    const other = await createTenant(app.url);
+    const before = (await app.sql.query("SELECT count(*)::int AS n FROM api_keys")).rows[0].n;
     const asOperatorKey = await tenant.admin.post("/admin/api-keys", { name: "x", role: "operator" });
     expect([asOperatorKey.status, asOperatorKey.body.error]).toEqual([403, "forbidden"]);
     const elsewhere = await tenant.admin.post("/admin/api-keys", {
@@ -166,12 +157,12 @@ describe("admin API: keys and documentation", () => {
       tenantId: "00000000-0000-4000-8000-000000000000",
     });
     expect(unknownTenant.status).toBe(404);
-    expect((await db.sql.query("SELECT count(*)::int AS n FROM api_keys")).rows[0].n).toBe(before);
+    expect((await app.sql.query("SELECT count(*)::int AS n FROM api_keys")).rows[0].n).toBe(before);
 
     const made = await operator().post("/admin/api-keys", { name: "ops 2", role: "operator" });
     expect(made.status).toBe(201);
     expect(
-      (await adminAs(api.url, made.body.key).get("/admin/tenants")).body.items.length,
+      (await adminAs(app.url, made.body.key).get("/admin/tenants")).body.items.length,
     ).toBeGreaterThanOrEqual(2);
     const own = await tenant.admin.get("/admin/tenants");
     expect(own.body.items.map((t: { id: string }) => t.id)).toEqual([tenant.tenantId]);
@@ -179,7 +170,7 @@ describe("admin API: keys and documentation", () => {
   });
 
   it("/docs-json is a valid OpenAPI 3 document listing every route of api.md; /docs serves the UI", async () => {
-    const document = (await (await fetch(`${api.url}/docs-json`)).json()) as {
+    const document = (await (await fetch(`${app.url}/docs-json`)).json()) as {
       openapi: string;
       paths: object;
     };
@@ -197,7 +188,7 @@ describe("admin API: keys and documentation", () => {
     const contract = routesOfApiMd();
     expect(contract.length).toBeGreaterThanOrEqual(30);
     expect(contract.filter((route) => !documented.has(route))).toEqual([]);
-    const ui = await fetch(`${api.url}/docs`);
+    const ui = await fetch(`${app.url}/docs`);
     expect([ui.status, ui.headers.get("content-type")]).toEqual([200, expect.stringContaining("text/html")]);
   });
 });

@@ -1,44 +1,30 @@
 // Connections through the admin API: secrets shown once and stored encrypted, validation, rotation
 // with a grace period, pause/resume (held and blocked jobs re-queued), disable, and the audit log.
-import type { INestApplicationContext } from "@nestjs/common";
 import { adminAs, createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
-import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { type FakeServer, startFakeServer } from "../support/fake-server.js";
 import { fixture } from "../support/fixtures.js";
+import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
 
 describe("admin API: connections", () => {
-  let db: TestDatabase;
-  let api: RunningApi;
-  let worker: INestApplicationContext;
-  let thumbtack: FakeServer;
-  let crm: FakeServer;
-  let tenant: Awaited<ReturnType<typeof createTenant>>;
-  const operator = () => adminAs(api.url, OPERATOR_KEY);
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    thumbtack = await startFakeServer({ status: 201, body: {} }, (request) =>
-      request.method === "GET" ? { status: 200, body: { messages: [] } } : undefined,
-    );
-    crm = await startFakeServer({ status: 200, body: {} });
-    const config = testConfig(db.url, {
+  const thumbtack = useFakeServer({ status: 201, body: {} }, (request) =>
+    request.method === "GET" ? { status: 200, body: { messages: [] } } : undefined,
+  );
+  const crm = useFakeServer({ status: 200, body: {} });
+  const app = useApp({
+    worker: true,
+    env: () => ({
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
       THUMBTACK_API_BASE_URL: thumbtack.url,
       JOB_BACKOFF_BASE_MS: "50",
       DISPATCHER_INTERVAL_MS: "300",
-    });
-    api = await startApi(config);
-    worker = await startWorker(config);
-    tenant = await createTenant(api.url);
+    }),
   });
-  afterAll(async () => {
-    await worker.close();
-    await api.close();
-    await Promise.all([thumbtack.close(), crm.close()]);
-    await db.drop();
+  let tenant: Awaited<ReturnType<typeof createTenant>>;
+  const operator = () => app.operator;
+
+  beforeAll(async () => {
+    tenant = await createTenant(app.url);
   });
 
   const staticForms = (extra: object = {}) =>
@@ -50,19 +36,19 @@ describe("admin API: connections", () => {
       ...extra,
     });
   const deliver = (connectionId: string, token: string, submissionId?: string) =>
-    post(`${api.url}/webhooks/staticforms/${connectionId}`, staticFormsDelivery(submissionId), {
+    post(`${app.url}/webhooks/staticforms/${connectionId}`, staticFormsDelivery(submissionId), {
       authorization: `Bearer ${token}`,
     });
   const jobStatuses = async (connectionId: string) =>
     (
-      await db.sql.query<{ operation: string; status: string }>(
+      await app.sql.query<{ operation: string; status: string }>(
         "SELECT operation, status FROM jobs WHERE connection_id = $1 ORDER BY operation, created_at",
         [connectionId],
       )
     ).rows;
   const auditOf = async (targetId: string) =>
     (
-      await db.sql.query<{ action: string; api_key_id: string }>(
+      await app.sql.query<{ action: string; api_key_id: string }>(
         "SELECT action, api_key_id FROM audit_entries WHERE target_id = $1 ORDER BY created_at",
         [targetId],
       )
@@ -111,7 +97,7 @@ describe("admin API: connections", () => {
     // Something to read on every route: a receipt (with the apiKey in its delivery), its jobs, a lead.
     const apiKeyConnection = created[3]!.body.connection.id as string;
     const delivered = await post(
-      `${api.url}/webhooks/staticforms/${apiKeyConnection}`,
+      `${app.url}/webhooks/staticforms/${apiKeyConnection}`,
       staticFormsDelivery(),
     );
     expect(delivered.status).toBe(202);
@@ -120,7 +106,7 @@ describe("admin API: connections", () => {
       (answer) => answer.body.items.length === 1,
     );
 
-    const document = (await (await fetch(`${api.url}/docs-json`)).json()) as {
+    const document = (await (await fetch(`${app.url}/docs-json`)).json()) as {
       openapi: string;
       paths: object;
     };
@@ -141,13 +127,13 @@ describe("admin API: connections", () => {
     expect(gets.length).toBeGreaterThanOrEqual(14);
     for (const path of gets) {
       for (const key of [tenant.key, OPERATOR_KEY]) {
-        const answer = await adminAs(api.url, key).get(path);
+        const answer = await adminAs(app.url, key).get(path);
         expect([path, answer.status]).toEqual([path, 200]);
         expect([path, secrets.filter((secret) => answer.text.includes(secret))]).toEqual([path, []]);
       }
     }
 
-    const stored = await db.sql.query(
+    const stored = await app.sql.query(
       "SELECT inbound_secrets, previous_secrets, credentials, crm_signing_secret FROM connections WHERE tenant_id = $1",
       [tenant.tenantId],
     );
@@ -156,13 +142,13 @@ describe("admin API: connections", () => {
       .filter((value) => value !== null) as string[];
     expect(columns.length).toBeGreaterThanOrEqual(8);
     for (const value of columns) expect(value).toMatch(/^v1\.[0-9a-f]{8}\./);
-    const everything = JSON.stringify((await db.sql.query("SELECT * FROM connections")).rows);
-    const keys = JSON.stringify((await db.sql.query("SELECT * FROM api_keys")).rows);
+    const everything = JSON.stringify((await app.sql.query("SELECT * FROM connections")).rows);
+    const keys = JSON.stringify((await app.sql.query("SELECT * FROM api_keys")).rows);
     expect(secrets.filter((secret) => everything.includes(secret) || keys.includes(secret))).toEqual([]);
   });
 
   it("invalid bodies: 400 validation_failed with the field errors, nothing written", async () => {
-    const before = await db.sql.query("SELECT count(*)::int AS n FROM connections");
+    const before = await app.sql.query("SELECT count(*)::int AS n FROM connections");
     const bad = [
       {
         body: {
@@ -262,7 +248,7 @@ describe("admin API: connections", () => {
       inboundAuth: { type: "bearer" },
     });
     expect([noTenant.status, Object.keys(noTenant.body.details)]).toEqual([400, ["tenantId"]]);
-    const notJson = await fetch(`${api.url}/admin/connections`, {
+    const notJson = await fetch(`${app.url}/admin/connections`, {
       method: "POST",
       headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" },
       body: "{not json",
@@ -283,7 +269,7 @@ describe("admin API: connections", () => {
       const answer = await tenant.admin.get(`/admin/connections?${query}`);
       expect([query, answer.status, answer.body.error]).toEqual([query, 400, "validation_failed"]);
     }
-    const after = await db.sql.query("SELECT count(*)::int AS n FROM connections");
+    const after = await app.sql.query("SELECT count(*)::int AS n FROM connections");
     expect(after.rows).toEqual(before.rows);
 
     const first = await staticForms({ externalAccountId: "taken-form" });
@@ -328,12 +314,12 @@ describe("admin API: connections", () => {
       [{ filter: {}, dryRun: null }, "dryRun"],
       [{ filter: [] }, "filter"],
     ];
-    const batches = (await db.sql.query("SELECT count(*)::int AS n FROM replay_batches")).rows;
+    const batches = (await app.sql.query("SELECT count(*)::int AS n FROM replay_batches")).rows;
     for (const [body, field] of replays) {
       const answer = await tenant.admin.post("/admin/replays", body);
       expect([field, answer.status, Object.keys(answer.body.details ?? {})]).toEqual([field, 400, [field]]);
     }
-    expect((await db.sql.query("SELECT count(*)::int AS n FROM replay_batches")).rows).toEqual(batches);
+    expect((await app.sql.query("SELECT count(*)::int AS n FROM replay_batches")).rows).toEqual(batches);
   });
 
   it("PATCH changes only what it names; null removes a setting", async () => {
@@ -361,7 +347,7 @@ describe("admin API: connections", () => {
       settings: { autoResponse: null },
     });
     expect(removed.body.connection.settings).toEqual({ crmDestination: { url: `${crm.url}/patch-b` } });
-    const audit = await db.sql.query<{ fields: string[] }>(
+    const audit = await app.sql.query<{ fields: string[] }>(
       "SELECT details->'fields' AS fields FROM audit_entries WHERE target_id = $1 AND action = 'connection.update' ORDER BY created_at",
       [id],
     );
@@ -389,7 +375,7 @@ describe("admin API: connections", () => {
       (rows) => rows.length === 1 && rows[0]!.status === "held",
     );
     // The connection becomes active without the resume route (as if the resume had committed first).
-    await db.sql.query("UPDATE connections SET status = 'active' WHERE id = $1", [id]);
+    await app.sql.query("UPDATE connections SET status = 'active' WHERE id = $1", [id]);
     await waitFor(
       () => jobStatuses(id),
       (rows) => rows[0]?.status === "succeeded",
@@ -397,7 +383,7 @@ describe("admin API: connections", () => {
   });
 
   it("lists are paginated newest first with a cursor", async () => {
-    const other = await createTenant(api.url);
+    const other = await createTenant(app.url);
     const made: string[] = [];
     for (let i = 0; i < 5; i++) {
       const answer = await other.admin.post("/admin/connections", {
@@ -440,7 +426,7 @@ describe("admin API: connections", () => {
     const again = await tenant.admin.post(`/admin/connections/${id}/rotate-secret`, { graceSeconds: 0 });
     expect((await deliver(id, fresh)).status).toBe(401);
     expect((await deliver(id, again.body.secrets.bearerToken as string)).status).toBe(202);
-    const receipts = await db.sql.query("SELECT count(*)::int AS n FROM receipts WHERE connection_id = $1", [
+    const receipts = await app.sql.query("SELECT count(*)::int AS n FROM receipts WHERE connection_id = $1", [
       id,
     ]);
     expect(receipts.rows).toEqual([{ n: 4 }]);
@@ -462,6 +448,7 @@ describe("admin API: connections", () => {
       () => jobStatuses(id),
       (rows) => rows.length === 2 && rows.every((row) => row.status === "held"),
     );
+    await app.settled(); // held at ingest: nothing in the queues, and a dispatcher pass leaves them held
     expect(crm.received.filter((request) => request.path === "/paused")).toEqual([]);
 
     const resumed = await operator().post(`/admin/connections/${id}/resume`);
@@ -475,7 +462,7 @@ describe("admin API: connections", () => {
       (rows) => rows.every((row) => row.status === "succeeded"),
     );
     expect(crm.received.filter((request) => request.path === "/paused")).toHaveLength(1);
-    const operatorKeyId = (await db.sql.query("SELECT id FROM api_keys WHERE role = 'operator'")).rows[0].id;
+    const operatorKeyId = (await app.sql.query("SELECT id FROM api_keys WHERE role = 'operator'")).rows[0].id;
     expect((await auditOf(id)).map((row) => [row.action, row.api_key_id])).toEqual([
       ["connection.create", tenant.keyId],
       ["connection.pause", tenant.keyId],
@@ -503,7 +490,7 @@ describe("admin API: connections", () => {
     const body = fixture("thumbtack/negotiation-created-v4.json").json as { data: object };
     thumbtack.reply({ status: 401 });
     const delivered = await post(
-      `${api.url}/webhooks/thumbtack/${id}`,
+      `${app.url}/webhooks/thumbtack/${id}`,
       { ...body, data: { ...body.data, negotiationID: "neg-blocked-1" } },
       { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}` },
     );

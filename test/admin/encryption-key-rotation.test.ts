@@ -1,8 +1,8 @@
 // Rotating LEADGATE_ENCRYPTION_KEY: the old key opens existing envelopes while it is listed in
 // LEADGATE_PREVIOUS_ENCRYPTION_KEYS; `npm run secrets:reencrypt` re-seals everything under the new key.
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
-import { startApi, TEST_ENCRYPTION_KEY, testConfig } from "../support/app.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { TEST_ENCRYPTION_KEY } from "../support/app.js";
+import { useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { spawnNode } from "../support/process.js";
 import { SecretBox } from "../../src/crypto/secret-box.js";
@@ -10,18 +10,11 @@ import { SecretBox } from "../../src/crypto/secret-box.js";
 const NEW_KEY = Buffer.alloc(32, 9).toString("base64");
 
 describe("encryption key rotation", () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
+  // No API of the file's own: every step starts one with the encryption keys of that moment.
+  const app = useApp({ api: false, env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY } });
 
   it("old envelopes open during the rotation, are re-sealed by secrets:reencrypt, then only the new key is needed", async () => {
-    const env = { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY };
-    const before = await startApi(testConfig(db.url, env));
+    const before = await app.startApi();
     let connectionId: string;
     let token: string;
     try {
@@ -40,7 +33,7 @@ describe("encryption key rotation", () => {
       await before.close();
     }
     const deliver = async (keys: Record<string, string>, submissionId: string) => {
-      const api = await startApi(testConfig(db.url, { ...env, ...keys }));
+      const api = await app.startApi(keys);
       try {
         return (
           await post(
@@ -59,12 +52,12 @@ describe("encryption key rotation", () => {
     };
     expect(await deliver(rotating, "during-rotation")).toBe(202);
 
-    const run = spawnNode("dist/crypto/reencrypt.js", { DATABASE_URL: db.url, ...rotating });
+    const run = spawnNode("dist/crypto/reencrypt.js", { DATABASE_URL: app.db.url, ...rotating });
     expect((await run.exited).code).toBe(0);
     expect(run.output()).toContain('"resealed":3');
 
     const newId = SecretBox.idOf(Buffer.from(NEW_KEY, "base64"));
-    const stored = await db.sql.query(
+    const stored = await app.sql.query(
       "SELECT inbound_secrets, credentials, crm_signing_secret FROM connections WHERE id = $1",
       [connectionId],
     );
@@ -73,7 +66,7 @@ describe("encryption key rotation", () => {
     }
     expect(await deliver({ LEADGATE_ENCRYPTION_KEY: NEW_KEY }, "after-rotation")).toBe(202);
     const again = spawnNode("dist/crypto/reencrypt.js", {
-      DATABASE_URL: db.url,
+      DATABASE_URL: app.db.url,
       LEADGATE_ENCRYPTION_KEY: NEW_KEY,
     });
     expect((await again.exited).code).toBe(0);

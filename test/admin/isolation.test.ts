@@ -1,11 +1,8 @@
 // Tenant isolation, roles and authentication, checked over every admin route of the OpenAPI
 // document the running API serves (the route table generated from the code), not a hand-picked list:
 // a route added later is covered, and one whose ids this test cannot supply fails it.
-import type { INestApplicationContext } from "@nestjs/common";
 import { adminAs, createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
-import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { type FakeServer, startFakeServer } from "../support/fake-server.js";
+import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
 
@@ -16,29 +13,21 @@ interface Route {
 }
 
 describe("admin API: isolation matrix over the route table", () => {
-  let db: TestDatabase;
-  let api: RunningApi;
-  let worker: INestApplicationContext;
-  let crm: FakeServer;
+  const crm = useFakeServer({ status: 200, body: {} });
+  const app = useApp({
+    worker: true,
+    env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY, DISPATCHER_INTERVAL_MS: "300" },
+  });
   let routes: Route[];
   /** Tenant A's ids, by the resource segment of the route that takes them. */
   const idsOfA: Record<string, string> = {};
   let a: Awaited<ReturnType<typeof createTenant>>;
   let b: Awaited<ReturnType<typeof createTenant>>;
-  const operator = () => adminAs(api.url, OPERATOR_KEY);
+  const operator = () => app.operator;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    crm = await startFakeServer({ status: 200, body: {} });
-    const config = testConfig(db.url, {
-      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
-      DISPATCHER_INTERVAL_MS: "300",
-    });
-    api = await startApi(config);
-    worker = await startWorker(config);
-
-    a = await createTenant(api.url, "Agency A");
-    b = await createTenant(api.url, "Agency B");
+    a = await createTenant(app.url, "Agency A");
+    b = await createTenant(app.url, "Agency B");
     // Tenant A gets one of everything: connection, receipt, jobs, lead, conflict, key, replay batch, audit rows.
     const connection = await a.admin.post("/admin/connections", {
       provider: "staticforms",
@@ -50,7 +39,7 @@ describe("admin API: isolation matrix over the route table", () => {
     expect(connection.status).toBe(201);
     const delivery = staticFormsDelivery("sub_a_1");
     const auth = { authorization: `Bearer ${connection.body.secrets.bearerToken}` };
-    const url = `${api.url}/webhooks/staticforms/${connection.body.connection.id}`;
+    const url = `${app.url}/webhooks/staticforms/${connection.body.connection.id}`;
     const accepted = await post(url, delivery, auth);
     expect(accepted.status).toBe(202);
     const changed = { ...delivery, data: { ...delivery.data, formData: { name: "Someone else" } } };
@@ -73,7 +62,7 @@ describe("admin API: isolation matrix over the route table", () => {
       replays: batch.body.id,
     });
 
-    const document = (await (await fetch(`${api.url}/docs-json`)).json()) as {
+    const document = (await (await fetch(`${app.url}/docs-json`)).json()) as {
       openapi: string;
       paths: object;
     };
@@ -87,12 +76,6 @@ describe("admin API: isolation matrix over the route table", () => {
         })),
       );
   });
-  afterAll(async () => {
-    await worker.close();
-    await api.close();
-    await crm.close();
-    await db.drop();
-  });
 
   /** The route with A's id in place of `{id}` (fails for a route whose resource this test does not know). */
   const withIdOfA = (path: string) =>
@@ -104,7 +87,7 @@ describe("admin API: isolation matrix over the route table", () => {
     });
   const bodyFor = (route: Route) => (route.method === "POST" || route.method === "PATCH" ? {} : undefined);
   const callAs = (key: string | undefined, route: Route, path = withIdOfA(route.path)) => {
-    const admin = adminAs(api.url, key);
+    const admin = adminAs(app.url, key);
     const method = route.method.toLowerCase() as "get" | "post" | "patch" | "delete";
     return method === "get" || method === "delete"
       ? admin[method](path)
@@ -128,11 +111,12 @@ describe("admin API: isolation matrix over the route table", () => {
     }
     const connection = await a.admin.get(`/admin/connections/${idsOfA.connections}`);
     expect(connection.body.status).toBe("active");
-    const keys = await db.sql.query("SELECT revoked_at FROM api_keys WHERE id = $1", [idsOfA["api-keys"]]);
+    const keys = await app.sql.query("SELECT revoked_at FROM api_keys WHERE id = $1", [idsOfA["api-keys"]]);
     expect(keys.rows).toEqual([{ revoked_at: null }]);
-    const replays = await db.sql.query("SELECT count(*)::int AS n FROM audit_entries WHERE api_key_id = $1", [
-      b.keyId,
-    ]);
+    const replays = await app.sql.query(
+      "SELECT count(*)::int AS n FROM audit_entries WHERE api_key_id = $1",
+      [b.keyId],
+    );
     expect(replays.rows).toEqual([{ n: 0 }]); // B's key did nothing at all
   });
 
@@ -165,7 +149,7 @@ describe("admin API: isolation matrix over the route table", () => {
       expect([route.path, answer.status, answer.body?.error]).toEqual([route.path, 403, "forbidden"]);
     }
     expect((await operator().get("/admin/queues")).status).toBe(200);
-    const tenants = await db.sql.query("SELECT count(*)::int AS n FROM tenants");
+    const tenants = await app.sql.query("SELECT count(*)::int AS n FROM tenants");
     expect(tenants.rows).toEqual([{ n: 2 }]);
   });
 
@@ -175,7 +159,7 @@ describe("admin API: isolation matrix over the route table", () => {
       role: "tenant-admin",
       tenantId: a.tenantId,
     });
-    expect((await adminAs(api.url, doomed.body.key).get("/admin/tenants")).status).toBe(200);
+    expect((await adminAs(app.url, doomed.body.key).get("/admin/tenants")).status).toBe(200);
     expect((await operator().delete(`/admin/api-keys/${doomed.body.id}`)).status).toBe(204);
     const forged = doomed.body.key.slice(0, -4) + "AAAA";
     for (const key of [undefined, forged, doomed.body.key, "lg_000000000000_" + "x".repeat(43)]) {

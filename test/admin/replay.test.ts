@@ -1,44 +1,31 @@
 // Replay through the admin API, end to end: the real API and worker, a CRM as a real HTTP server.
 // A replay reuses the job key, so the CRM sees the same `webhook-id` (its idempotency key) again.
-import type { INestApplicationContext } from "@nestjs/common";
 import { adminAs, createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
-import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { type FakeServer, startFakeServer } from "../support/fake-server.js";
+import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
 
 const RATE = 100;
 
 describe("admin API: replay", () => {
-  let db: TestDatabase;
-  let api: RunningApi;
-  let worker: INestApplicationContext;
-  let crm: FakeServer;
-  let tenant: Awaited<ReturnType<typeof createTenant>>;
   /** Status the fake CRM answers, per path (default 200). */
   const answers = new Map<string, number>();
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    crm = await startFakeServer({ status: 200, body: {} }, (request) => ({
-      status: answers.get(request.path) ?? 200,
-    }));
-    const config = testConfig(db.url, {
+  const crm = useFakeServer({ status: 200, body: {} }, (request) => ({
+    status: answers.get(request.path) ?? 200,
+  }));
+  const app = useApp({
+    worker: true,
+    env: {
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
       JOB_BACKOFF_BASE_MS: "50",
       REPLAY_RATE_PER_SECOND: String(RATE),
       DISPATCHER_INTERVAL_MS: "300",
-    });
-    api = await startApi(config);
-    worker = await startWorker(config);
-    tenant = await createTenant(api.url);
+    },
   });
-  afterAll(async () => {
-    await worker.close();
-    await api.close();
-    await crm.close();
-    await db.drop();
+  let tenant: Awaited<ReturnType<typeof createTenant>>;
+
+  beforeAll(async () => {
+    tenant = await createTenant(app.url);
   });
 
   const connect = async (crmPath: string) => {
@@ -54,7 +41,7 @@ describe("admin API: replay", () => {
     const token = created.body.secrets.bearerToken as string;
     return {
       id,
-      deliver: (submissionId?: string, target = api) =>
+      deliver: (submissionId?: string, target = app.api) =>
         post(`${target.url}/webhooks/staticforms/${id}`, staticFormsDelivery(submissionId), {
           authorization: `Bearer ${token}`,
         }),
@@ -62,7 +49,7 @@ describe("admin API: replay", () => {
   };
   const crmJobs = async (connectionId: string) =>
     (
-      await db.sql.query<{ id: string; status: string; job_key: string }>(
+      await app.sql.query<{ id: string; status: string; job_key: string }>(
         "SELECT id, status, job_key FROM jobs WHERE connection_id = $1 AND operation = 'crm-delivery' ORDER BY created_at",
         [connectionId],
       )
@@ -103,7 +90,7 @@ describe("admin API: replay", () => {
       (ids) => ids.length === 3,
     );
     expect(new Set(webhookIds("/one"))).toEqual(new Set([dead!.job_key]));
-    const audit = await db.sql.query(
+    const audit = await app.sql.query(
       "SELECT action, api_key_id, details->>'from' AS from FROM audit_entries WHERE target_id = $1 ORDER BY created_at",
       [dead!.id],
     );
@@ -115,7 +102,7 @@ describe("admin API: replay", () => {
 
   it("a job still queued or running cannot be replayed (409); a receipt replays only what did not succeed", async () => {
     // An API whose queues no worker reads: its jobs stay queued.
-    const idle = await startApi(testConfig(db.url, { DISPATCHER_INTERVAL_MS: "300" }));
+    const idle = await app.startIdleApi();
     try {
       const connection = await connect("/two");
       expect((await connection.deliver("sub_waiting", idle)).status).toBe(202);
@@ -152,7 +139,7 @@ describe("admin API: replay", () => {
       "succeeded",
       "succeeded",
     ]);
-    const audit = await db.sql.query("SELECT action, api_key_id FROM audit_entries WHERE target_id = $1", [
+    const audit = await app.sql.query("SELECT action, api_key_id FROM audit_entries WHERE target_id = $1", [
       receiptId,
     ]);
     expect(audit.rows).toEqual([{ action: "receipt.replay", api_key_id: tenant.keyId }]);
@@ -160,7 +147,7 @@ describe("admin API: replay", () => {
 
   it("an operator's replay across tenants is in each tenant's audit log, naming the operator's key", async () => {
     const from = new Date().toISOString();
-    const tenants = [await createTenant(api.url), await createTenant(api.url)];
+    const tenants = [await createTenant(app.url), await createTenant(app.url)];
     const dead: string[] = [];
     for (const [i, t] of tenants.entries()) {
       const path = `/cross-${i}`;
@@ -172,7 +159,7 @@ describe("admin API: replay", () => {
         inboundAuth: { type: "bearer" },
         settings: { crmDestination: { url: `${crm.url}${path}` } },
       });
-      const url = `${api.url}/webhooks/staticforms/${created.body.connection.id}`;
+      const url = `${app.url}/webhooks/staticforms/${created.body.connection.id}`;
       const auth = { authorization: `Bearer ${created.body.secrets.bearerToken}` };
       for (let n = 0; n <= i; n++) expect((await post(url, staticFormsDelivery(), auth)).status).toBe(202);
       const jobs = await waitFor(
@@ -181,13 +168,13 @@ describe("admin API: replay", () => {
       );
       dead.push(...jobs.map((job) => job.id));
     }
-    const operator = adminAs(api.url, OPERATOR_KEY);
+    const operator = adminAs(app.url, OPERATOR_KEY);
     const started = await operator.post("/admin/replays", {
       filter: { status: "dead", operation: "crm-delivery", from },
     });
     expect([started.status, started.body.matched]).toEqual([202, 3]);
 
-    const operatorKeyId = (await db.sql.query<{ id: string }>("SELECT id FROM api_keys WHERE bootstrap"))
+    const operatorKeyId = (await app.sql.query<{ id: string }>("SELECT id FROM api_keys WHERE bootstrap"))
       .rows[0]!.id;
     for (const [i, t] of tenants.entries()) {
       const audit = await t.admin.get("/admin/audit");
@@ -203,7 +190,7 @@ describe("admin API: replay", () => {
         }),
       ]);
     }
-    const platform = await db.sql.query(
+    const platform = await app.sql.query(
       "SELECT tenant_id, (details->>'matched')::int AS matched FROM audit_entries WHERE target_id = $1 AND tenant_id IS NULL",
       [started.body.id],
     );
@@ -241,16 +228,18 @@ describe("admin API: replay", () => {
     const dry = await tenant.admin.post("/admin/replays", { filter, dryRun: true });
     expect([dry.status, dry.body.matched, dry.body.sample.length]).toEqual([200, 250, 10]);
     expect(dry.body.sample.every((job: { connectionId: string }) => job.connectionId === x.id)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // What a dry run must not start would run by now: a dispatcher pass, and the queues empty.
+    await app.settled();
     expect((await deadOf(x.id)).length).toBe(250);
-    const batches = await db.sql.query("SELECT count(*)::int AS n FROM replay_batches WHERE tenant_id = $1", [
-      tenant.tenantId,
-    ]);
+    const batches = await app.sql.query(
+      "SELECT count(*)::int AS n FROM replay_batches WHERE tenant_id = $1",
+      [tenant.tenantId],
+    );
     expect(batches.rows).toEqual([{ n: 0 }]);
     expect(webhookIds("/bulk-x").length).toBe(250);
 
     // Another tenant's key matches none of these jobs.
-    const other = await createTenant(api.url);
+    const other = await createTenant(app.url);
     expect(
       (await other.admin.post("/admin/replays", { filter: { status: "dead" }, dryRun: true })).body.matched,
     ).toBe(0);
@@ -281,7 +270,7 @@ describe("admin API: replay", () => {
     const times = crm.received.filter((request) => request.path === "/bulk-x").slice(250);
     expect(times.length).toBe(250);
     expect(times.at(-1)!.at - times[0]!.at).toBeGreaterThanOrEqual((250 / RATE - 0.5) * 1000);
-    const audit = await db.sql.query(
+    const audit = await app.sql.query(
       "SELECT action, api_key_id, (details->>'matched')::int AS matched FROM audit_entries WHERE target_id = $1",
       [started.body.id],
     );

@@ -4,37 +4,32 @@
 // backend), its COMMIT/ROLLBACK fails too, and Prisma 6.19 then never gives the connection back.
 // A pool of 10 that loses 10 connections that way answers nothing again until the process restarts.
 import { PrismaService } from "../../src/database/prisma.service.js";
-import { testConfig } from "../support/app.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { useApp } from "../support/harness.js";
 import { waitFor } from "../support/wait.js";
 
 describe("database pool", () => {
-  let db: TestDatabase;
+  const app = useApp({ api: false });
   let prisma: PrismaService;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    prisma = new PrismaService(testConfig(db.url));
-  });
-  afterAll(async () => {
-    await prisma.onModuleDestroy();
-    await db.drop();
+  beforeAll(() => {
+    prisma = new PrismaService(app.config);
+    app.defer(() => prisma.onModuleDestroy());
   });
 
   /** Waits until the pool's 10 connections match `where` in pg_stat_activity, then terminates them. */
   async function terminateBackends(where: string) {
     const matching = `FROM pg_stat_activity WHERE datname = current_database() AND ${where}`;
     await waitFor(
-      async () => (await db.sql.query<{ pid: number }>(`SELECT pid ${matching}`)).rows,
+      async () => (await app.sql.query<{ pid: number }>(`SELECT pid ${matching}`)).rows,
       (rows) => rows.length === 10,
     );
-    await db.sql.query(`SELECT pg_terminate_backend(pid) ${matching}`);
+    await app.sql.query(`SELECT pg_terminate_backend(pid) ${matching}`);
   }
 
   it("connections that die inside Prisma's transactions go back to the pool: later queries still run", async () => {
     const tenant = await prisma.tenant.create({ data: { name: "pool" } });
     // Hold the row lock so every update waits inside its transaction, then cut those connections.
-    const blocker = await db.sql.connect();
+    const blocker = await app.sql.connect();
     await blocker.query("BEGIN");
     await blocker.query("SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE", [tenant.id]);
     const updates = Array.from({ length: 12 }, (_, i) =>

@@ -1,30 +1,21 @@
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { type RunningApi, startApi, testConfig } from "../support/app.js";
+import type { RunningApi } from "../support/app.js";
+import { useApp } from "../support/harness.js";
 import { freePort } from "../support/process.js";
 
 describe("GET /health/ready", () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-  afterAll(() => db.drop());
+  const app = useApp();
 
   it("answers 200 when Postgres and Redis both answer", async () => {
-    const api = await startApi(testConfig(db.url));
-    try {
-      const response = await fetch(`${api.url}/health/ready`);
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ status: "ok", checks: { postgres: "ok", redis: "ok" } });
-    } finally {
-      await api.close();
-    }
+    const response = await fetch(`${app.url}/health/ready`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok", checks: { postgres: "ok", redis: "ok" } });
   });
 
   it("answers 503 naming Redis when Redis is unreachable", async () => {
     const deadRedis = `redis://127.0.0.1:${await freePort()}`;
     let api: RunningApi | undefined;
     try {
-      api = await startApi(testConfig(db.url, { REDIS_URL: deadRedis }));
+      api = await app.startApi({ REDIS_URL: deadRedis });
       const response = await fetch(`${api.url}/health/ready`);
       expect(response.status).toBe(503);
       expect(response.headers.get("retry-after")).toBeTruthy();

@@ -1,11 +1,11 @@
 // Prometheus metrics: the API's /metrics (deliveries, ingest latency, queue depth and the age of the
 // oldest due job read from Postgres) and the worker's own port (jobs by outcome, durations, dispatcher).
 import { randomBytes } from "node:crypto";
-import { type RunningApi, startApi, testConfig, TEST_ENCRYPTION_KEY } from "../support/app.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import type { RunningApi } from "../support/app.js";
+import { useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
-import { freePort, spawnNode, type Spawned } from "../support/process.js";
-import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import { freePort } from "../support/process.js";
+import type { TestConnection } from "../support/tenants.js";
 import { waitFor } from "../support/wait.js";
 
 /** The value of one sample of a Prometheus text exposition, or undefined. */
@@ -22,34 +22,22 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 describe("metrics", () => {
-  let db: TestDatabase;
+  const app = useApp({ env: { DISPATCHER_INTERVAL_MS: "300" } });
   let api: RunningApi;
   let idle: RunningApi;
-  let worker: Spawned;
   let workerMetrics: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = testConfig(db.url, { DISPATCHER_INTERVAL_MS: "300" });
-    api = await startApi(config);
+    api = app.api;
     // An API whose queues no worker reads: what it accepts stays queued (due, not done).
-    idle = await startApi(testConfig(db.url, { DISPATCHER_INTERVAL_MS: "300" }));
+    idle = await app.startIdleApi();
     const port = await freePort();
     workerMetrics = `http://127.0.0.1:${port}/metrics`;
-    worker = spawnNode("dist/worker.js", {
-      DATABASE_URL: db.url,
-      LEADGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-      REDIS_PREFIX: config.redisPrefix,
+    const worker = app.spawn("dist/worker.js", {
       DISPATCHER_INTERVAL_MS: "60000",
       WORKER_METRICS_PORT: String(port),
     });
     await worker.waitFor(/worker started/);
-  });
-  afterAll(async () => {
-    worker.child.kill("SIGTERM");
-    await worker.exited;
-    await Promise.all([api.close(), idle.close()]);
-    await db.drop();
   });
 
   const deliver = (target: RunningApi, c: TestConnection) =>
@@ -64,7 +52,7 @@ describe("metrics", () => {
   const scrape = async (url: string) => (await fetch(url)).text();
 
   it("count deliveries and jobs, and show waiting work and its age", async () => {
-    const c = await createTenantWithConnection(api.app, {
+    const c = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
     });
@@ -89,8 +77,10 @@ describe("metrics", () => {
     // Two deliveries nobody processes: queued and due; the oldest one's age grows.
     expect((await deliver(idle, c)).status).toBe(202);
     expect((await deliver(idle, c)).status).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const after = await scrape(`${api.url}/metrics`);
+    const after = await waitFor(
+      () => scrape(`${api.url}/metrics`),
+      (text) => (sample(text, "leadgate_job_oldest_due_seconds", { operation: "lead-upsert" }) ?? 0) >= 1,
+    );
     expect(sample(after, "leadgate_jobs_waiting", { operation: "lead-upsert", status: "queued" })).toBe(2);
     expect(
       sample(after, "leadgate_job_oldest_due_seconds", { operation: "lead-upsert" }),

@@ -1,26 +1,15 @@
 // The process contract of api.md's "Running" section, exercised on the compiled entry points
 // (`npm test` builds dist/ first): boot-time config errors, start, and clean SIGTERM shutdown.
 import { spawnSync } from "node:child_process";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { useApp } from "../support/harness.js";
 import { freePort, spawnNode } from "../support/process.js";
-import { TEST_ENCRYPTION_KEY, testRedisPrefix } from "../support/app.js";
 
 describe("entry points", () => {
-  let db: TestDatabase;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    env = {
-      DATABASE_URL: db.url,
-      LEADGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
-      REDIS_PREFIX: testRedisPrefix(),
-    };
-  });
-  afterAll(() => db.drop());
+  // The API and worker under test are child processes each test starts: no app in this process.
+  const app = useApp({ api: false });
 
   it("refuses to boot without LEADGATE_ENCRYPTION_KEY, in one line naming it", async () => {
-    const api = spawnNode("dist/main.js", { DATABASE_URL: db.url });
+    const api = spawnNode("dist/main.js", { DATABASE_URL: app.db.url });
     const { code } = await api.exited;
     expect(code).not.toBe(0);
     const lines = api.output().trim().split("\n");
@@ -30,7 +19,7 @@ describe("entry points", () => {
 
   it("refuses to boot with a malformed LEADGATE_ENCRYPTION_KEY, without printing it", async () => {
     const badKey = "c2hvcnQta2V5LW5vdC0zMi1ieXRlcw==";
-    const worker = spawnNode("dist/worker.js", { ...env, LEADGATE_ENCRYPTION_KEY: badKey });
+    const worker = app.spawn("dist/worker.js", { LEADGATE_ENCRYPTION_KEY: badKey });
     const { code } = await worker.exited;
     expect(code).not.toBe(0);
     const lines = worker.output().trim().split("\n");
@@ -41,7 +30,7 @@ describe("entry points", () => {
 
   it("starts the API, answers /health, and exits 0 on SIGTERM", async () => {
     const port = await freePort();
-    const api = spawnNode("dist/main.js", { ...env, PORT: String(port) });
+    const api = app.spawn("dist/main.js", { PORT: String(port) });
     await api.waitFor(/api listening/);
     const response = await fetch(`http://127.0.0.1:${port}/health`);
     expect(response.status).toBe(200);
@@ -52,7 +41,7 @@ describe("entry points", () => {
   });
 
   it("starts the worker without an HTTP port and exits 0 on SIGTERM", async () => {
-    const worker = spawnNode("dist/worker.js", env);
+    const worker = app.spawn("dist/worker.js");
     await worker.waitFor(/worker started/);
     expect(worker.output()).not.toMatch(/listening/);
     worker.child.kill("SIGTERM");
@@ -62,16 +51,14 @@ describe("entry points", () => {
 });
 
 describe("npm run db:migrate", () => {
-  let db: TestDatabase;
+  const app = useApp({ api: false });
   beforeAll(async () => {
-    db = await createTestDatabase();
-    await db.sql.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+    await app.sql.query("DROP SCHEMA public CASCADE; CREATE SCHEMA public");
   });
-  afterAll(() => db.drop());
 
   const migrate = () =>
     spawnSync("node", ["scripts/migrate.mjs"], {
-      env: { ...process.env, DATABASE_URL: db.url },
+      env: { ...process.env, DATABASE_URL: app.db.url },
       encoding: "utf8",
     });
 
@@ -79,7 +66,7 @@ describe("npm run db:migrate", () => {
     const first = migrate();
     expect(first.status).toBe(0);
     expect(first.stdout).toMatch(/successfully applied/);
-    const tables = await db.sql.query(
+    const tables = await app.sql.query(
       "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
     );
     expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual(
@@ -97,7 +84,7 @@ describe("npm run db:migrate", () => {
     const second = migrate();
     expect(second.status).toBe(0);
     expect(second.stdout).toMatch(/No pending migrations to apply/);
-    const after = await db.sql.query(
+    const after = await app.sql.query(
       "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
     );
     expect(after.rows).toEqual(tables.rows);

@@ -1,26 +1,20 @@
 // Invariant 1: the database wins the race. Concurrent copies of one delivery, sent to two API
 // instances sharing Postgres and Redis, make one receipt and one set of jobs.
-import { createTestDatabase, storedFor, type TestDatabase } from "../support/database.js";
-import { type RunningApi, startApi, testConfig } from "../support/app.js";
-import { createTenantWithConnection } from "../support/tenants.js";
+import { storedFor } from "../support/database.js";
+import type { RunningApi } from "../support/app.js";
+import { useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
 
 describe("concurrent deliveries", () => {
-  let db: TestDatabase;
+  const app = useApp();
   let apis: RunningApi[];
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const config = testConfig(db.url);
-    apis = [await startApi(config), await startApi(config)];
-  });
-  afterAll(async () => {
-    await Promise.all(apis.map((api) => api.close()));
-    await db.drop();
+    apis = [app.api, await app.startApi()];
   });
 
   it("20 copies of one delivery across two API instances: one 202, nineteen 200, one receipt with 19 duplicates, one set of jobs", async () => {
-    const connection = await createTenantWithConnection(apis[0]!.app, {
+    const connection = await app.createConnection({
       provider: "thumbtack",
       inboundAuth: { type: "basic" },
       settings: {
@@ -46,15 +40,15 @@ describe("concurrent deliveries", () => {
     expect(statuses).toEqual([...Array<number>(19).fill(200), 202]);
     const receiptIds = new Set(answers.flatMap((answer) => answer.body.receiptIds));
     expect(receiptIds.size).toBe(1);
-    const { rows } = await db.sql.query("SELECT duplicate_count FROM receipts WHERE tenant_id = $1", [
+    const { rows } = await app.sql.query("SELECT duplicate_count FROM receipts WHERE tenant_id = $1", [
       connection.tenantId,
     ]);
     expect(rows).toEqual([{ duplicate_count: 19 }]);
-    expect(await storedFor(db.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 3, conflicts: 0 });
+    expect(await storedFor(app.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 3, conflicts: 0 });
   });
 
   it("many different deliveries at once are all stored, each exactly once", async () => {
-    const connection = await createTenantWithConnection(apis[0]!.app, {
+    const connection = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
     });
@@ -72,8 +66,8 @@ describe("concurrent deliveries", () => {
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => send(i)));
     expect(answers.filter((answer) => answer.status === 202)).toHaveLength(100);
     expect(answers.filter((answer) => answer.status === 200)).toHaveLength(100);
-    expect(await storedFor(db.sql, connection.tenantId)).toEqual({ receipts: 100, jobs: 100, conflicts: 0 });
-    const { rows } = await db.sql.query(
+    expect(await storedFor(app.sql, connection.tenantId)).toEqual({ receipts: 100, jobs: 100, conflicts: 0 });
+    const { rows } = await app.sql.query(
       "SELECT sum(duplicate_count)::int AS duplicates FROM receipts WHERE tenant_id = $1",
       [connection.tenantId],
     );

@@ -3,11 +3,13 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { bullJobId } from "../../src/jobs/operations.js";
-import { createTestDatabase, storedFor, type TestDatabase } from "../support/database.js";
-import { type RunningApi, startApi, testConfig } from "../support/app.js";
+import { storedFor } from "../support/database.js";
+import type { RunningApi } from "../support/app.js";
+import { useApp } from "../support/harness.js";
 import { freePort } from "../support/process.js";
-import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import type { TestConnection } from "../support/tenants.js";
 import { get, post } from "../support/http.js";
+import { waitFor } from "../support/wait.js";
 
 const submission = (id: string) => ({
   event: "form.submitted",
@@ -15,10 +17,8 @@ const submission = (id: string) => ({
 });
 
 describe("ingest under failure", () => {
-  let db: TestDatabase;
-  let api: RunningApi;
+  const app = useApp();
   let connection: TestConnection;
-  const redisPrefix = `lgt-failures-${process.pid}`;
 
   const send = (target: RunningApi, id: string) =>
     post(`${target.url}/webhooks/staticforms/${connection.connectionId}`, submission(id), {
@@ -26,23 +26,17 @@ describe("ingest under failure", () => {
     });
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    api = await startApi(testConfig(db.url, { REDIS_PREFIX: redisPrefix }));
-    connection = await createTenantWithConnection(api.app, {
+    connection = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
       settings: { crmDestination: { url: "http://127.0.0.1:9/crm" } },
     });
   });
-  afterAll(async () => {
-    await api.close();
-    await db.drop();
-  });
 
   it("hands the committed jobs to BullMQ under their deterministic ids", async () => {
-    const answer = await send(api, "enqueued-1");
+    const answer = await send(app.api, "enqueued-1");
     expect(answer.status).toBe(202);
-    const { rows } = await db.sql.query<{ id: string; job_key: string; operation: string }>(
+    const { rows } = await app.sql.query<{ id: string; job_key: string; operation: string }>(
       "SELECT id, job_key, operation FROM jobs WHERE receipt_id = $1",
       [answer.body.receiptIds[0]],
     );
@@ -50,13 +44,12 @@ describe("ingest under failure", () => {
     const redis = new Redis();
     try {
       for (const row of rows) {
-        const queue = new Queue(row.operation, { connection: redis, prefix: redisPrefix });
-        // Enqueueing happens right after the answer; give it a moment.
-        let job = await queue.getJob(bullJobId(row.job_key));
-        for (let i = 0; !job && i < 50; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          job = await queue.getJob(bullJobId(row.job_key));
-        }
+        const queue = new Queue(row.operation, { connection: redis, prefix: app.config.redisPrefix });
+        // Enqueueing happens right after the answer.
+        const job = await waitFor(
+          () => queue.getJob(bullJobId(row.job_key)),
+          (found) => found !== undefined,
+        );
         expect(job?.data).toEqual({ jobId: row.id });
         expect(job?.name).toBe(row.operation);
       }
@@ -66,31 +59,31 @@ describe("ingest under failure", () => {
   });
 
   it("a failure inside the write (job insert) answers 503 and leaves no receipt; the retry is stored whole", async () => {
-    await db.sql.query(`
+    await app.sql.query(`
       CREATE FUNCTION fail_job_insert() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'injected failure on job insert'; END $$;
       CREATE TRIGGER fail_job_insert BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION fail_job_insert();`);
-    const before = await storedFor(db.sql, connection.tenantId);
+    const before = await storedFor(app.sql, connection.tenantId);
     let failed;
     try {
-      failed = await send(api, "injected-1");
+      failed = await send(app.api, "injected-1");
     } finally {
-      await db.sql.query("DROP TRIGGER fail_job_insert ON jobs; DROP FUNCTION fail_job_insert();");
+      await app.sql.query("DROP TRIGGER fail_job_insert ON jobs; DROP FUNCTION fail_job_insert();");
     }
     expect(failed.status).toBe(503);
     expect(failed.headers.get("retry-after")).toBeTruthy();
     expect(failed.body.error).toBe("unavailable");
-    expect(await storedFor(db.sql, connection.tenantId)).toEqual(before);
+    expect(await storedFor(app.sql, connection.tenantId)).toEqual(before);
 
-    const retry = await send(api, "injected-1");
+    const retry = await send(app.api, "injected-1");
     expect(retry.status).toBe(202);
-    const after = await storedFor(db.sql, connection.tenantId);
+    const after = await storedFor(app.sql, connection.tenantId);
     expect(after.receipts - before.receipts).toBe(1);
     expect(after.jobs - before.jobs).toBe(2);
   });
 
   it("a delivery whose data the database refuses fails alone, not its whole batch", async () => {
-    await db.sql.query(`
+    await app.sql.query(`
       CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF NEW.lead_id = 'poison' THEN RAISE EXCEPTION 'refused' USING ERRCODE = '22023'; END IF;
@@ -100,16 +93,16 @@ describe("ingest under failure", () => {
     let answers;
     try {
       answers = await Promise.all([
-        ...Array.from({ length: 10 }, (_, i) => send(api, `healthy-${i}`)),
-        send(api, "poison"),
-        ...Array.from({ length: 10 }, (_, i) => send(api, `healthy-${i + 10}`)),
+        ...Array.from({ length: 10 }, (_, i) => send(app.api, `healthy-${i}`)),
+        send(app.api, "poison"),
+        ...Array.from({ length: 10 }, (_, i) => send(app.api, `healthy-${i + 10}`)),
       ]);
     } finally {
-      await db.sql.query("DROP TRIGGER refuse_poison ON receipts; DROP FUNCTION refuse_poison();");
+      await app.sql.query("DROP TRIGGER refuse_poison ON receipts; DROP FUNCTION refuse_poison();");
     }
     expect(answers[10]?.status).toBe(503);
     expect(answers.filter((answer) => answer.status === 202)).toHaveLength(20);
-    const { rows } = await db.sql.query(
+    const { rows } = await app.sql.query(
       "SELECT count(*)::int AS n FROM receipts WHERE lead_id LIKE 'healthy-%'",
     );
     expect(rows).toEqual([{ n: 20 }]);
@@ -117,7 +110,7 @@ describe("ingest under failure", () => {
 
   it("the database unreachable: 503 with Retry-After, never a 2xx", async () => {
     const deadDatabase = `postgresql://postgres@127.0.0.1:${await freePort()}/nowhere`;
-    const orphan = await startApi(testConfig(deadDatabase));
+    const orphan = await app.startApi({ DATABASE_URL: deadDatabase });
     try {
       const answers = await Promise.all([
         send(orphan, "no-db-1"),
@@ -135,13 +128,11 @@ describe("ingest under failure", () => {
   });
 
   it("Redis unreachable during ingest: 202, the job rows are there and queued, the failure is counted", async () => {
-    const noRedis = await startApi(
-      testConfig(db.url, { REDIS_URL: `redis://127.0.0.1:${await freePort()}` }),
-    );
+    const noRedis = await app.startApi({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
     try {
       const answer = await send(noRedis, "no-redis-1");
       expect(answer.status).toBe(202);
-      const { rows } = await db.sql.query(
+      const { rows } = await app.sql.query(
         "SELECT operation, status FROM jobs WHERE receipt_id = $1 ORDER BY operation",
         [answer.body.receiptIds[0]],
       );
@@ -149,11 +140,10 @@ describe("ingest under failure", () => {
         { operation: "crm-delivery", status: "queued" },
         { operation: "lead-upsert", status: "queued" },
       ]);
-      let metrics = "";
-      for (let i = 0; i < 50 && !/leadgate_enqueue_failures_total [1-9]/.test(metrics); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        metrics = await (await fetch(`${noRedis.url}/metrics`)).text();
-      }
+      const metrics = await waitFor(
+        async () => (await fetch(`${noRedis.url}/metrics`)).text(),
+        (text) => /leadgate_enqueue_failures_total [1-9]/.test(text),
+      );
       expect(metrics).toMatch(/leadgate_enqueue_failures_total 2\b/);
       expect((await get(`${noRedis.url}/health/ready`)).status).toBe(503);
     } finally {

@@ -1,9 +1,7 @@
 // Invariant 8: every delivery is logged with its context (request id, tenant, connection,
 // provider, ids, outcome), never with credentials or form contents.
 import { RedactingLogger } from "../../src/observability/logger.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { type RunningApi, startApi, testConfig } from "../support/app.js";
-import { createTenantWithConnection } from "../support/tenants.js";
+import { useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
 
 /** The production JSON logger (redaction included), writing into memory. */
@@ -15,26 +13,16 @@ class CapturingLogger extends RedactingLogger {
 }
 
 describe("delivery logs", () => {
-  let db: TestDatabase;
-  let api: RunningApi;
   const logger = new CapturingLogger();
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    api = await startApi(testConfig(db.url), logger);
-  });
-  afterAll(async () => {
-    await api.close();
-    await db.drop();
-  });
+  const app = useApp({ logger });
 
   it("carry the context and outcome, but no secret and no form content", async () => {
-    const connection = await createTenantWithConnection(api.app, {
+    const connection = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "token" },
     });
     const token = connection.secrets.token!;
-    const url = `${api.url}/webhooks/staticforms/${connection.connectionId}`;
+    const url = `${app.url}/webhooks/staticforms/${connection.connectionId}`;
     const body = {
       event: "form.submitted",
       data: {

@@ -2,33 +2,25 @@
 // over the limit, `429 rate_limited` with Retry-After and nothing written.
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import { type RunningApi, startApi, testConfig, testRedisPrefix } from "../support/app.js";
-import { createTestDatabase, storedFor, type TestDatabase } from "../support/database.js";
+import type { RunningApi } from "../support/app.js";
+import { storedFor } from "../support/database.js";
+import { useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { freePort } from "../support/process.js";
 import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
 
 describe("ingest rate limit", () => {
-  let db: TestDatabase;
+  const app = useApp({ env: { WEBHOOK_RATE_LIMIT: "5", WEBHOOK_RATE_LIMIT_WINDOW_SECONDS: "3600" } });
   let replicas: RunningApi[];
-  const prefix = testRedisPrefix();
+  let prefix: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const env = {
-      WEBHOOK_RATE_LIMIT: "5",
-      WEBHOOK_RATE_LIMIT_WINDOW_SECONDS: "3600",
-      REDIS_PREFIX: prefix,
-    };
-    replicas = [await startApi(testConfig(db.url, env)), await startApi(testConfig(db.url, env))];
-  });
-  afterAll(async () => {
-    await Promise.all(replicas.map((api) => api.close()));
-    await db.drop();
+    replicas = [app.api, await app.startApi()];
+    prefix = app.config.redisPrefix;
   });
 
   const connect = () =>
-    createTenantWithConnection(replicas[0]!.app, {
+    app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
     });
@@ -54,7 +46,7 @@ describe("ingest rate limit", () => {
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(3600);
     }
-    expect(await storedFor(db.sql, c.tenantId)).toMatchObject({ receipts: 5 });
+    expect(await storedFor(app.sql, c.tenantId)).toMatchObject({ receipts: 5 });
     // One counter for the window, created with its expiry (two windows), so Redis forgets it.
     const redis = new Redis();
     try {
@@ -74,12 +66,8 @@ describe("ingest rate limit", () => {
   });
 
   it("a larger limit is reserved in leases: never more than the limit accepted, Redis asked once per lease", async () => {
-    const env = {
-      WEBHOOK_RATE_LIMIT: "100",
-      WEBHOOK_RATE_LIMIT_WINDOW_SECONDS: "3600",
-      REDIS_PREFIX: prefix,
-    };
-    const pair = [await startApi(testConfig(db.url, env)), await startApi(testConfig(db.url, env))];
+    const env = { WEBHOOK_RATE_LIMIT: "100" };
+    const pair = [await app.startApi(env), await app.startApi(env)];
     const redis = new Redis();
     try {
       // Sequential deliveries on one replica: leases of 5 (a twentieth of 100), so 6 deliveries reserve 10.
@@ -95,7 +83,7 @@ describe("ingest rate limit", () => {
       expect(accepted).toBeLessThanOrEqual(100);
       expect(accepted).toBeGreaterThanOrEqual(96);
       expect(answers.filter((answer) => answer.status === 429).length).toBe(130 - accepted);
-      expect(await storedFor(db.sql, busy.tenantId)).toMatchObject({ receipts: accepted });
+      expect(await storedFor(app.sql, busy.tenantId)).toMatchObject({ receipts: accepted });
     } finally {
       redis.disconnect();
       await Promise.all(pair.map((api) => api.close()));
@@ -103,9 +91,10 @@ describe("ingest rate limit", () => {
   });
 
   it("without Redis the limit is not checked: deliveries are accepted, and the metric says so", async () => {
-    const blind = await startApi(
-      testConfig(db.url, { WEBHOOK_RATE_LIMIT: "1", REDIS_URL: `redis://127.0.0.1:${await freePort()}` }),
-    );
+    const blind = await app.startApi({
+      WEBHOOK_RATE_LIMIT: "1",
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+    });
     try {
       const c = await createTenantWithConnection(blind.app, {
         provider: "staticforms",
@@ -113,7 +102,7 @@ describe("ingest rate limit", () => {
       });
       const answers = await Promise.all([deliver(blind, c), deliver(blind, c), deliver(blind, c)]);
       expect(answers.map((answer) => answer.status)).toEqual([202, 202, 202]);
-      expect(await storedFor(db.sql, c.tenantId)).toMatchObject({ receipts: 3, jobs: 3 });
+      expect(await storedFor(app.sql, c.tenantId)).toMatchObject({ receipts: 3, jobs: 3 });
       const metrics = await (await fetch(`${blind.url}/metrics`)).text();
       expect(Number(/^leadgate_rate_limit_unchecked_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(
         3,

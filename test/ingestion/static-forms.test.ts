@@ -1,9 +1,9 @@
 // Static Forms over HTTP against the real API, Postgres and Redis: every fixture, every inbound
 // auth type, and every rejection row of api.md's response table (with zero rows written).
 import { randomUUID } from "node:crypto";
-import { createTestDatabase, storedFor, type TestDatabase } from "../support/database.js";
-import { type RunningApi, startApi, testConfig } from "../support/app.js";
-import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import { storedFor } from "../support/database.js";
+import { useApp } from "../support/harness.js";
+import type { TestConnection } from "../support/tenants.js";
 import { fixture, fixtureHeaders } from "../support/fixtures.js";
 import { post } from "../support/http.js";
 
@@ -23,28 +23,21 @@ const submission = (
 });
 
 describe("POST /webhooks/staticforms/{connectionId}", () => {
-  let db: TestDatabase;
-  let api: RunningApi;
+  const app = useApp();
   let bearer: TestConnection;
 
   const urlOf = (connection: TestConnection) =>
-    connection.webhookUrl.replace("http://localhost:3000", api.url);
+    connection.webhookUrl.replace("http://localhost:3000", app.url);
   const auth = (connection: TestConnection) => ({
     authorization: `Bearer ${connection.secrets.bearerToken}`,
   });
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    api = await startApi(testConfig(db.url));
-    bearer = await createTenantWithConnection(api.app, {
+    bearer = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
       settings: { crmDestination: { url: "http://127.0.0.1:9/crm" } },
     });
-  });
-  afterAll(async () => {
-    await api.close();
-    await db.drop();
   });
 
   it("stores the fixture once: 202, then 200 duplicate with the same receipt", async () => {
@@ -60,7 +53,7 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
     expect(retry.status).toBe(200);
     expect(retry.body).toEqual({ accepted: true, duplicate: true, receiptIds: first.body.receiptIds });
 
-    const { rows } = await db.sql.query(
+    const { rows } = await app.sql.query(
       "SELECT event_id, lead_id, kind, status, duplicate_count, raw_payload FROM receipts WHERE id = $1",
       [first.body.receiptIds[0]],
     );
@@ -72,7 +65,7 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
       duplicate_count: 1,
     });
     expect(JSON.stringify(rows[0].raw_payload)).not.toContain("sf_test_0a1b2c3d4e5f");
-    const jobs = await db.sql.query(
+    const jobs = await app.sql.query(
       "SELECT operation, status, job_key FROM jobs WHERE receipt_id = $1 ORDER BY operation",
       [first.body.receiptIds[0]],
     );
@@ -88,11 +81,11 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
         job_key: expect.stringMatching(/^lead-upsert:[0-9a-f]{64}$/),
       },
     ]);
-    expect(await storedFor(db.sql, bearer.tenantId)).toMatchObject({ conflicts: 0 });
+    expect(await storedFor(app.sql, bearer.tenantId)).toMatchObject({ conflicts: 0 });
   });
 
   it("accepts the legacy flat body with the data.apiKey check", async () => {
-    const apiKey = await createTenantWithConnection(api.app, {
+    const apiKey = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "apiKey", apiKey: "sf_test_0a1b2c3d4e5f" },
     });
@@ -101,7 +94,7 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
     expect((await post(urlOf(apiKey), body)).status).toBe(200);
     const wrongKey = { ...fixture("staticforms/legacy-flat.json").json, apiKey: "sf_test_wrong" };
     expect((await post(urlOf(apiKey), wrongKey)).status).toBe(401);
-    expect(await storedFor(db.sql, apiKey.tenantId)).toEqual({ receipts: 1, jobs: 1, conflicts: 0 });
+    expect(await storedFor(app.sql, apiKey.tenantId)).toEqual({ receipts: 1, jobs: 1, conflicts: 0 });
   });
 
   describe.each([
@@ -127,7 +120,7 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
   ] as const)("inbound auth %s", (type, extra, credentialsOf) => {
     let connection: TestConnection;
     beforeAll(async () => {
-      connection = await createTenantWithConnection(api.app, {
+      connection = await app.createConnection({
         provider: "staticforms",
         inboundAuth: { type, ...extra },
       });
@@ -140,11 +133,11 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
         credentialsOf(connection.secrets).headers,
       );
       expect(answer.status).toBe(202);
-      expect(await storedFor(db.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 1, conflicts: 0 });
+      expect(await storedFor(app.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 1, conflicts: 0 });
     });
 
     it("answers 401 to missing or wrong credentials and writes nothing", async () => {
-      const before = await storedFor(db.sql, connection.tenantId);
+      const before = await storedFor(app.sql, connection.tenantId);
       const url = urlOf(connection).replace(/\?token=.*/, "");
       const wrong: Record<string, string> = {
         bearer: { authorization: "Bearer nope" },
@@ -167,19 +160,19 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
         expect(attempt.status).toBe(401);
         expect(attempt.body).toEqual({ error: "unauthorized", message: expect.any(String) });
       }
-      expect(await storedFor(db.sql, connection.tenantId)).toEqual(before);
+      expect(await storedFor(app.sql, connection.tenantId)).toEqual(before);
     });
   });
 
   it("400 idempotency_key_mismatch when the header names another submission; nothing written", async () => {
-    const before = await storedFor(db.sql, bearer.tenantId);
+    const before = await storedFor(app.sql, bearer.tenantId);
     const answer = await post(urlOf(bearer), submission("sub-a"), {
       ...auth(bearer),
       "idempotency-key": "staticforms:form.submitted:sub-b",
     });
     expect(answer.status).toBe(400);
     expect(answer.body.error).toBe("idempotency_key_mismatch");
-    expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+    expect(await storedFor(app.sql, bearer.tenantId)).toEqual(before);
     const quoted = await post(urlOf(bearer), submission("sub-a"), {
       ...auth(bearer),
       "idempotency-key": '"staticforms:form.submitted:sub-a"',
@@ -202,11 +195,11 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
       "invalid_envelope",
     ],
   ])("400 for %s; nothing written", async (_, body, code) => {
-    const before = await storedFor(db.sql, bearer.tenantId);
+    const before = await storedFor(app.sql, bearer.tenantId);
     const answer = await post(urlOf(bearer), body, auth(bearer));
     expect(answer.status).toBe(400);
     expect(answer.body).toEqual({ error: code, message: expect.any(String) });
-    expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+    expect(await storedFor(app.sql, bearer.tenantId)).toEqual(before);
   });
 
   it.each([
@@ -219,27 +212,27 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
       '{"event":"form.submitted","data":{"submissionId":"sur","formData":{"name":"a\\ud800b"}}}',
     ],
   ])("400 for a body with %s (it could never be stored); nothing written", async (_, body) => {
-    const before = await storedFor(db.sql, bearer.tenantId);
+    const before = await storedFor(app.sql, bearer.tenantId);
     const answer = await post(urlOf(bearer), body, auth(bearer));
     expect(answer.status).toBe(400);
     expect(answer.body.error).toBe("invalid_envelope");
-    expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+    expect(await storedFor(app.sql, bearer.tenantId)).toEqual(before);
   });
 
   it("an unreadable or out-of-range timestamp does not fail the delivery", async () => {
     const body = { ...submission("ms-time"), timestamp: 1776003725000 };
     expect((await post(urlOf(bearer), body, auth(bearer))).status).toBe(202);
-    const { rows } = await db.sql.query("SELECT occurred_at FROM receipts WHERE event_id = 'ms-time'");
+    const { rows } = await app.sql.query("SELECT occurred_at FROM receipts WHERE event_id = 'ms-time'");
     expect(new Date(rows[0].occurred_at).getUTCFullYear()).toBeLessThan(10000);
   });
 
   it("401 for a repeated ?token= parameter", async () => {
-    const connection = await createTenantWithConnection(api.app, {
+    const connection = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "token" },
     });
     const token = connection.secrets.token!;
-    const url = `${api.url}/webhooks/staticforms/${connection.connectionId}?token=${token}&token=${token}`;
+    const url = `${app.url}/webhooks/staticforms/${connection.connectionId}?token=${token}&token=${token}`;
     expect((await post(url, submission("twice"))).status).toBe(401);
   });
 
@@ -249,44 +242,44 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
   });
 
   it("404 unknown_connection for an unknown id, a malformed id, or another provider's connection", async () => {
-    const thumbtack = await createTenantWithConnection(api.app, {
+    const thumbtack = await app.createConnection({
       provider: "thumbtack",
       inboundAuth: { type: "basic" },
     });
     for (const id of [randomUUID(), "not-a-uuid", thumbtack.connectionId]) {
-      const answer = await post(`${api.url}/webhooks/staticforms/${id}`, submission("x"), auth(bearer));
+      const answer = await post(`${app.url}/webhooks/staticforms/${id}`, submission("x"), auth(bearer));
       expect(answer.status).toBe(404);
       expect(answer.body.error).toBe("unknown_connection");
     }
   });
 
   it("410 connection_disabled for a disabled connection; nothing written", async () => {
-    const disabled = await createTenantWithConnection(api.app, {
+    const disabled = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
     });
-    await db.sql.query("UPDATE connections SET status = 'disabled' WHERE id = $1", [disabled.connectionId]);
+    await app.sql.query("UPDATE connections SET status = 'disabled' WHERE id = $1", [disabled.connectionId]);
     const answer = await post(urlOf(disabled), submission("d1"), auth(disabled));
     expect(answer.status).toBe(410);
     expect(answer.body.error).toBe("connection_disabled");
-    expect(await storedFor(db.sql, disabled.tenantId)).toEqual({ receipts: 0, jobs: 0, conflicts: 0 });
+    expect(await storedFor(app.sql, disabled.tenantId)).toEqual({ receipts: 0, jobs: 0, conflicts: 0 });
   });
 
   it("a paused connection accepts and stores, with its jobs held", async () => {
-    const paused = await createTenantWithConnection(api.app, {
+    const paused = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
       settings: { crmDestination: { url: "http://127.0.0.1:9/crm" } },
     });
-    await db.sql.query("UPDATE connections SET status = 'paused' WHERE id = $1", [paused.connectionId]);
+    await app.sql.query("UPDATE connections SET status = 'paused' WHERE id = $1", [paused.connectionId]);
     const answer = await post(urlOf(paused), submission("p1"), auth(paused));
     expect(answer.status).toBe(202);
-    const { rows } = await db.sql.query("SELECT status FROM jobs WHERE tenant_id = $1", [paused.tenantId]);
+    const { rows } = await app.sql.query("SELECT status FROM jobs WHERE tenant_id = $1", [paused.tenantId]);
     expect(rows).toEqual([{ status: "held" }, { status: "held" }]);
   });
 
   it("413 payload_too_large over the body limit; nothing written", async () => {
-    const before = await storedFor(db.sql, bearer.tenantId);
+    const before = await storedFor(app.sql, bearer.tenantId);
     const answer = await post(
       urlOf(bearer),
       submission("big", { message: "x".repeat(300 * 1024) }),
@@ -294,11 +287,11 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
     );
     expect(answer.status).toBe(413);
     expect(answer.body.error).toBe("payload_too_large");
-    expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+    expect(await storedFor(app.sql, bearer.tenantId)).toEqual(before);
   });
 
   it("431 headers_too_large over the header limit, with Connection: close; nothing written", async () => {
-    const before = await storedFor(db.sql, bearer.tenantId);
+    const before = await storedFor(app.sql, bearer.tenantId);
     const answer = await post(urlOf(bearer), submission("huge-headers"), {
       ...auth(bearer),
       "x-padding": "a".repeat(40_000),
@@ -307,25 +300,25 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
     expect(answer.body).toEqual({ error: "headers_too_large", message: expect.any(String) });
     // The server closes the socket: a keep-alive client must not send its next request on it.
     expect(answer.headers.get("connection")).toBe("close");
-    expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+    expect(await storedFor(app.sql, bearer.tenantId)).toEqual(before);
   });
 
   it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml"])(
     "415 unsupported_media_type for %s; nothing written",
     async (contentType) => {
-      const before = await storedFor(db.sql, bearer.tenantId);
+      const before = await storedFor(app.sql, bearer.tenantId);
       const answer = await post(urlOf(bearer), JSON.stringify(submission("ct")), {
         ...auth(bearer),
         "content-type": contentType,
       });
       expect(answer.status).toBe(415);
       expect(answer.body.error).toBe("unsupported_media_type");
-      expect(await storedFor(db.sql, bearer.tenantId)).toEqual(before);
+      expect(await storedFor(app.sql, bearer.tenantId)).toEqual(before);
     },
   );
 
   it("an event type we do not act on: 200 ignored, receipt kept, no jobs", async () => {
-    const connection = await createTenantWithConnection(api.app, {
+    const connection = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
     });
@@ -341,11 +334,11 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
       duplicate: false,
       receiptIds: [expect.any(String)],
     });
-    expect(await storedFor(db.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 0, conflicts: 0 });
+    expect(await storedFor(app.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 0, conflicts: 0 });
   });
 
   it("the same key with another payload answers as a duplicate and records a conflict", async () => {
-    const connection = await createTenantWithConnection(api.app, {
+    const connection = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
     });
@@ -354,8 +347,8 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
     expect(first.status).toBe(202);
     expect(changed.status).toBe(200);
     expect(changed.body).toEqual({ accepted: true, duplicate: true, receiptIds: first.body.receiptIds });
-    expect(await storedFor(db.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 1, conflicts: 1 });
-    const { rows } = await db.sql.query(
+    expect(await storedFor(app.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 1, conflicts: 1 });
+    const { rows } = await app.sql.query(
       "SELECT stored_digest <> incoming_digest AS differs, receipt_id FROM payload_conflicts WHERE tenant_id = $1",
       [connection.tenantId],
     );

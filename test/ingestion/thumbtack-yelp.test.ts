@@ -1,7 +1,7 @@
 // Thumbtack and Yelp over HTTP against the real API, Postgres and Redis.
-import { createTestDatabase, storedFor, type TestDatabase } from "../support/database.js";
-import { type RunningApi, startApi, testConfig } from "../support/app.js";
-import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import { storedFor } from "../support/database.js";
+import { useApp } from "../support/harness.js";
+import type { TestConnection } from "../support/tenants.js";
 import { fixture } from "../support/fixtures.js";
 import { get, post } from "../support/http.js";
 
@@ -14,21 +14,11 @@ const basicAuth = (secrets: Record<string, string>) => ({
 });
 
 describe("Thumbtack and Yelp webhooks", () => {
-  let db: TestDatabase;
-  let api: RunningApi;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    api = await startApi(testConfig(db.url, { YELP_WEBHOOK_TOKEN: YELP_TOKEN }));
-  });
-  afterAll(async () => {
-    await api.close();
-    await db.drop();
-  });
+  const app = useApp({ env: { YELP_WEBHOOK_TOKEN: YELP_TOKEN } });
 
   const jobsOf = async (tenantId: string) =>
     (
-      await db.sql.query<{ operation: string }>(
+      await app.sql.query<{ operation: string }>(
         "SELECT operation FROM jobs WHERE tenant_id = $1 ORDER BY operation",
         [tenantId],
       )
@@ -38,13 +28,13 @@ describe("Thumbtack and Yelp webhooks", () => {
     let thumbtack: TestConnection;
     let url: string;
     beforeAll(async () => {
-      thumbtack = await createTenantWithConnection(api.app, {
+      thumbtack = await app.createConnection({
         provider: "thumbtack",
         externalAccountId: "700000000000000404",
         inboundAuth: { type: "basic" },
         settings: AUTO_REPLY,
       });
-      url = `${api.url}/webhooks/thumbtack/${thumbtack.connectionId}`;
+      url = `${app.url}/webhooks/thumbtack/${thumbtack.connectionId}`;
     });
 
     it.each([
@@ -64,14 +54,14 @@ describe("Thumbtack and Yelp webhooks", () => {
     });
 
     it("negotiation and customer message of one lead: two receipts, one initial-response; none for our own message or the test payload", async () => {
-      const { rows } = await db.sql.query<{ lead_id: string; kind: string; jobs: string[] }>(
+      const { rows } = await app.sql.query<{ lead_id: string; kind: string; jobs: string[] }>(
         `SELECT r.lead_id, r.kind, array_agg(j.operation ORDER BY j.operation) FILTER (WHERE j.id IS NOT NULL) AS jobs
          FROM receipts r LEFT JOIN jobs j ON j.receipt_id = r.id WHERE r.tenant_id = $1 GROUP BY r.id ORDER BY r.received_at`,
         [thumbtack.tenantId],
       );
       const lead202 = rows.filter((row) => row.lead_id === "700000000000000202");
       expect(lead202.map((row) => row.kind)).toEqual(["lead.created", "lead.replied", "lead.updated"]);
-      const initialResponses = await db.sql.query(
+      const initialResponses = await app.sql.query(
         "SELECT r.lead_id FROM jobs j JOIN receipts r ON r.id = j.receipt_id WHERE j.tenant_id = $1 AND j.operation = 'initial-response'",
         [thumbtack.tenantId],
       );
@@ -83,56 +73,56 @@ describe("Thumbtack and Yelp webhooks", () => {
     });
 
     it("custom header auth: the configured header, 401 otherwise with nothing written", async () => {
-      const header = await createTenantWithConnection(api.app, {
+      const header = await app.createConnection({
         provider: "thumbtack",
         inboundAuth: { type: "header", headerName: "X-Thumbtack-Secret" },
       });
-      const headerUrl = `${api.url}/webhooks/thumbtack/${header.connectionId}`;
+      const headerUrl = `${app.url}/webhooks/thumbtack/${header.connectionId}`;
       const body = fixture("thumbtack/negotiation-created-v4.json").text;
       expect((await post(headerUrl, body, { "x-thumbtack-secret": "wrong" })).status).toBe(401);
       expect((await post(headerUrl, body)).status).toBe(401);
-      expect(await storedFor(db.sql, header.tenantId)).toEqual({ receipts: 0, jobs: 0, conflicts: 0 });
+      expect(await storedFor(app.sql, header.tenantId)).toEqual({ receipts: 0, jobs: 0, conflicts: 0 });
       expect(
         (await post(headerUrl, body, { "x-thumbtack-secret": header.secrets.headerValue! })).status,
       ).toBe(202);
     });
 
     it("401 for the fixture's own (wrong) credentials; 400 for an unknown shape; nothing written", async () => {
-      const connection = await createTenantWithConnection(api.app, {
+      const connection = await app.createConnection({
         provider: "thumbtack",
         inboundAuth: { type: "basic" },
       });
-      const connectionUrl = `${api.url}/webhooks/thumbtack/${connection.connectionId}`;
+      const connectionUrl = `${app.url}/webhooks/thumbtack/${connection.connectionId}`;
       const body = fixture("thumbtack/negotiation-created-v4.json").text;
       const wrong = await post(connectionUrl, body, { authorization: "Basic bGVhZGh1Yjp0ZXN0LXNlY3JldA==" });
       expect(wrong.status).toBe(401);
       const shape = await post(connectionUrl, { hello: "world" }, basicAuth(connection.secrets));
       expect(shape.status).toBe(400);
       expect(shape.body.error).toBe("invalid_envelope");
-      expect(await storedFor(db.sql, connection.tenantId)).toEqual({ receipts: 0, jobs: 0, conflicts: 0 });
+      expect(await storedFor(app.sql, connection.tenantId)).toEqual({ receipts: 0, jobs: 0, conflicts: 0 });
     });
 
     it("an unknown v4 event type: 200 ignored, receipt kept, no jobs", async () => {
-      const connection = await createTenantWithConnection(api.app, {
+      const connection = await app.createConnection({
         provider: "thumbtack",
         inboundAuth: { type: "basic" },
       });
       const answer = await post(
-        `${api.url}/webhooks/thumbtack/${connection.connectionId}`,
+        `${app.url}/webhooks/thumbtack/${connection.connectionId}`,
         { event: { eventType: "ReviewCreatedV4", webhookID: "1" }, data: { reviewID: "r-1", rating: 5 } },
         basicAuth(connection.secrets),
       );
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ accepted: true, ignored: true });
-      expect(await storedFor(db.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 0, conflicts: 0 });
+      expect(await storedFor(app.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 0, conflicts: 0 });
     });
   });
 
   describe("Yelp", () => {
     let yelp: TestConnection;
-    const yelpUrl = (token = YELP_TOKEN) => `${api.url}/webhooks/yelp/${token}`;
+    const yelpUrl = (token = YELP_TOKEN) => `${app.url}/webhooks/yelp/${token}`;
     beforeAll(async () => {
-      yelp = await createTenantWithConnection(api.app, {
+      yelp = await app.createConnection({
         provider: "yelp",
         externalAccountId: YELP_BUSINESS,
         inboundAuth: { type: "none" },
@@ -175,7 +165,7 @@ describe("Thumbtack and Yelp webhooks", () => {
     });
 
     it("two NEW_EVENTs of one lead (fanned out of one delivery): two receipts, one initial-response", async () => {
-      const connection = await createTenantWithConnection(api.app, {
+      const connection = await app.createConnection({
         provider: "yelp",
         externalAccountId: "fanOutBiz_0000000000001",
         inboundAuth: { type: "none" },
@@ -204,7 +194,7 @@ describe("Thumbtack and Yelp webhooks", () => {
       expect(answer.status).toBe(202);
       expect(answer.body.receiptIds).toHaveLength(2);
       expect(answer.body.receiptIds[0]).toEqual(answer.body.receiptIds[1]);
-      const { rows } = await db.sql.query(
+      const { rows } = await app.sql.query(
         "SELECT count(*)::int AS n FROM receipts WHERE event_id = 'twiceEv'",
       );
       expect(rows).toEqual([{ n: 1 }]);
@@ -212,7 +202,7 @@ describe("Thumbtack and Yelp webhooks", () => {
 
     it("401 for a wrong token, 404 for an unknown business, 400 for a wrong envelope; nothing written", async () => {
       const body = fixture("yelp/new-event.json").json as { data: object };
-      const before = await storedFor(db.sql, yelp.tenantId);
+      const before = await storedFor(app.sql, yelp.tenantId);
       expect((await post(yelpUrl("not-the-token"), body)).status).toBe(401);
       const unknown = await post(yelpUrl(), { ...body, data: { ...body.data, id: "someOtherBusiness" } });
       expect(unknown.status).toBe(404);
@@ -220,14 +210,12 @@ describe("Thumbtack and Yelp webhooks", () => {
       const envelope = await post(yelpUrl(), { ...body, data: { ...body.data, updates: "nope" } });
       expect(envelope.status).toBe(400);
       expect(envelope.body.error).toBe("invalid_envelope");
-      expect(await storedFor(db.sql, yelp.tenantId)).toEqual(before);
+      expect(await storedFor(app.sql, yelp.tenantId)).toEqual(before);
     });
   });
 
   it("Yelp's IP allowlist refuses other senders", async () => {
-    const guarded = await startApi(
-      testConfig(db.url, { YELP_WEBHOOK_TOKEN: YELP_TOKEN, YELP_ALLOWED_IPS: "52.35.20.1" }),
-    );
+    const guarded = await app.startApi({ YELP_ALLOWED_IPS: "52.35.20.1" });
     try {
       const answer = await post(
         `${guarded.url}/webhooks/yelp/${YELP_TOKEN}`,
@@ -249,7 +237,7 @@ describe("Thumbtack and Yelp webhooks", () => {
   });
 
   it("Yelp deliveries are refused when no YELP_WEBHOOK_TOKEN is configured", async () => {
-    const tokenless = await startApi(testConfig(db.url));
+    const tokenless = await app.startApi({ YELP_WEBHOOK_TOKEN: "" }); // an empty value is unset
     try {
       expect(
         (await post(`${tokenless.url}/webhooks/yelp/anything`, fixture("yelp/new-event.json").text)).status,

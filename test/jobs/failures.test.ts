@@ -1,56 +1,33 @@
 // Invariants 5 and 6 at real (fake) destinations: retries with backoff, dead and blocked states with
 // their attempt history, unknown outcomes reconciled, and work that survives a Redis outage.
-import type { INestApplicationContext } from "@nestjs/common";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
-import { type FakeServer, startFakeServer } from "../support/fake-server.js";
+import type { RunningApi } from "../support/app.js";
 import { fixture } from "../support/fixtures.js";
+import { fakeServer, useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { freePort } from "../support/process.js";
-import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import type { TestConnection } from "../support/tenants.js";
 import { waitFor } from "../support/wait.js";
 
 const REPLY = "Thanks! We will be in touch shortly.";
 
 describe("side effects under failure", () => {
-  let db: TestDatabase;
-  let api: RunningApi;
-  let worker: INestApplicationContext;
-  let thumbtack: FakeServer;
-  let env: Record<string, string>;
-  const fakes: FakeServer[] = [];
   let thumbtackMessages: unknown[] = [];
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    thumbtack = await startFakeServer({ status: 201, body: {} }, (request) =>
-      request.method === "GET" ? { status: 200, body: { messages: thumbtackMessages } } : undefined,
-    );
-    env = {
+  const thumbtack = useFakeServer({ status: 201, body: {} }, (request) =>
+    request.method === "GET" ? { status: 200, body: { messages: thumbtackMessages } } : undefined,
+  );
+  const app = useApp({
+    worker: true,
+    env: () => ({
       THUMBTACK_API_BASE_URL: thumbtack.url,
       JOB_BACKOFF_BASE_MS: "50",
       SIDE_EFFECT_TIMEOUT_MS: "500",
       DISPATCHER_INTERVAL_MS: "300",
-    };
-    const config = testConfig(db.url, env);
-    env.REDIS_PREFIX = config.redisPrefix;
-    api = await startApi(config);
-    worker = await startWorker(config);
-  });
-  afterAll(async () => {
-    await worker.close();
-    await api.close();
-    await Promise.all([thumbtack, ...fakes].map((fake) => fake.close()));
-    await db.drop();
+    }),
   });
 
-  const fakeCrm = async () => {
-    const fake = await startFakeServer();
-    fakes.push(fake);
-    return fake;
-  };
+  const fakeCrm = () => fakeServer();
   const staticForms = (crmUrl: string) =>
-    createTenantWithConnection(api.app, {
+    app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
       settings: { crmDestination: { url: `${crmUrl}/hook` } },
@@ -65,7 +42,7 @@ describe("side effects under failure", () => {
       { authorization: `Bearer ${c.secrets.bearerToken}` },
     );
   const job = (tenantId: string, operation: string) =>
-    db.sql
+    app.sql
       .query<{
         id: string;
         status: string;
@@ -78,7 +55,7 @@ describe("side effects under failure", () => {
       )
       .then((result) => result.rows);
   const attempts = (jobId: string) =>
-    db.sql
+    app.sql
       .query("SELECT number, outcome, error_code FROM job_attempts WHERE job_id = $1 ORDER BY number", [
         jobId,
       ])
@@ -88,7 +65,7 @@ describe("side effects under failure", () => {
     const crm = await fakeCrm();
     crm.reply({ status: 503 }, { status: 503 }, { status: 200 });
     const c = await staticForms(crm.url);
-    expect((await submit(api, c, "flaky")).status).toBe(202);
+    expect((await submit(app.api, c, "flaky")).status).toBe(202);
     const [row] = await waitFor(
       () => job(c.tenantId, "crm-delivery"),
       ([r]) => r?.status === "succeeded",
@@ -108,16 +85,18 @@ describe("side effects under failure", () => {
     const crm = await fakeCrm();
     crm.reply({ status: 400 });
     const c = await staticForms(crm.url);
-    const answer = await submit(api, c, "rejected");
+    const answer = await submit(app.api, c, "rejected");
     const [row] = await waitFor(
       () => job(c.tenantId, "crm-delivery"),
       ([r]) => r?.status === "dead",
     );
     expect(row).toMatchObject({ attempts: 1, last_error_code: "http_400" });
     expect(await attempts(row!.id)).toEqual([{ number: 1, outcome: "permanent", error_code: "http_400" }]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await app.settled(); // no retry pending, and a dispatcher pass has not handed it over again
     expect(crm.received).toHaveLength(1);
-    const receipts = await db.sql.query("SELECT id FROM receipts WHERE id = $1", [answer.body.receiptIds[0]]);
+    const receipts = await app.sql.query("SELECT id FROM receipts WHERE id = $1", [
+      answer.body.receiptIds[0],
+    ]);
     expect(receipts.rowCount).toBe(1);
   });
 
@@ -125,7 +104,7 @@ describe("side effects under failure", () => {
     const crm = await fakeCrm();
     crm.reply({ status: 200, delayMs: 1500 });
     const c = await staticForms(crm.url);
-    await submit(api, c, "slow");
+    await submit(app.api, c, "slow");
     const [row] = await waitFor(
       () => job(c.tenantId, "crm-delivery"),
       ([r]) => r?.status === "succeeded",
@@ -138,14 +117,14 @@ describe("side effects under failure", () => {
       row!.job_key,
       row!.job_key,
     ]);
-    const leads = await db.sql.query("SELECT count(*)::int AS n FROM leads WHERE tenant_id = $1", [
+    const leads = await app.sql.query("SELECT count(*)::int AS n FROM leads WHERE tenant_id = $1", [
       c.tenantId,
     ]);
     expect(leads.rows).toEqual([{ n: 1 }]);
   });
 
   it("provider API answers 401: connection credential_error, job blocked, no more calls", async () => {
-    const c = await createTenantWithConnection(api.app, {
+    const c = await app.createConnection({
       provider: "thumbtack",
       inboundAuth: { type: "basic" },
       credentials: { accessToken: "revoked-token" },
@@ -160,17 +139,17 @@ describe("side effects under failure", () => {
     };
     thumbtack.reply({ status: 401 });
     const callsBefore = thumbtack.received.length;
-    await post(`${api.url}/webhooks/thumbtack/${c.connectionId}`, negotiation("cred-1"), auth);
+    await post(`${app.url}/webhooks/thumbtack/${c.connectionId}`, negotiation("cred-1"), auth);
     await waitFor(
       () => job(c.tenantId, "initial-response"),
       ([r]) => r?.status === "blocked",
     );
-    const connection = await db.sql.query("SELECT status FROM connections WHERE id = $1", [c.connectionId]);
+    const connection = await app.sql.query("SELECT status FROM connections WHERE id = $1", [c.connectionId]);
     expect(connection.rows).toEqual([{ status: "credential_error" }]);
 
     // Another lead on the same connection: stored, its reply job blocked without calling the provider.
     expect(
-      (await post(`${api.url}/webhooks/thumbtack/${c.connectionId}`, negotiation("cred-2"), auth)).status,
+      (await post(`${app.url}/webhooks/thumbtack/${c.connectionId}`, negotiation("cred-2"), auth)).status,
     ).toBe(202);
     const rows = await waitFor(
       () => job(c.tenantId, "initial-response"),
@@ -181,7 +160,7 @@ describe("side effects under failure", () => {
   });
 
   it("the reply's outcome is unknown (timeout): the retry finds our message and does not send again", async () => {
-    const c = await createTenantWithConnection(api.app, {
+    const c = await app.createConnection({
       provider: "thumbtack",
       inboundAuth: { type: "basic" },
       credentials: { accessToken: "good-token" },
@@ -195,7 +174,7 @@ describe("side effects under failure", () => {
     thumbtack.reply({ status: 201, delayMs: 1500 });
     thumbtackMessages = [{ messageID: "m-ours", from: "Business", text: REPLY }];
     await post(
-      `${api.url}/webhooks/thumbtack/${c.connectionId}`,
+      `${app.url}/webhooks/thumbtack/${c.connectionId}`,
       { ...body, data: { ...body.data, negotiationID: "slow-1" } },
       auth,
     );
@@ -211,7 +190,7 @@ describe("side effects under failure", () => {
       request.path.startsWith("/api/v4/negotiations/slow-1/messages"),
     );
     expect(calls.map((request) => request.method)).toEqual(["POST", "GET"]);
-    const record = await db.sql.query("SELECT status, external_ref FROM side_effects WHERE job_key = $1", [
+    const record = await app.sql.query("SELECT status, external_ref FROM side_effects WHERE job_key = $1", [
       row!.job_key,
     ]);
     expect(record.rows).toEqual([{ status: "succeeded", external_ref: "reconciled" }]);
@@ -221,10 +200,8 @@ describe("side effects under failure", () => {
     const crm = await fakeCrm();
     const c = await staticForms(crm.url);
     // A second worker replica: both dispatchers and both sets of BullMQ workers race for the backlog.
-    const secondWorker = await startWorker(testConfig(db.url, env));
-    const noRedis = await startApi(
-      testConfig(db.url, { ...env, REDIS_URL: `redis://127.0.0.1:${await freePort()}` }),
-    );
+    const secondWorker = await app.startWorker();
+    const noRedis = await app.startApi({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
     try {
       const answers = await Promise.all(
         Array.from({ length: 10 }, (_, i) => submit(noRedis, c, `outage-${i}`)),
@@ -243,7 +220,7 @@ describe("side effects under failure", () => {
     expect(new Set(ids).size).toBe(10);
     const upserts = await job(c.tenantId, "lead-upsert");
     expect(upserts.map((r) => r.status)).toEqual(Array(10).fill("succeeded"));
-    const leads = await db.sql.query("SELECT count(*)::int AS n FROM leads WHERE tenant_id = $1", [
+    const leads = await app.sql.query("SELECT count(*)::int AS n FROM leads WHERE tenant_id = $1", [
       c.tenantId,
     ]);
     expect(leads.rows).toEqual([{ n: 10 }]);

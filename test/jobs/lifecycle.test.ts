@@ -1,38 +1,27 @@
 // Job lifecycle edges: connection states seen by the worker, resumed work re-enqueued by the
 // dispatcher, unreadable secrets, and one job never running twice at once.
-import type { INestApplicationContext } from "@nestjs/common";
 import { CONTEXT_COLUMNS } from "../../src/jobs/job-context.js";
 import { JobStateMachine } from "../../src/jobs/state/job-state-machine.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
-import { type FakeServer, startFakeServer } from "../support/fake-server.js";
+import type { RunningApi } from "../support/app.js";
+import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { freePort } from "../support/process.js";
 import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
 import { waitFor } from "../support/wait.js";
 
 describe("job lifecycle", () => {
-  let db: TestDatabase;
   let noRedisApi: RunningApi;
-  let worker: INestApplicationContext;
-  let crm: FakeServer;
+  const crm = useFakeServer();
+  const app = useApp({
+    api: false,
+    worker: true,
+    env: { JOB_BACKOFF_BASE_MS: "50", SIDE_EFFECT_TIMEOUT_MS: "500", DISPATCHER_INTERVAL_MS: "300" },
+  });
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    crm = await startFakeServer();
-    const env = { JOB_BACKOFF_BASE_MS: "50", SIDE_EFFECT_TIMEOUT_MS: "500", DISPATCHER_INTERVAL_MS: "300" };
     // Ingest through an API whose Redis is down: job rows are stored, nothing is in BullMQ, so the
     // test decides what the worker finds when the dispatcher hands the jobs over.
-    noRedisApi = await startApi(
-      testConfig(db.url, { ...env, REDIS_URL: `redis://127.0.0.1:${await freePort()}` }),
-    );
-    worker = await startWorker(testConfig(db.url, env));
-  });
-  afterAll(async () => {
-    await worker.close();
-    await noRedisApi.close();
-    await crm.close();
-    await db.drop();
+    noRedisApi = await app.startApi({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
   });
 
   const connection = () =>
@@ -48,21 +37,21 @@ describe("job lifecycle", () => {
       { authorization: `Bearer ${c.secrets.bearerToken}` },
     );
   const statuses = (tenantId: string) =>
-    db.sql
+    app.sql
       .query<{ status: string; attempts: number; last_error_code: string | null }>(
         "SELECT status, attempts, last_error_code FROM jobs WHERE tenant_id = $1 ORDER BY operation",
         [tenantId],
       )
       .then((result) => result.rows);
   const setConnection = (c: TestConnection, status: string) =>
-    db.sql.query("UPDATE connections SET status = $2 WHERE id = $1", [c.connectionId, status]);
+    app.sql.query("UPDATE connections SET status = $2 WHERE id = $1", [c.connectionId, status]);
 
   /** Jobs stored as held (paused at ingest), then handed to the worker while the connection is `status`. */
   /** A delivery's lead-upsert job, queued but not due for a day: only explicit claims take it. */
   const notDueJob = async (c: TestConnection, submissionId: string) => {
     await setConnection(c, "paused");
     await deliver(c, submissionId);
-    const { rows } = await db.sql.query<{ id: string }>(
+    const { rows } = await app.sql.query<{ id: string }>(
       `UPDATE jobs SET status = 'queued', next_attempt_at = now() + interval '1 day'
        WHERE tenant_id = $1 AND operation = 'lead-upsert' RETURNING id`,
       [c.tenantId],
@@ -74,7 +63,7 @@ describe("job lifecycle", () => {
     expect((await deliver(c, id)).status).toBe(202);
     expect((await statuses(c.tenantId)).map((row) => row.status)).toEqual(["held", "held"]);
     await setConnection(c, status);
-    await db.sql.query("UPDATE jobs SET status = 'queued' WHERE tenant_id = $1", [c.tenantId]);
+    await app.sql.query("UPDATE jobs SET status = 'queued' WHERE tenant_id = $1", [c.tenantId]);
   };
 
   it("a job the worker finds paused is held, and runs once when resumed", async () => {
@@ -89,7 +78,7 @@ describe("job lifecycle", () => {
 
     // What resume does: the connection active again, its held jobs queued again.
     await setConnection(c, "active");
-    await db.sql.query(
+    await app.sql.query(
       "UPDATE jobs SET status = 'queued', updated_at = now() - interval '1 minute' WHERE tenant_id = $1",
       [c.tenantId],
     );
@@ -113,7 +102,7 @@ describe("job lifecycle", () => {
 
   it("secrets that cannot be decrypted make the job dead at once, not stuck", async () => {
     const c = await connection();
-    await db.sql.query("UPDATE connections SET crm_signing_secret = 'v1.deadbeef.x.y.z' WHERE id = $1", [
+    await app.sql.query("UPDATE connections SET crm_signing_secret = 'v1.deadbeef.x.y.z' WHERE id = $1", [
       c.connectionId,
     ]);
     await deliver(c, "unreadable-1");
@@ -131,7 +120,7 @@ describe("job lifecycle", () => {
     const c = await connection();
     // Queued, but not due for a day: only the claims below can take it, not the dispatcher.
     const rows = await notDueJob(c, "race-1");
-    const jobs = worker.get(JobStateMachine);
+    const jobs = app.worker.get(JobStateMachine);
     const claims = await Promise.all([
       jobs.claim(rows[0]!.id, CONTEXT_COLUMNS),
       jobs.claim(rows[0]!.id, CONTEXT_COLUMNS),
@@ -150,24 +139,26 @@ describe("job lifecycle", () => {
       attempts: 1,
     });
     await jobs.finish(taken[0]!, "succeed", { outcome: "succeeded" });
-    const after = await db.sql.query("SELECT status, last_error_code FROM jobs WHERE id = $1", [rows[0]!.id]);
+    const after = await app.sql.query("SELECT status, last_error_code FROM jobs WHERE id = $1", [
+      rows[0]!.id,
+    ]);
     expect(after.rows).toEqual([{ status: "succeeded", last_error_code: null }]);
   });
   it("a run abandoned mid-attempt is taken over once stale, and its open attempt is closed as abandoned", async () => {
     const c = await connection();
     const rows = await notDueJob(c, "abandon-1");
-    const jobs = worker.get(JobStateMachine);
+    const jobs = app.worker.get(JobStateMachine);
     const first = await jobs.claim(rows[0]!.id, CONTEXT_COLUMNS);
     expect(first).toBeDefined();
     expect(await jobs.untilAbandoned(rows[0]!.id)).toBeGreaterThan(25_000);
     // Its worker dies: nothing closes the attempt. Thirty seconds later the run counts as abandoned.
-    await db.sql.query("UPDATE jobs SET updated_at = now() - interval '31 seconds' WHERE id = $1", [
+    await app.sql.query("UPDATE jobs SET updated_at = now() - interval '31 seconds' WHERE id = $1", [
       rows[0]!.id,
     ]);
     expect(await jobs.untilAbandoned(rows[0]!.id)).toBe(0);
     const second = await jobs.claim(rows[0]!.id, CONTEXT_COLUMNS);
     expect(second?.job.attempts).toBe(2);
-    const attempts = await db.sql.query(
+    const attempts = await app.sql.query(
       "SELECT number, outcome, finished_at IS NOT NULL AS closed FROM job_attempts WHERE job_id = $1 ORDER BY number",
       [rows[0]!.id],
     );

@@ -1,13 +1,11 @@
 // Side effects end to end: deliveries over HTTP to the real API, the real worker (BullMQ on the
 // real Redis), and provider APIs and CRMs as real HTTP servers on loopback.
 import { Webhook } from "standardwebhooks";
-import type { INestApplicationContext } from "@nestjs/common";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
-import { type FakeServer, type ReceivedRequest, startFakeServer } from "../support/fake-server.js";
+import type { ReceivedRequest } from "../support/fake-server.js";
 import { fixture } from "../support/fixtures.js";
+import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
-import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import type { TestConnection } from "../support/tenants.js";
 import { waitFor } from "../support/wait.js";
 import { LeadsRepository } from "../../src/leads/leads.repository.js";
 
@@ -15,51 +13,36 @@ const YELP_TOKEN = "yelp-platform-token-0123456789";
 const REPLY = "Thanks for reaching out! We will call you within the hour.";
 
 describe("side effects", () => {
-  let db: TestDatabase;
-  let api: RunningApi;
-  let worker: INestApplicationContext;
-  let yelp: FakeServer;
-  let thumbtack: FakeServer;
-  let crm: FakeServer;
   /** Yelp events per lead id served by the fake Yelp API. */
   const yelpEvents = new Map<string, unknown[]>();
   /** Thumbtack messages per negotiation served by the fake Thumbtack API. */
   const thumbtackMessages = new Map<string, unknown[]>();
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    yelp = await startFakeServer({ status: 201, body: {} }, (request) => {
-      const match = /^\/v3\/leads\/([^/?]+)(\/events)?/.exec(request.path);
-      if (!match || request.method !== "GET") return undefined;
-      if (match[2]) return { status: 200, body: { events: yelpEvents.get(match[1]!) ?? [] } };
-      return { status: 200, body: { ...fixture("yelp/api-get-lead.json").json, id: match[1] } };
-    });
-    thumbtack = await startFakeServer({ status: 201, body: {} }, (request) => {
-      const match = /^\/api\/v4\/negotiations\/([^/]+)\/messages/.exec(request.path);
-      if (!match || request.method !== "GET") return undefined;
-      return { status: 200, body: { messages: thumbtackMessages.get(match[1]!) ?? [] } };
-    });
-    crm = await startFakeServer({ status: 200, body: {} });
-    const config = testConfig(db.url, {
+  const yelp = useFakeServer({ status: 201, body: {} }, (request) => {
+    const match = /^\/v3\/leads\/([^/?]+)(\/events)?/.exec(request.path);
+    if (!match || request.method !== "GET") return undefined;
+    if (match[2]) return { status: 200, body: { events: yelpEvents.get(match[1]!) ?? [] } };
+    return { status: 200, body: { ...fixture("yelp/api-get-lead.json").json, id: match[1] } };
+  });
+  const thumbtack = useFakeServer({ status: 201, body: {} }, (request) => {
+    const match = /^\/api\/v4\/negotiations\/([^/]+)\/messages/.exec(request.path);
+    if (!match || request.method !== "GET") return undefined;
+    return { status: 200, body: { messages: thumbtackMessages.get(match[1]!) ?? [] } };
+  });
+  const crm = useFakeServer({ status: 200, body: {} });
+  const app = useApp({
+    worker: true,
+    env: () => ({
       YELP_WEBHOOK_TOKEN: YELP_TOKEN,
       YELP_API_BASE_URL: yelp.url,
       THUMBTACK_API_BASE_URL: thumbtack.url,
       JOB_BACKOFF_BASE_MS: "50",
       SIDE_EFFECT_TIMEOUT_MS: "500",
       DISPATCHER_INTERVAL_MS: "300",
-    });
-    api = await startApi(config);
-    worker = await startWorker(config);
-  });
-  afterAll(async () => {
-    await worker.close();
-    await api.close();
-    await Promise.all([yelp.close(), thumbtack.close(), crm.close()]);
-    await db.drop();
+    }),
   });
 
   const connect = (provider: "staticforms" | "thumbtack" | "yelp", crmPath: string, extra: object = {}) =>
-    createTenantWithConnection(api.app, {
+    app.createConnection({
       provider,
       inboundAuth: { type: provider === "yelp" ? "none" : provider === "thumbtack" ? "basic" : "bearer" },
       credentials: { accessToken: `token-${crmPath}` },
@@ -73,7 +56,7 @@ describe("side effects", () => {
     authorization: `Basic ${Buffer.from(`${c.secrets.username}:${c.secrets.password}`).toString("base64")}`,
   });
   const jobsOf = (tenantId: string) =>
-    db.sql
+    app.sql
       .query<{ operation: string; status: string; attempts: number; job_key: string; id: string }>(
         "SELECT id, operation, status, attempts, job_key FROM jobs WHERE tenant_id = $1 ORDER BY operation, created_at",
         [tenantId],
@@ -88,7 +71,7 @@ describe("side effects", () => {
   it("Static Forms: one lead row and one signed CRM delivery", async () => {
     const c = await connect("staticforms", "sf");
     const answer = await post(
-      `${api.url}/webhooks/staticforms/${c.connectionId}`,
+      `${app.url}/webhooks/staticforms/${c.connectionId}`,
       fixture("staticforms/form-submitted.json").text,
       { authorization: `Bearer ${c.secrets.bearerToken}` },
     );
@@ -98,7 +81,7 @@ describe("side effects", () => {
       ["crm-delivery", "succeeded"],
       ["lead-upsert", "succeeded"],
     ]);
-    const leads = await db.sql.query(
+    const leads = await app.sql.query(
       "SELECT name, email, phone, status, details FROM leads WHERE tenant_id = $1",
       [c.tenantId],
     );
@@ -127,7 +110,7 @@ describe("side effects", () => {
 
   it("Thumbtack: the negotiation and two customer messages make one lead, one auto-reply, three CRM deliveries", async () => {
     const c = await connect("thumbtack", "tt", { externalAccountId: "700000000000000404" });
-    const url = `${api.url}/webhooks/thumbtack/${c.connectionId}`;
+    const url = `${app.url}/webhooks/thumbtack/${c.connectionId}`;
     const message = fixture("thumbtack/message-created-v4-customer.json").json as { data: object };
     expect((await post(url, fixture("thumbtack/negotiation-created-v4.json").text, basic(c))).status).toBe(
       202,
@@ -149,11 +132,11 @@ describe("side effects", () => {
     expect(replies[0]!.path).toBe("/api/v4/negotiations/700000000000000202/messages");
     expect(replies[0]!.headers.authorization).toBe("Bearer token-tt");
     expect(JSON.parse(replies[0]!.body)).toEqual({ text: REPLY });
-    const leads = await db.sql.query("SELECT id, name, phone, status FROM leads WHERE tenant_id = $1", [
+    const leads = await app.sql.query("SELECT id, name, phone, status FROM leads WHERE tenant_id = $1", [
       c.tenantId,
     ]);
     expect(leads.rows).toMatchObject([{ name: "Priya Okafor", phone: "2065550117", status: "open" }]);
-    const messages = await db.sql.query(
+    const messages = await app.sql.query(
       "SELECT external_id, direction FROM lead_messages WHERE lead_id = $1 ORDER BY external_id",
       [leads.rows[0].id],
     );
@@ -168,7 +151,7 @@ describe("side effects", () => {
 
   it("Thumbtack: a message before its negotiation makes a placeholder lead, filled when the negotiation comes", async () => {
     const c = await connect("thumbtack", "tt-early", { externalAccountId: "700000000000000777" });
-    const url = `${api.url}/webhooks/thumbtack/${c.connectionId}`;
+    const url = `${app.url}/webhooks/thumbtack/${c.connectionId}`;
     const message = fixture("thumbtack/message-created-v4-customer.json").json as { data: object };
     await post(
       url,
@@ -176,7 +159,7 @@ describe("side effects", () => {
       basic(c),
     );
     await waitFor(() => jobsOf(c.tenantId), settled);
-    const placeholder = await db.sql.query("SELECT status, name FROM leads WHERE tenant_id = $1", [
+    const placeholder = await app.sql.query("SELECT status, name FROM leads WHERE tenant_id = $1", [
       c.tenantId,
     ]);
     expect(placeholder.rows).toEqual([{ status: "placeholder", name: null }]);
@@ -187,12 +170,12 @@ describe("side effects", () => {
       () => jobsOf(c.tenantId),
       (rows) => rows.filter((row) => row.operation === "lead-upsert").length === 2 && settled(rows),
     );
-    const filled = await db.sql.query("SELECT status, name FROM leads WHERE tenant_id = $1", [c.tenantId]);
+    const filled = await app.sql.query("SELECT status, name FROM leads WHERE tenant_id = $1", [c.tenantId]);
     expect(filled.rows).toEqual([{ status: "open", name: "Priya Okafor" }]);
   });
 
   it("an older event never overwrites newer data", async () => {
-    const leads = worker.get(LeadsRepository);
+    const leads = app.worker.get(LeadsRepository);
     const c = await connect("staticforms", "order");
     const key = {
       tenantId: c.tenantId,
@@ -212,7 +195,7 @@ describe("side effects", () => {
       { v: 1 },
       new Date("2026-05-01T00:00:00Z"),
     );
-    const { rows } = await db.sql.query(
+    const { rows } = await app.sql.query(
       "SELECT name, phone, details, last_event_at FROM leads WHERE tenant_id = $1",
       [c.tenantId],
     );
@@ -220,7 +203,7 @@ describe("side effects", () => {
       { name: "New Name", phone: "2", details: { v: 2 }, last_event_at: new Date("2026-05-02T00:00:00Z") },
     ]);
     await leads.upsertContact(key, { name: "Newest" }, { v: 3 }, new Date("2026-05-03T00:00:00Z"));
-    const after = await db.sql.query("SELECT name, phone, details FROM leads WHERE tenant_id = $1", [
+    const after = await app.sql.query("SELECT name, phone, details FROM leads WHERE tenant_id = $1", [
       c.tenantId,
     ]);
     expect(after.rows).toEqual([{ name: "Newest", phone: "2", details: { v: 3 } }]);
@@ -233,16 +216,16 @@ describe("side effects", () => {
       (fixture("yelp/api-lead-events.json").json as { events: unknown[] }).events,
     );
     expect(
-      (await post(`${api.url}/webhooks/yelp/${YELP_TOKEN}`, fixture("yelp/new-event.json").text)).status,
+      (await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, fixture("yelp/new-event.json").text)).status,
     ).toBe(202);
     const jobs = await waitFor(
       () => jobsOf(c.tenantId),
       (rows) => rows.length === 3 && settled(rows),
     );
     expect(jobs.map((job) => job.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
-    const lead = await db.sql.query("SELECT id, name, email FROM leads WHERE tenant_id = $1", [c.tenantId]);
+    const lead = await app.sql.query("SELECT id, name, email FROM leads WHERE tenant_id = $1", [c.tenantId]);
     expect(lead.rows).toMatchObject([{ name: "Marta K.", email: "m.k.4f2a9c@messaging.yelp.example.test" }]);
-    const messages = await db.sql.query("SELECT external_id, text FROM lead_messages WHERE lead_id = $1", [
+    const messages = await app.sql.query("SELECT external_id, text FROM lead_messages WHERE lead_id = $1", [
       lead.rows[0].id,
     ]);
     expect(messages.rows).toEqual([
@@ -271,13 +254,13 @@ describe("side effects", () => {
         updates: [{ event_type: "NEW_EVENT", event_id: "evB1zX7cV3bN5mQ8wE2rTy", lead_id: "selfLead" }],
       },
     };
-    expect((await post(`${api.url}/webhooks/yelp/${YELP_TOKEN}`, body)).status).toBe(202);
+    expect((await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, body)).status).toBe(202);
     await waitFor(
       () => jobsOf(c.tenantId),
       (rows) => rows.length === 3 && settled(rows),
     );
     expect(yelp.received.filter((request) => request.method === "POST")).toHaveLength(before);
-    const record = await db.sql.query(
+    const record = await app.sql.query(
       "SELECT status, external_ref FROM side_effects WHERE tenant_id = $1 AND operation = 'initial-response'",
       [c.tenantId],
     );

@@ -2,44 +2,26 @@
 // in bounded batches, never while a job still needs them; a re-delivery after the purge makes no second lead.
 // Time is moved by back-dating rows (the windows are days long).
 import { randomBytes } from "node:crypto";
-import type { INestApplicationContext } from "@nestjs/common";
-import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { type FakeServer, startFakeServer } from "../support/fake-server.js";
+import { testRedisPrefix } from "../support/app.js";
+import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
-import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import type { TestConnection } from "../support/tenants.js";
 import { waitFor } from "../support/wait.js";
 import { RetentionWorker } from "../../src/retention/retention.worker.js";
 
 describe("retention", () => {
-  let db: TestDatabase;
-  let api: RunningApi;
-  let worker: INestApplicationContext;
-  let crm: FakeServer;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    crm = await startFakeServer();
-    const config = testConfig(db.url, { DISPATCHER_INTERVAL_MS: "300" });
-    api = await startApi(config);
-    worker = await startWorker(config);
-  });
-  afterAll(async () => {
-    await worker.close();
-    await api.close();
-    await crm.close();
-    await db.drop();
-  });
+  const crm = useFakeServer();
+  const app = useApp({ worker: true, env: { DISPATCHER_INTERVAL_MS: "300" } });
 
   const connect = () =>
-    createTenantWithConnection(api.app, {
+    app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
       settings: { crmDestination: { url: `${crm.url}/crm` } },
     });
   const deliver = (c: TestConnection, submissionId: string) =>
     post(
-      `${api.url}/webhooks/staticforms/${c.connectionId}`,
+      `${app.url}/webhooks/staticforms/${c.connectionId}`,
       {
         event: "form.submitted",
         data: { submissionId, formData: { name: "Ann", email: "ann@example.test" } },
@@ -47,32 +29,32 @@ describe("retention", () => {
       { authorization: `Bearer ${c.secrets.bearerToken}` },
     );
   const backdate = (tenantId: string, days: number) =>
-    db.sql.query("UPDATE receipts SET received_at = now() - make_interval(days => $2) WHERE tenant_id = $1", [
-      tenantId,
-      days,
-    ]);
+    app.sql.query(
+      "UPDATE receipts SET received_at = now() - make_interval(days => $2) WHERE tenant_id = $1",
+      [tenantId, days],
+    );
   const finished = (tenantId: string) =>
     waitFor(
       async () =>
-        (await db.sql.query<{ status: string }>("SELECT status FROM jobs WHERE tenant_id = $1", [tenantId]))
+        (await app.sql.query<{ status: string }>("SELECT status FROM jobs WHERE tenant_id = $1", [tenantId]))
           .rows,
       (rows) => rows.length === 2 && rows.every((row) => row.status === "succeeded"),
     );
   const receiptsOf = async (tenantId: string) =>
     (
-      await db.sql.query<{ raw_payload: unknown; payload_purged_at: Date | null }>(
+      await app.sql.query<{ raw_payload: unknown; payload_purged_at: Date | null }>(
         "SELECT raw_payload, payload_purged_at FROM receipts WHERE tenant_id = $1",
         [tenantId],
       )
     ).rows;
   const count = async (sql: string, tenantId: string) =>
-    Number((await db.sql.query<{ n: string }>(sql, [tenantId])).rows[0]!.n);
+    Number((await app.sql.query<{ n: string }>(sql, [tenantId])).rows[0]!.n);
 
   it("purges payloads, then receipts with their jobs; a re-delivery afterwards makes no second lead", async () => {
     const c = await connect();
     expect((await deliver(c, "sub_retained")).status).toBe(202);
     await finished(c.tenantId);
-    const retention = worker.get(RetentionWorker);
+    const retention = app.worker.get(RetentionWorker);
 
     await backdate(c.tenantId, 31);
     expect((await retention.run()).payloads).toBeGreaterThanOrEqual(1);
@@ -100,12 +82,12 @@ describe("retention", () => {
 
   it("keeps what a job still needs (unfinished, or dead and replayable), and purges thousands in bounded batches", async () => {
     const held = await connect();
-    await db.sql.query("UPDATE connections SET status = 'paused' WHERE id = $1", [held.connectionId]);
+    await app.sql.query("UPDATE connections SET status = 'paused' WHERE id = $1", [held.connectionId]);
     expect((await deliver(held, "sub_held")).status).toBe(202);
     await backdate(held.tenantId, 500);
 
     const bulk = await connect();
-    await db.sql.query(
+    await app.sql.query(
       `INSERT INTO receipts (tenant_id, connection_id, provider, account_id, idempotency_key, lead_id, kind, status,
                              occurred_at, payload_digest, raw_payload, received_at)
        SELECT $1, $2, 'staticforms', 'acct', md5(n::text), 'lead-' || n, 'lead.created', 'accepted',
@@ -120,7 +102,7 @@ describe("retention", () => {
     await waitFor(
       async () =>
         (
-          await db.sql.query<{ status: string }>(
+          await app.sql.query<{ status: string }>(
             "SELECT status FROM jobs WHERE tenant_id = $1 AND operation = 'crm-delivery'",
             [dead.tenantId],
           )
@@ -129,7 +111,7 @@ describe("retention", () => {
     );
     await backdate(dead.tenantId, 40);
 
-    const purged = await worker.get(RetentionWorker).run();
+    const purged = await app.worker.get(RetentionWorker).run();
     expect(purged.payloads).toBeGreaterThanOrEqual(2500);
     expect(
       await count(
@@ -156,28 +138,28 @@ describe("retention", () => {
     await finished(c.tenantId);
     await backdate(c.tenantId, 401);
     // Hold the jobs' row locks so the purge waits inside its transaction, then cut its connection.
-    const blocker = await db.sql.connect();
+    const blocker = await app.sql.connect();
     try {
       await blocker.query("BEGIN");
       await blocker.query("SELECT 1 FROM jobs WHERE tenant_id = $1 FOR UPDATE", [c.tenantId]);
-      const pass = worker.get(RetentionWorker).run();
+      const pass = app.worker.get(RetentionWorker).run();
       const waiting = await waitFor(
         async () =>
           (
-            await db.sql.query<{ pid: number }>(
+            await app.sql.query<{ pid: number }>(
               "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'SELECT 1 FROM jobs WHERE receipt_id%'",
             )
           ).rows,
         (rows) => rows.length === 1,
       );
-      await db.sql.query("SELECT pg_terminate_backend($1)", [waiting[0]!.pid]);
+      await app.sql.query("SELECT pg_terminate_backend($1)", [waiting[0]!.pid]);
       await expect(pass).rejects.toThrow(/terminat/i);
     } finally {
       await blocker.query("ROLLBACK");
       blocker.release();
     }
     // The same process purges on its next pass.
-    expect((await worker.get(RetentionWorker).run()).receipts).toBeGreaterThanOrEqual(1);
+    expect((await app.worker.get(RetentionWorker).run()).receipts).toBeGreaterThanOrEqual(1);
     expect(await receiptsOf(c.tenantId)).toEqual([]);
   });
 
@@ -186,7 +168,11 @@ describe("retention", () => {
     expect((await deliver(c, `sub_${randomBytes(4).toString("hex")}`)).status).toBe(202);
     await finished(c.tenantId);
     await backdate(c.tenantId, 45);
-    const scheduled = await startWorker(testConfig(db.url, { RETENTION_INTERVAL_MINUTES: "60" }));
+    // A worker with queues of its own, so its retention schedule is a fresh one.
+    const scheduled = await app.startWorker({
+      RETENTION_INTERVAL_MINUTES: "60",
+      REDIS_PREFIX: testRedisPrefix(),
+    });
     try {
       await waitFor(
         () => receiptsOf(c.tenantId),

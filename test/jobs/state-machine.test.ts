@@ -1,36 +1,27 @@
 // The job state machine against the real database: every transition is one statement whose WHERE
 // names its source statuses, so an illegal transition is refused (and reported), never applied;
 // waits use no attempt and end in a terminal status; every requeue follows one attempt policy.
-import type { INestApplicationContext } from "@nestjs/common";
 import { CONTEXT_COLUMNS, type ContextRow } from "../../src/jobs/job-context.js";
 import { JobStateMachine } from "../../src/jobs/state/job-state-machine.js";
 import { PLATFORM } from "../../src/auth/principal.js";
 import { PrismaService } from "../../src/database/prisma.service.js";
 import { Metrics } from "../../src/observability/metrics.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { type RunningApi, startApi, startWorker, testConfig } from "../support/app.js";
+import type { RunningApi } from "../support/app.js";
+import { useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { freePort } from "../support/process.js";
 import { createTenantWithConnection } from "../support/tenants.js";
 
 describe("job state machine", () => {
-  let db: TestDatabase;
+  // Jobs are stored but never handed to BullMQ (the API's Redis is down) and the worker's
+  // dispatcher does not tick during the test: only the transitions below move them.
+  const app = useApp({ api: false, worker: true, env: { DISPATCHER_INTERVAL_MS: "3600000" } });
   let api: RunningApi;
-  let worker: INestApplicationContext;
   let state: JobStateMachine;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    // Jobs are stored but never handed to BullMQ (the API's Redis is down) and the worker's
-    // dispatcher does not tick during the test: only the transitions below move them.
-    api = await startApi(testConfig(db.url, { REDIS_URL: `redis://127.0.0.1:${await freePort()}` }));
-    worker = await startWorker(testConfig(db.url, { DISPATCHER_INTERVAL_MS: "3600000" }));
-    state = worker.get(JobStateMachine);
-  });
-  afterAll(async () => {
-    await worker.close();
-    await api.close();
-    await db.drop();
+    api = await app.startApi({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+    state = app.worker.get(JobStateMachine);
   });
 
   /** A stored lead-upsert job (Static Forms, no CRM): its row id. */
@@ -45,14 +36,14 @@ describe("job state machine", () => {
       { authorization: `Bearer ${c.secrets.bearerToken}` },
     );
     expect(response.status).toBe(202);
-    const { rows } = await db.sql.query<{ id: string }>("SELECT id FROM jobs WHERE tenant_id = $1", [
+    const { rows } = await app.sql.query<{ id: string }>("SELECT id FROM jobs WHERE tenant_id = $1", [
       c.tenantId,
     ]);
     return rows[0]!.id;
   };
   const row = async (id: string): Promise<Record<string, unknown>> =>
     (
-      await db.sql.query<Record<string, unknown>>(
+      await app.sql.query<Record<string, unknown>>(
         `SELECT status, waiting_for, waiting_since, attempts, max_attempts, last_error_code,
                 (SELECT count(*)::int FROM job_attempts a WHERE a.job_id = jobs.id) AS attempt_rows
          FROM jobs WHERE id = $1`,
@@ -61,7 +52,7 @@ describe("job state machine", () => {
     ).rows[0]!;
   const claim = (id: string) => state.claim<ContextRow>(id, CONTEXT_COLUMNS);
   const refused = async (transition: string) =>
-    (await worker.get(Metrics).refusedTransitions.get()).values.find(
+    (await app.worker.get(Metrics).refusedTransitions.get()).values.find(
       (v) => v.labels.transition === transition,
     )?.value ?? 0;
 
@@ -78,11 +69,11 @@ describe("job state machine", () => {
     expect(await row(id)).toMatchObject({ status: "succeeded", attempts: 1, last_error_code: null });
 
     // A replay that may start only from dead moves nothing; from succeeded (forced) it does.
-    await worker.get(PrismaService).$transaction(async (tx) => {
+    await app.worker.get(PrismaService).$transaction(async (tx) => {
       expect(await state.replay(tx, PLATFORM, { jobIds: [id] }, ["dead"])).toEqual([]);
     });
     expect((await row(id)).status).toBe("succeeded");
-    await worker.get(PrismaService).$transaction(async (tx) => {
+    await app.worker.get(PrismaService).$transaction(async (tx) => {
       expect(await state.replay(tx, PLATFORM, { jobIds: [id] }, ["succeeded"])).toHaveLength(1);
     });
     expect(await row(id)).toMatchObject({ status: "queued", attempts: 1, max_attempts: 1 + 6 });
@@ -97,7 +88,7 @@ describe("job state machine", () => {
     expect(waiting.waiting_since).not.toBeNull();
 
     expect(await claim(id)).toBeUndefined(); // not due yet
-    await db.sql.query("UPDATE jobs SET next_attempt_at = now() - interval '1 second' WHERE id = $1", [id]);
+    await app.sql.query("UPDATE jobs SET next_attempt_at = now() - interval '1 second' WHERE id = $1", [id]);
     const second = (await claim(id))!;
     expect(second.job.attempts).toBe(1);
     expect(await row(id)).toMatchObject({ status: "running", waiting_for: null });
@@ -107,7 +98,7 @@ describe("job state machine", () => {
     expect((await row(id)).waiting_since).toEqual(waiting.waiting_since);
 
     expect(await state.expireWaits(3600, 100)).toBe(0); // waited seconds, not an hour
-    await db.sql.query("UPDATE jobs SET waiting_since = now() - interval '2 hours' WHERE id = $1", [id]);
+    await app.sql.query("UPDATE jobs SET waiting_since = now() - interval '2 hours' WHERE id = $1", [id]);
     expect(await state.expireWaits(3600, 100)).toBeGreaterThanOrEqual(1);
     expect(await row(id)).toMatchObject({
       status: "dead",
@@ -120,14 +111,16 @@ describe("job state machine", () => {
   it("gives a requeued job its operation's allowance on top of the attempts it made (replay, resume, release)", async () => {
     const id = await storedJob();
     // Two attempts made, then dead: a replay allows 2 + 6.
-    await db.sql.query("UPDATE jobs SET status = 'dead', attempts = 2, max_attempts = 6 WHERE id = $1", [id]);
-    await worker
+    await app.sql.query("UPDATE jobs SET status = 'dead', attempts = 2, max_attempts = 6 WHERE id = $1", [
+      id,
+    ]);
+    await app.worker
       .get(PrismaService)
       .$transaction((tx) => state.replay(tx, PLATFORM, { jobIds: [id] }, ["dead"]));
     expect(await row(id)).toMatchObject({ status: "queued", attempts: 2, max_attempts: 8 });
 
     // Held with three attempts made; the connection is active, so the dispatcher's release applies.
-    await db.sql.query(
+    await app.sql.query(
       "UPDATE jobs SET status = 'held', attempts = 3, updated_at = now() - interval '1 minute' WHERE id = $1",
       [id],
     );
