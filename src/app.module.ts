@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import { AdminModule } from "./admin/admin.module.js";
 import { JobGauges } from "./jobs/job-gauges.js";
-import { ReplayModule } from "./replay/replay.module.js";
+import { ReplayApiModule } from "./replay/replay-api.module.js";
 import type { AppConfig } from "./config/config.js";
 import { ConfigModule } from "./config/config.module.js";
 import { CryptoModule } from "./crypto/crypto.module.js";
@@ -24,7 +24,7 @@ export class AppModule {
         ObservabilityModule,
         IngestionModule,
         AdminModule,
-        ReplayModule,
+        ReplayApiModule,
       ],
       // Queue gauges read Postgres at each scrape: in the API only, so worker replicas do not multiply them.
       providers: [JobGauges],

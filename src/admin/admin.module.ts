@@ -2,7 +2,6 @@ import { Module } from "@nestjs/common";
 import { AuthModule } from "../auth/auth.module.js";
 import { ConnectionsModule } from "../connections/connections.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
-import { ReplayModule } from "../replay/replay.module.js";
 import { ApiKeysController } from "./api-keys.js";
 import { AuditController, AuditRepository } from "./audit.js";
 import { ConflictsController, ConflictsRepository } from "./conflicts.js";
@@ -11,13 +10,11 @@ import { ConnectionsController } from "./connections/connections.controller.js";
 import { JobsAdminRepository, JobsController } from "./jobs.js";
 import { LeadsAdminRepository, LeadsController } from "./leads.js";
 import { ReceiptsController, ReceiptsRepository } from "./receipts.js";
-import { ReplayService } from "./replay.service.js";
-import { ReplaysController } from "./replays.js";
 import { TenantsController, TenantsRepository } from "./tenants.js";
 
 /** The admin API (api.md "Admin API"): every route needs an API key; tenant-admin keys see their tenant only. */
 @Module({
-  imports: [AuthModule, ConnectionsModule, JobsModule, ReplayModule],
+  imports: [AuthModule, ConnectionsModule, JobsModule],
   controllers: [
     TenantsController,
     ApiKeysController,
@@ -25,7 +22,6 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     ReceiptsController,
     JobsController,
     LeadsController,
-    ReplaysController,
     ConflictsController,
     AuditController,
   ],
@@ -37,7 +33,8 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     JobsAdminRepository,
     LeadsAdminRepository,
     ConflictsRepository,
-    ReplayService,
   ],
+  // Replay's admin routes (src/replay/) audit and answer with job views.
+  exports: [AuthModule, AuditRepository, JobsAdminRepository],
 })
 export class AdminModule {}

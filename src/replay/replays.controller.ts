@@ -27,10 +27,10 @@ import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
 import { REPLAYABLE, type ReplayableStatus } from "../jobs/state/job-states.js";
-import { ownTenant } from "./tenants.js";
-import { IdPipe } from "./id.pipe.js";
-import { JobsQuery } from "./jobs.js";
-import { ReceiptsQuery } from "./receipts.js";
+import { ownTenant } from "../admin/tenants.js";
+import { IdPipe } from "../admin/id.pipe.js";
+import { JobsQuery } from "../admin/jobs.js";
+import { ReceiptsQuery } from "../admin/receipts.js";
 import { ReplayService } from "./replay.service.js";
 import { Optional } from "../common/validation.js";
 

@@ -1,17 +1,17 @@
 // Operator replay (api.md): one job, one receipt's unsuccessful jobs, or every job matching a
 // filter (a paced background batch). Each replay commits with its audit row, then is handed to BullMQ.
 import { Injectable } from "@nestjs/common";
-import { AuditRepository } from "./audit.js";
-import { notFound } from "./id.pipe.js";
-import { JobsAdminRepository } from "./jobs.js";
+import { AuditRepository } from "../admin/audit.js";
+import { notFound } from "../admin/id.pipe.js";
+import { JobsAdminRepository } from "../admin/jobs.js";
 import type { Principal, TenantScope } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { Transactions } from "../database/transactions.js";
 import { JobQueue } from "../jobs/job-queue.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 import { IN_PROGRESS, REPLAYABLE } from "../jobs/state/job-states.js";
-import { type BatchProgress, type BulkFilter, ReplayRepository } from "../replay/replay.repository.js";
-import { ReplayQueue } from "../replay/replay-queue.js";
+import { type BatchProgress, type BulkFilter, ReplayRepository } from "./replay.repository.js";
+import { ReplayQueue } from "./replay-queue.js";
 
 export interface BatchStatus extends Omit<BatchProgress, "status"> {
   /** pending: not started · running: jobs being queued or still on their way · done: every job finished or skipped. */
