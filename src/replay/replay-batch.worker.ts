@@ -1,14 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from "@nestjs/common";
-import { type Job, Worker } from "bullmq";
-import type { Redis } from "ioredis";
-import { WORKER_REDIS } from "../redis/worker-redis.module.js";
+import { Inject, Logger } from "@nestjs/common";
+import { OnWorkerEvent, Processor, WorkerHost } from "@nestjs/bullmq";
+import type { Job } from "bullmq";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { JobQueue } from "../jobs/job-queue.js";
@@ -23,38 +16,29 @@ const TICK_MS = 250;
  * REPLAY_RATE_PER_SECOND jobs a second are re-queued per batch, and no more while five seconds' worth
  * of them are still on their way. Progress lives in Postgres (each batch item is pending, queued or
  * skipped), so a batch whose worker died resumes where it stopped on another worker.
+ * The BullMQ worker (two batches at once) is started and stopped by the queues module.
  */
-@Injectable()
-export class ReplayBatchWorker implements OnApplicationBootstrap, OnModuleDestroy {
+@Processor(REPLAY_QUEUE, { concurrency: 2 })
+export class ReplayBatchWorker extends WorkerHost {
   private readonly logger = new Logger("replay");
-  private worker: Worker<ReplayBatchPayload> | undefined;
   private closing = false;
 
   constructor(
     private readonly replays: ReplayRepository,
     private readonly queue: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(WORKER_REDIS) private readonly connection: Redis,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.worker = new Worker<ReplayBatchPayload>(
-      REPLAY_QUEUE,
-      (job: Job<ReplayBatchPayload>) => this.run(job.data.batchId),
-      {
-        connection: this.connection,
-        prefix: this.config.redisPrefix,
-        concurrency: 2,
-      },
-    );
-    this.worker.on("error", (error) =>
-      this.logger.warn({ msg: "replay worker error", error: error.message }),
-    );
+  ) {
+    super();
   }
 
-  async onModuleDestroy(): Promise<void> {
+  process(job: Job<ReplayBatchPayload>): Promise<void> {
+    return this.run(job.data.batchId);
+  }
+
+  /** Shutdown began: a running batch stops pacing so the worker can close (see the end of run). */
+  @OnWorkerEvent("closing")
+  onClosing(): void {
     this.closing = true;
-    await this.worker?.close();
   }
 
   async run(batchId: string): Promise<void> {
