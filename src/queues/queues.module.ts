@@ -10,6 +10,10 @@ import { QUEUE_CONNECTION, QUEUE_ROLE, QueueLifecycle, type QueueRole } from "./
 import { QUEUE_NAMES, type QueueName } from "./queue-names.js";
 import { Queues } from "./queues.js";
 
+/** Holds the process's BullMQ connection (QUEUE_CONNECTION) for QueuesModule and BullModule. */
+@Module({})
+class QueueConnectionModule {}
+
 /**
  * The one owner of BullMQ in a process (through @nestjs/bullmq): its Redis connection, the queues
  * of the closed vocabulary (src/queues/queue-names.ts) under REDIS_PREFIX, and the workers'
@@ -46,12 +50,20 @@ export class QueuesModule {
   }
 
   private static create(role: QueueRole, connection: Provider): DynamicModule {
+    // The connection is seen by this module and BullModule's shared configuration, nowhere else.
+    const connectionModule: DynamicModule = {
+      module: QueueConnectionModule,
+      providers: [connection],
+      exports: [QUEUE_CONNECTION],
+    };
     return {
       module: QueuesModule,
       global: true,
       imports: [
         DiscoveryModule,
+        connectionModule,
         BullModule.forRootAsync({
+          imports: [connectionModule],
           inject: [APP_CONFIG, QUEUE_CONNECTION],
           useFactory: (config: AppConfig, client: Redis) => ({
             connection: client,
@@ -63,7 +75,6 @@ export class QueuesModule {
         BullModule.registerQueue(...QUEUE_NAMES.map((name) => ({ name }))),
       ],
       providers: [
-        connection,
         { provide: QUEUE_ROLE, useValue: role },
         {
           provide: Queues,
@@ -76,8 +87,7 @@ export class QueuesModule {
         },
         QueueLifecycle,
       ],
-      // QUEUE_CONNECTION for BullModule's shared configuration only; everything else takes `Queues`.
-      exports: [Queues, QUEUE_CONNECTION],
+      exports: [Queues],
     };
   }
 }
