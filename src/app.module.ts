@@ -8,6 +8,7 @@ import { CryptoModule } from "./crypto/crypto.module.js";
 import { DatabaseModule } from "./database/database.module.js";
 import { IngestionModule } from "./ingestion/ingestion.module.js";
 import { ObservabilityModule } from "./observability/observability.module.js";
+import { QueuesModule } from "./queues/queues.module.js";
 import { RedisModule } from "./redis/redis.module.js";
 
 /** The API process: webhooks, admin API, health. */
@@ -20,6 +21,8 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule,
         RedisModule,
+        // After Redis: the queues close before the client they share with it (see QueuesModule).
+        QueuesModule.forApi(),
         CryptoModule,
         ObservabilityModule,
         IngestionModule,

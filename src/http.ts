@@ -9,13 +9,12 @@ import { AppModule } from "./app.module.js";
 import { AppError } from "./common/app-error.js";
 import { HttpExceptionFilter } from "./common/http-exception.filter.js";
 import type { AppConfig } from "./config/config.js";
-import { JobQueue } from "./jobs/job-queue.js";
 import { Metrics } from "./observability/metrics.js";
 import { PROVIDERS } from "./providers/provider-event.js";
 import { mountDocs } from "./observability/docs.js";
 import { createLogger } from "./observability/logger.js";
 import { mountQueueDashboard } from "./admin/queue-dashboard.js";
-import { ReplayQueue } from "./replay/replay-queue.js";
+import { Queues } from "./queues/queues.js";
 
 const REQUEST_ID_HEADER = "x-request-id";
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -160,6 +159,6 @@ export async function createApiApp(
   countDeliveries(app);
   // Plugins after the root hooks (Fastify runs a root hook added later only after them).
   mountDocs(app);
-  mountQueueDashboard(app, [...app.get(JobQueue).all(), app.get(ReplayQueue).queue]);
+  mountQueueDashboard(app, app.get(Queues).all());
   return app;
 }

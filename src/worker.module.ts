@@ -5,11 +5,12 @@ import { CryptoModule } from "./crypto/crypto.module.js";
 import { DatabaseModule } from "./database/database.module.js";
 import { WorkerJobsModule } from "./jobs/worker-jobs.module.js";
 import { ObservabilityModule } from "./observability/observability.module.js";
+import { QueuesModule } from "./queues/queues.module.js";
 import { RedisModule } from "./redis/redis.module.js";
-import { WorkerRedisModule } from "./redis/worker-redis.module.js";
+import { ReplayWorkerModule } from "./replay/replay-worker.module.js";
 import { RetentionModule } from "./retention/retention.module.js";
 
-/** The worker process: BullMQ processors, dispatcher, scheduled retention. No HTTP port. */
+/** The worker process: BullMQ processors, dispatcher, bulk replays, scheduled retention. No HTTP port. */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -19,10 +20,12 @@ export class WorkerModule {
         ConfigModule.forRoot(config),
         DatabaseModule,
         RedisModule,
-        WorkerRedisModule,
+        // After the database: the workers finish their jobs before the pool closes (see QueuesModule).
+        QueuesModule.forWorker(),
         CryptoModule,
         ObservabilityModule,
         WorkerJobsModule,
+        ReplayWorkerModule,
         RetentionModule,
       ],
     };

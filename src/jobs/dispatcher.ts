@@ -7,8 +7,6 @@ import {
 } from "@nestjs/common";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
-import { ReplayRepository } from "../replay/replay.repository.js";
-import { ReplayQueue } from "../replay/replay-queue.js";
 import { Metrics } from "../observability/metrics.js";
 import { JobQueue } from "./job-queue.js";
 import { JobStateMachine } from "./state/job-state-machine.js";
@@ -20,9 +18,9 @@ const STALE_RUNNING_MS = 2 * 60_000;
 /**
  * Enqueues job rows that are due but may not be in BullMQ (a crash between commit and enqueue, a
  * Redis outage at ingest, jobs moved back to queued, waiting jobs whose wait is over), held jobs
- * whose connection is active again, ends waits longer than JOB_MAX_WAIT_SECONDS,
- * and bulk replays whose BullMQ job went missing. Deterministic job ids make one that is already in BullMQ a no-op, so any number of
- * worker replicas can run this at once.
+ * whose connection is active again, and ends waits longer than JOB_MAX_WAIT_SECONDS. Deterministic
+ * job ids make one that is already in BullMQ a no-op, so any number of worker replicas can run this
+ * at once.
  */
 @Injectable()
 export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -33,8 +31,6 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
-    private readonly replays: ReplayRepository,
-    private readonly replayQueue: ReplayQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {}
@@ -65,11 +61,6 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
         await this.queue.enqueue(due);
         this.metrics.dispatched.inc({ reason: "due" }, due.length);
         this.logger.log({ msg: "re-enqueued due jobs", jobs: due.length });
-      }
-      // Bulk replays not fully queued: a no-op for a batch already in BullMQ (its job id is the batch's).
-      for (const batchId of await this.replays.unfinishedBatches(this.config.dispatcherIntervalMs)) {
-        await this.replayQueue.enqueue(batchId);
-        this.metrics.dispatched.inc({ reason: "replay" });
       }
     } catch (error) {
       this.logger.warn({

@@ -1,11 +1,8 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from "@nestjs/common";
-import { type JobsOptions, Queue } from "bullmq";
-import type { Redis } from "ioredis";
-import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
+import { Injectable, Logger } from "@nestjs/common";
+import type { JobsOptions } from "bullmq";
 import { withTimeout } from "../common/with-timeout.js";
 import { Metrics } from "../observability/metrics.js";
-import { REDIS } from "../redis/redis.module.js";
+import { Queues } from "../queues/queues.js";
 import { bullJobId, type JobPayload, type Operation, OPERATION_SETTINGS, OPERATIONS } from "./operations.js";
 
 const ENQUEUE_TIMEOUT_MS = 2_000;
@@ -32,35 +29,17 @@ export function jobOptions(operation: Operation, key: string): JobsOptions {
 }
 
 /**
- * Producer side of the job queues (one BullMQ queue per operation). Enqueueing is typed: a job's
- * name is its operation and its data the job row id, nothing else.
+ * Producer side of the job queues (one BullMQ queue per operation, from the queues module).
+ * Enqueueing is typed: a job's name is its operation and its data the job row id, nothing else.
  */
 @Injectable()
-export class JobQueue implements OnModuleDestroy {
+export class JobQueue {
   private readonly logger = new Logger("job-queue");
-  private readonly queues: Record<Operation, Queue<JobPayload>>;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly queues: Queues,
     private readonly metrics: Metrics,
-  ) {
-    const queue = (operation: Operation) => {
-      const created = new Queue<JobPayload>(operation, { connection: redis, prefix: config.redisPrefix });
-      // Connection errors are the shared client's, logged once by RedisModule; enqueue failures below.
-      created.on("error", () => undefined);
-      return created;
-    };
-    this.queues = Object.fromEntries(OPERATIONS.map((operation) => [operation, queue(operation)])) as Record<
-      Operation,
-      Queue<JobPayload>
-    >;
-  }
-
-  /** Every operation's queue (for the queue dashboard). */
-  all(): Queue<JobPayload>[] {
-    return Object.values(this.queues);
-  }
+  ) {}
 
   /**
    * Hands committed jobs to BullMQ. Never throws: the rows are durable either way, and the
@@ -73,13 +52,17 @@ export class JobQueue implements OnModuleDestroy {
         if (group.length === 0) return;
         try {
           // BullMQ waits for a connection that is down; ingest must not (nor pile up promises meanwhile).
-          if (this.redis.status !== "ready") throw new Error(`redis is ${this.redis.status}`);
+          this.queues.assertConnected();
           const bulk = group.map((job) => ({
             name: operation,
             data: { jobId: job.id },
             opts: jobOptions(operation, job.jobKey),
           }));
-          await withTimeout(this.queues[operation].addBulk(bulk), ENQUEUE_TIMEOUT_MS, "redis");
+          await withTimeout(
+            this.queues.get<JobPayload>(operation).addBulk(bulk),
+            ENQUEUE_TIMEOUT_MS,
+            "redis",
+          );
         } catch (error) {
           this.metrics.enqueueFailures.inc(group.length);
           this.logger.warn({
@@ -91,9 +74,5 @@ export class JobQueue implements OnModuleDestroy {
         }
       }),
     );
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await Promise.all(Object.values(this.queues).map((queue) => queue.close()));
   }
 }

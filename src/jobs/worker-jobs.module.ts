@@ -6,17 +6,18 @@ import { JobContextLoader } from "./job-context.js";
 import { JobRunner } from "./job-runner.js";
 import { JobsModule } from "./jobs.module.js";
 import { ConnectionsModule } from "../connections/connections.module.js";
+import { OPERATION_WORKERS } from "./operation-workers.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
 import { SideEffectsRepository } from "./side-effects.repository.js";
-import { WorkerHost } from "./worker-host.js";
-import { ReplayModule } from "../replay/replay.module.js";
-import { ReplayBatchWorker } from "../replay/replay-batch.worker.js";
 
-/** The consumer side: processors, the runner that mirrors job state in Postgres, the dispatcher. */
+/**
+ * The consumer side: processors, the runner that mirrors job state in Postgres, one BullMQ worker
+ * per operation (started and stopped by the queues module), the dispatcher.
+ */
 @Module({
-  imports: [JobsModule, ReplayModule, ConnectionsModule, FollowUpModule],
+  imports: [JobsModule, ConnectionsModule, FollowUpModule],
   providers: [
     SideEffectsRepository,
     LeadsRepository,
@@ -25,9 +26,8 @@ import { ReplayBatchWorker } from "../replay/replay-batch.worker.js";
     LeadUpsertProcessor,
     InitialResponseProcessor,
     CrmDeliveryProcessor,
-    WorkerHost,
+    ...Object.values(OPERATION_WORKERS),
     Dispatcher,
-    ReplayBatchWorker,
   ],
   exports: [Dispatcher],
 })

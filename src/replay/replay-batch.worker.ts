@@ -1,21 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from "@nestjs/common";
-import { type Job, Worker } from "bullmq";
-import type { Redis } from "ioredis";
-import { WORKER_REDIS } from "../redis/worker-redis.module.js";
+import { Inject, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
+import { OnWorkerEvent, Processor, WorkerHost } from "@nestjs/bullmq";
+import type { Job } from "bullmq";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { JobQueue } from "../jobs/job-queue.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
+import { Metrics } from "../observability/metrics.js";
 import type { BulkFilter } from "./replay.repository.js";
 import { ReplayRepository } from "./replay.repository.js";
-import { REPLAY_QUEUE, type ReplayBatchPayload } from "./replay-queue.js";
+import { REPLAY_QUEUE, type ReplayBatchPayload, ReplayQueue } from "./replay-queue.js";
 
 const TICK_MS = 250;
 
@@ -23,40 +17,63 @@ const TICK_MS = 250;
  * Runs bulk replays in the worker, paced so a replay cannot flood destinations: at most
  * REPLAY_RATE_PER_SECOND jobs a second are re-queued per batch, and no more while five seconds' worth
  * of them are still on their way. Progress lives in Postgres (each batch item is pending, queued or
- * skipped), so a batch whose worker died resumes where it stopped on another worker.
+ * skipped), so a batch whose worker died resumes where it stopped on another worker: every
+ * DISPATCHER_INTERVAL_MS, batches not fully queued are handed to BullMQ again (a no-op for one
+ * already there: its job id is the batch's).
+ * The BullMQ worker (two batches at once) is started and stopped by the queues module.
  */
-@Injectable()
-export class ReplayBatchWorker implements OnApplicationBootstrap, OnModuleDestroy {
+@Processor(REPLAY_QUEUE, { concurrency: 2 })
+export class ReplayBatchWorker extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger("replay");
-  private worker: Worker<ReplayBatchPayload> | undefined;
   private closing = false;
+  private timer: NodeJS.Timeout | undefined;
+  private recovering: Promise<unknown> | undefined;
 
   constructor(
     private readonly replays: ReplayRepository,
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
+    private readonly batches: ReplayQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(WORKER_REDIS) private readonly connection: Redis,
-  ) {}
+    private readonly metrics: Metrics,
+  ) {
+    super();
+  }
 
   onApplicationBootstrap(): void {
-    this.worker = new Worker<ReplayBatchPayload>(
-      REPLAY_QUEUE,
-      (job: Job<ReplayBatchPayload>) => this.run(job.data.batchId),
-      {
-        connection: this.connection,
-        prefix: this.config.redisPrefix,
-        concurrency: 2,
-      },
-    );
-    this.worker.on("error", (error) =>
-      this.logger.warn({ msg: "replay worker error", error: error.message }),
-    );
+    this.timer = setInterval(() => {
+      this.recovering ??= this.recover().finally(() => (this.recovering = undefined));
+    }, this.config.dispatcherIntervalMs);
   }
 
   async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.recovering;
+  }
+
+  /** Hands bulk replays not fully queued (their BullMQ job lost, or paused by a shutdown) to BullMQ again. */
+  async recover(): Promise<void> {
+    try {
+      for (const batchId of await this.replays.unfinishedBatches(this.config.dispatcherIntervalMs)) {
+        await this.batches.enqueue(batchId);
+        this.metrics.dispatched.inc({ reason: "replay" });
+      }
+    } catch (error) {
+      this.logger.warn({
+        msg: "replay recovery failed; the next pass retries",
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  process(job: Job<ReplayBatchPayload>): Promise<void> {
+    return this.run(job.data.batchId);
+  }
+
+  /** Shutdown began: a running batch stops pacing so the worker can close (see the end of run). */
+  @OnWorkerEvent("closing")
+  onClosing(): void {
     this.closing = true;
-    await this.worker?.close();
   }
 
   async run(batchId: string): Promise<void> {
@@ -85,7 +102,7 @@ export class ReplayBatchWorker implements OnApplicationBootstrap, OnModuleDestro
       }
       await sleep(TICK_MS);
     }
-    // Shutting down: the batch stays `running` and this BullMQ job ends; the dispatcher enqueues the
+    // Shutting down: the batch stays `running` and this BullMQ job ends; recover() enqueues the
     // batch again and a worker resumes it where it stopped (its progress is in Postgres).
     this.logger.log({ msg: "replay batch paused by shutdown", batchId, queued });
   }

@@ -1,12 +1,9 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from "@nestjs/common";
-import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
-import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
-import { REDIS } from "../redis/redis.module.js";
+import { Injectable, Logger } from "@nestjs/common";
+import type { QueueName } from "../queues/queue-names.js";
+import { Queues } from "../queues/queues.js";
 
 /** The queue of bulk replays: one BullMQ job per batch, run paced by the worker. */
-export const REPLAY_QUEUE = "replay-batch";
+export const REPLAY_QUEUE = "replay-batch" satisfies QueueName;
 
 export interface ReplayBatchPayload {
   batchId: string;
@@ -17,25 +14,15 @@ export interface ReplayBatchPayload {
  * batch that did not make it. The job id is the batch's, so enqueueing twice runs it once.
  */
 @Injectable()
-export class ReplayQueue implements OnModuleDestroy {
+export class ReplayQueue {
   private readonly logger = new Logger("replay");
-  readonly queue: Queue<ReplayBatchPayload>;
 
-  constructor(
-    @Inject(REDIS) private readonly redis: Redis,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.queue = new Queue<ReplayBatchPayload>(REPLAY_QUEUE, {
-      connection: redis,
-      prefix: config.redisPrefix,
-    });
-    this.queue.on("error", () => undefined); // the shared client's errors are logged by RedisModule
-  }
+  constructor(private readonly queues: Queues) {}
 
   async enqueue(batchId: string): Promise<void> {
     try {
-      if (this.redis.status !== "ready") throw new Error(`redis is ${this.redis.status}`);
-      await this.queue.add(
+      this.queues.assertConnected();
+      await this.queues.get<ReplayBatchPayload>(REPLAY_QUEUE).add(
         REPLAY_QUEUE,
         { batchId },
         {
@@ -53,9 +40,5 @@ export class ReplayQueue implements OnModuleDestroy {
         error: error instanceof Error ? error.message : String(error),
       });
     }
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.queue.close();
   }
 }

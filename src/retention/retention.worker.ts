@@ -1,19 +1,13 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from "@nestjs/common";
-import { Queue, Worker } from "bullmq";
-import type { Redis } from "ioredis";
-import { WORKER_REDIS } from "../redis/worker-redis.module.js";
+import { Inject, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
+import { OnWorkerEvent, Processor, WorkerHost } from "@nestjs/bullmq";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { Metrics } from "../observability/metrics.js";
+import type { QueueName } from "../queues/queue-names.js";
+import { Queues } from "../queues/queues.js";
 import { RetentionRepository } from "./retention.repository.js";
 
-const QUEUE = "retention";
+const QUEUE = "retention" satisfies QueueName;
 const BATCH = 1_000;
 const DAY_MS = 86_400_000;
 const SCHEDULE_CHECK_MS = 60_000;
@@ -22,13 +16,12 @@ const SCHEDULE_CHECK_MS = 60_000;
  * Retention as a scheduled BullMQ job: every RETENTION_INTERVAL_MINUTES one run purges raw payloads
  * older than PAYLOAD_RETENTION_DAYS and receipts older than RECEIPT_RETENTION_DAYS, in batches of
  * 1,000 until none is left. The schedule is upserted under a fixed id, so any number of workers
- * keep one schedule, and one worker runs each occurrence.
+ * keep one schedule, and one worker runs each occurrence (the BullMQ worker, one run at a time, is
+ * started and stopped by the queues module).
  */
-@Injectable()
-export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy {
+@Processor(QUEUE, { concurrency: 1 })
+export class RetentionWorker extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger("retention");
-  private queue: Queue | undefined;
-  private worker: Worker | undefined;
   private closing = false;
   private scheduler: NodeJS.Timeout | undefined;
   private scheduling: Promise<unknown> | undefined;
@@ -36,17 +29,17 @@ export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy 
   constructor(
     private readonly retention: RetentionRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(WORKER_REDIS) private readonly connection: Redis,
+    private readonly queues: Queues,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    super();
+  }
+
+  async process(): Promise<void> {
+    await this.run();
+  }
 
   onApplicationBootstrap(): void {
-    const options = { connection: this.connection, prefix: this.config.redisPrefix };
-    this.queue = new Queue(QUEUE, options);
-    this.worker = new Worker(QUEUE, () => this.run(), { ...options, concurrency: 1 });
-    this.worker.on("error", (error) =>
-      this.logger.warn({ msg: "retention worker error", error: error.message }),
-    );
     // The schedule lives in Redis, which may lose it (a restart without persistence, a failover):
     // it is upserted again every minute (idempotent, under a fixed id), never awaited at boot.
     this.schedule();
@@ -54,20 +47,25 @@ export class RetentionWorker implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private schedule(): void {
-    this.scheduling ??= this.queue!.upsertJobScheduler(
-      "retention",
-      { every: this.config.retentionIntervalMinutes * 60_000 }, // the first run is at once
-      { name: QUEUE, opts: { removeOnComplete: true, removeOnFail: true } },
-    )
+    this.scheduling ??= this.queues
+      .get(QUEUE)
+      .upsertJobScheduler(
+        "retention",
+        { every: this.config.retentionIntervalMinutes * 60_000 }, // the first run is at once
+        { name: QUEUE, opts: { removeOnComplete: true, removeOnFail: true } },
+      )
       .catch((error: Error) => this.logger.warn({ msg: "retention not scheduled yet", error: error.message }))
       .finally(() => (this.scheduling = undefined));
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** Shutdown began: a pass in progress stops after its current batch. */
+  @OnWorkerEvent("closing")
+  onClosing(): void {
     this.closing = true;
+  }
+
+  onModuleDestroy(): void {
     clearInterval(this.scheduler);
-    await this.worker?.close();
-    await this.queue?.close();
   }
 
   /** One retention pass; answers what it purged. */

@@ -12,6 +12,7 @@ import type { AppConfig } from "../../src/config/config.js";
 import type { NewConnection } from "../../src/connections/connection.js";
 import { Dispatcher } from "../../src/jobs/dispatcher.js";
 import { OPERATIONS } from "../../src/jobs/operations.js";
+import { ReplayBatchWorker } from "../../src/replay/replay-batch.worker.js";
 import { REPLAY_QUEUE } from "../../src/replay/replay-queue.js";
 import { type Admin, adminAs, OPERATOR_KEY } from "./admin.js";
 import {
@@ -77,7 +78,7 @@ export interface TestApp {
    */
   defer(close: () => Promise<void>): void;
   /**
-   * Resolves once nothing more can happen to the jobs as they stand: one dispatcher pass (what the
+   * Resolves once nothing more can happen to the jobs as they stand: one dispatcher and one replay-recovery pass (what the
    * worker's timer does every DISPATCHER_INTERVAL_MS, so anything due or released is handed over),
    * then no BullMQ job waiting, running or delayed in this app's queues. Wait for the outcome you
    * expect first (a job's terminal state), then call this before asserting that something did not
@@ -181,6 +182,7 @@ export function useApp(options: AppOptions = {}): TestApp {
     },
     async settled() {
       await app.worker.get(Dispatcher).tick();
+      await app.worker.get(ReplayBatchWorker).recover();
       const redis = new Redis(app.config.redisUrl, { maxRetriesPerRequest: 1 });
       const queues = [...OPERATIONS, REPLAY_QUEUE].map(
         (name) => new Queue(name, { connection: redis, prefix: app.config.redisPrefix }),

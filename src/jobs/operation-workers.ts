@@ -1,0 +1,53 @@
+import { Inject, type Type } from "@nestjs/common";
+import { Processor as QueueProcessor, WorkerHost } from "@nestjs/bullmq";
+import type { Job } from "bullmq";
+import { JobRunner, RetryScheduled } from "./job-runner.js";
+import { type JobPayload, type Operation, OPERATION_SETTINGS } from "./operations.js";
+import type { Processor } from "./processor.js";
+import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
+import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
+import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
+
+/**
+ * BullMQ's retry delay. The runner computed the delay (backoff with jitter, Retry-After) and stored
+ * it on the job row. Anything else (the database or Redis failing under the runner) backs off
+ * 2 s, 4 s, ... 1 min.
+ */
+function retryDelay(attemptsMade: number, _type?: string, error?: Error): number {
+  return error instanceof RetryScheduled ? error.delayMs : Math.min(1000 * 2 ** attemptsMade, 60_000);
+}
+
+/**
+ * The BullMQ worker of one operation's queue, with the operation's concurrency: it hands each job
+ * to the runner with the operation's processor. Its construction fails (and with it the boot) when
+ * the processor is not the operation's own.
+ */
+function operationWorker(operation: Operation, processorType: Type<Processor>): Type<WorkerHost> {
+  @QueueProcessor(operation, {
+    concurrency: OPERATION_SETTINGS[operation].concurrency,
+    settings: { backoffStrategy: retryDelay },
+  })
+  class OperationWorker extends WorkerHost {
+    constructor(
+      @Inject(JobRunner) private readonly runner: JobRunner,
+      @Inject(processorType) private readonly processor: Processor,
+    ) {
+      super();
+      if (processor.operation !== operation)
+        throw new Error(`no processor registered for operation(s): ${operation}`);
+    }
+
+    process(job: Job<JobPayload>): Promise<void> {
+      return this.runner.run(this.processor, job.data.jobId);
+    }
+  }
+  Object.defineProperty(OperationWorker, "name", { value: `OperationWorker(${operation})` });
+  return OperationWorker;
+}
+
+/** One worker per operation: an operation without one does not compile. */
+export const OPERATION_WORKERS: Record<Operation, Type<WorkerHost>> = {
+  "lead-upsert": operationWorker("lead-upsert", LeadUpsertProcessor),
+  "initial-response": operationWorker("initial-response", InitialResponseProcessor),
+  "crm-delivery": operationWorker("crm-delivery", CrmDeliveryProcessor),
+};
