@@ -7,6 +7,7 @@ import { bullJobId, type JobPayload, type Operation, OPERATION_SETTINGS, OPERATI
 
 const ENQUEUE_TIMEOUT_MS = 2_000;
 
+/** A job handed to BullMQ: its row id, key and operation (what the state machine's requeues answer). */
 export interface EnqueueableJob {
   id: string;
   jobKey: string;

@@ -7,6 +7,7 @@ import { type TenantScope, tenantParam } from "../../auth/principal.js";
 import { PrismaService } from "../../database/prisma.service.js";
 import type { Tx } from "../../database/transactions.js";
 import { Metrics } from "../../observability/metrics.js";
+import type { EnqueueableJob } from "../job-queue.js";
 import { type Operation, OPERATION_SETTINGS } from "../operations.js";
 import {
   type JobStatus,
@@ -31,13 +32,6 @@ export interface ClaimedJob {
   /** The attempt row opened by the claim. */
   attemptId: string;
   startedAt: Date;
-}
-
-/** A job handed to BullMQ: its row id, key and operation. */
-export interface EnqueueableJob {
-  id: string;
-  jobKey: string;
-  operation: Operation;
 }
 
 /** How an attempt that ran ended (the attempt row's outcome). */
