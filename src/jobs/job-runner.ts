@@ -8,7 +8,6 @@ import { ConnectionsRepository } from "../connections/connections.repository.js"
 import { backoffDelay } from "./backoff.js";
 import { Metrics } from "../observability/metrics.js";
 import { CONTEXT_COLUMNS, type ContextRow, JobContextLoader } from "./job-context.js";
-import type { Operation } from "./operations.js";
 import type { Processor } from "./processor.js";
 import { ABANDONED_AFTER_MS, type ClaimedJob, JobStateMachine } from "./state/job-state-machine.js";
 import { TRANSITIONS } from "./state/job-states.js";
@@ -132,8 +131,6 @@ export class JobRunner {
     this.logger.log({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() });
   }
 }
-
-export type ProcessorTable = Record<Operation, Processor>;
 
 /** The transition a job takes instead of running, by its connection's status. */
 const SKIP: Record<ConnectionStatus, "hold" | "park" | "cancelRun" | undefined> = {
