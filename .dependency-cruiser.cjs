@@ -2,14 +2,14 @@
 // layer and the layers below it, never one above; and no two folders may import each other, however
 // indirectly (no folder cycles). Lowest first:
 //
-//   infrastructure  common config database redis crypto observability generated
+//   infrastructure  common config database redis queues crypto observability generated
 //   providers       one folder per provider: verification, normalization, API client, lead and reply rules
 //   stores          connections leads auth: the domain's records
-//   jobs            the job state machine, queues, processors, dispatcher
+//   jobs            the job state machine, enqueueing, operation workers, processors, dispatcher
 //   features        ingestion admin replay retention: what the HTTP API and the worker offer
 //   entry points    src/*.ts: main.ts worker.ts http.ts and the root modules
 const LAYERS = [
-  ["infrastructure", "common|config|database|redis|crypto|observability|generated"],
+  ["infrastructure", "common|config|database|redis|queues|crypto|observability|generated"],
   ["providers", "providers"],
   ["stores", "connections|leads|auth"],
   ["jobs", "jobs"],

@@ -6,7 +6,7 @@
 // written (the operator's own keys win); otherwise an existing file is kept as it is, never
 // rewritten, and a missing one is created (mode 0600) and its operator key printed.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -58,7 +58,9 @@ export function announceKeys(path, operatorKey, howToReadAgain) {
 // `node scripts/keys.mjs <file>`: the one-shot `keys` service of docker-compose.yml.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const path = resolve(process.argv[2] ?? "/keys/leadgate.env");
-  if (process.env.LEADGATE_ENCRYPTION_KEY?.trim()) {
+  if (existsSync(path)) {
+    console.log(`leadgate: keeping the keys in ${path}`);
+  } else if (process.env.LEADGATE_ENCRYPTION_KEY?.trim()) {
     console.log("leadgate: LEADGATE_ENCRYPTION_KEY is set in the environment; no keys file is written");
   } else {
     const operatorKey = createKeysFile(path);

@@ -45,7 +45,7 @@ for (const entry of ["dist/main.js", "dist/worker.js"]) {
 const migration = spawnSync(process.execPath, ["scripts/migrate.mjs"], { cwd: root, stdio: "inherit" });
 if (migration.status !== 0) {
   fail(
-    `migration failed: is Postgres running, and is DATABASE_URL right? (${redacted(process.env.DATABASE_URL)})`,
+    `migration failed: is Postgres running, and is DATABASE_URL right? (${redacted(process.env.DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/leadgate")})`,
   );
 }
 

@@ -48,11 +48,14 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
 
   async tick(): Promise<void> {
     try {
-      const released = await this.state.releaseHeld(this.config.dispatcherIntervalMs, BATCH);
+      const released = await this.state.releaseParked(this.config.dispatcherIntervalMs, BATCH);
       if (released.length > 0) {
         await this.queue.enqueue(released);
         this.metrics.dispatched.inc({ reason: "released" }, released.length);
-        this.logger.log({ msg: "released held jobs of active connections", jobs: released.length });
+        this.logger.log({
+          msg: "released held and blocked jobs of active connections",
+          jobs: released.length,
+        });
       }
       const expired = await this.state.expireWaits(this.config.jobMaxWaitSeconds, BATCH);
       if (expired > 0) this.logger.warn({ msg: "jobs waited too long: dead (wait_expired)", jobs: expired });

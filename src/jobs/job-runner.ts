@@ -10,7 +10,7 @@ import { Metrics } from "../observability/metrics.js";
 import { CONTEXT_COLUMNS, type ContextRow, JobContextLoader } from "./job-context.js";
 import type { Processor } from "./processor.js";
 import { ABANDONED_AFTER_MS, type ClaimedJob, JobStateMachine } from "./state/job-state-machine.js";
-import { TRANSITIONS } from "./state/job-states.js";
+import { type JobStatus, TRANSITIONS } from "./state/job-states.js";
 
 /** A run says it is alive three times per abandonment period. */
 const HEARTBEAT_MS = ABANDONED_AFTER_MS / 3;
@@ -81,54 +81,65 @@ export class JobRunner {
       tenantId: job.tenantId,
       attempt: job.attempts,
     };
+    // Counted and logged only when the database applied the transition (a refused one is reported
+    // by the state machine: this run was taken over as abandoned, and its outcome is not the job's).
+    const recorded = (applied: boolean, status: JobStatus, line?: () => void) => {
+      if (!applied) return;
+      this.observe(job, status);
+      line?.();
+    };
     try {
       const context = this.contexts.from(job, row);
       const skip = SKIP[context.connection.status];
-      if (skip) {
-        await this.state.skip(job, skip);
-        return this.observe(job, TRANSITIONS[skip].to);
-      }
+      if (skip) return recorded(await this.state.skip(job, skip), TRANSITIONS[skip].to);
       await processor.run(context);
     } catch (error) {
       if (error instanceof WaitRequired) {
         // Not a failure: the job runs again once the wait is over (the dispatcher enqueues it).
-        await this.state.wait(job, error.reason, error.retryAt);
-        this.observe(job, "waiting");
-        this.logger.log({ msg: "job waiting", ...log, waitingFor: error.reason, until: error.retryAt });
-        return;
+        return recorded(await this.state.wait(job, error.reason, error.retryAt), "waiting", () =>
+          this.logger.log({ msg: "job waiting", ...log, waitingFor: error.reason, until: error.retryAt }),
+        );
       }
       const failure = classify(error);
       const outcome = { ...log, errorCode: failure.code, durationMs: Date.now() - startedAt.getTime() };
       if (failure.kind === "credential") {
         if (job.connectionId) await this.connections.markCredentialError(job.tenantId, job.connectionId);
-        await this.state.finish(job, "block", { outcome: "credential", errorCode: failure.code });
-        this.observe(job, "blocked");
-        this.logger.warn({ msg: "job blocked: provider refused the connection's credentials", ...outcome });
+        recorded(
+          await this.state.finish(job, "block", { outcome: "credential", errorCode: failure.code }),
+          "blocked",
+          () =>
+            this.logger.warn({
+              msg: "job blocked: provider refused the connection's credentials",
+              ...outcome,
+            }),
+        );
         throw new UnrecoverableError(failure.code);
       }
       if (failure.kind === "permanent" || job.attempts >= job.maxAttempts) {
-        await this.state.finish(job, "die", { outcome: failure.kind, errorCode: failure.code });
-        this.observe(job, "dead");
-        this.logger.warn({
-          msg: "job dead",
-          ...outcome,
-          reason: failure.kind === "permanent" ? "permanent" : "attempts exhausted",
-        });
+        recorded(
+          await this.state.finish(job, "die", { outcome: failure.kind, errorCode: failure.code }),
+          "dead",
+          () =>
+            this.logger.warn({
+              msg: "job dead",
+              ...outcome,
+              reason: failure.kind === "permanent" ? "permanent" : "attempts exhausted",
+            }),
+        );
         throw new UnrecoverableError(failure.code);
       }
       const delayMs = backoffDelay(job.attempts, this.config.jobBackoffBaseMs, failure.retryAfterMs);
-      await this.state.finish(job, "retry", {
+      const retrying = await this.state.finish(job, "retry", {
         outcome: "retryable",
         errorCode: failure.code,
         nextAttemptAt: new Date(Date.now() + delayMs),
       });
-      this.observe(job, "retrying");
-      this.logger.log({ msg: "job will retry", ...outcome, delayMs });
+      recorded(retrying, "retrying", () => this.logger.log({ msg: "job will retry", ...outcome, delayMs }));
       throw new RetryScheduled(failure.code, delayMs);
     }
-    await this.state.finish(job, "succeed", { outcome: "succeeded" });
-    this.observe(job, "succeeded");
-    this.logger.log({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() });
+    recorded(await this.state.finish(job, "succeed", { outcome: "succeeded" }), "succeeded", () =>
+      this.logger.log({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() }),
+    );
   }
 }
 

@@ -10,8 +10,8 @@ export interface ReplayBatchPayload {
 }
 
 /**
- * Producer of bulk replays. Never throws: the batch row is durable and the dispatcher enqueues a
- * batch that did not make it. The job id is the batch's, so enqueueing twice runs it once.
+ * Producer of bulk replays. Never throws: the batch row is durable and the replay worker's recovery
+ * pass enqueues a batch that did not make it. The job id is the batch's, so enqueueing twice runs it once.
  */
 @Injectable()
 export class ReplayQueue {
@@ -35,7 +35,7 @@ export class ReplayQueue {
       );
     } catch (error) {
       this.logger.warn({
-        msg: "enqueue of a replay batch failed; the dispatcher will enqueue it",
+        msg: "enqueue of a replay batch failed; the replay worker's recovery pass will enqueue it",
         batchId,
         error: error instanceof Error ? error.message : String(error),
       });

@@ -79,6 +79,43 @@ describe("job state machine", () => {
     expect(await row(id)).toMatchObject({ status: "queued", attempts: 1, max_attempts: 1 + 6 });
   });
 
+  it("a late transition of a run taken over as abandoned changes neither the job nor its attempt history", async () => {
+    const id = await storedJob();
+    const stale = (await claim(id))!;
+    await app.sql.query("UPDATE jobs SET updated_at = now() - interval '31 seconds' WHERE id = $1", [id]);
+    const current = (await claim(id))!;
+    expect(current.job.attempts).toBe(2);
+    const history = async () =>
+      (
+        await app.sql.query<Record<string, unknown>>(
+          "SELECT number, outcome, error_code FROM job_attempts WHERE job_id = $1 ORDER BY number",
+          [id],
+        )
+      ).rows;
+    const before = await history();
+    expect(before).toEqual([
+      { number: 1, outcome: "abandoned", error_code: null },
+      { number: 2, outcome: null, error_code: null },
+    ]);
+    expect(await state.finish(stale.job, "succeed", { outcome: "succeeded" })).toBe(false);
+    expect(await state.finish(stale.job, "retry", { outcome: "retryable", errorCode: "late" })).toBe(false);
+    expect(await state.skip(stale.job, "hold")).toBe(false);
+    expect(await state.wait(stale.job, "quota", new Date())).toBe(false);
+    expect(await history()).toEqual(before);
+    expect(await row(id)).toMatchObject({ status: "running", attempts: 2 });
+  });
+
+  it("releases a job parked as blocked while its connection was resumed (the race resume cannot see)", async () => {
+    const id = await storedJob();
+    await app.sql.query(
+      "UPDATE jobs SET status = 'blocked', updated_at = now() - interval '1 minute' WHERE id = $1",
+      [id],
+    );
+    const released = await state.releaseParked(0, 100);
+    expect(released.map((job) => job.id)).toContain(id);
+    expect((await row(id)).status).toBe("queued");
+  });
+
   it("a wait uses no attempt, is claimed only once due, keeps its start across waits, and expires as dead", async () => {
     const id = await storedJob();
     const first = (await claim(id))!;
@@ -124,7 +161,7 @@ describe("job state machine", () => {
       "UPDATE jobs SET status = 'held', attempts = 3, updated_at = now() - interval '1 minute' WHERE id = $1",
       [id],
     );
-    const released = await state.releaseHeld(0, 100);
+    const released = await state.releaseParked(0, 100);
     expect(released.map((job) => job.id)).toContain(id);
     expect(await row(id)).toMatchObject({ status: "queued", attempts: 3, max_attempts: 9 });
   });

@@ -42,6 +42,11 @@ type Finish = Extract<TransitionName, "succeed" | "retry" | "die" | "block">;
 /** The transitions that undo the claim: the job did not run and used no attempt. */
 type Skip = Extract<TransitionName, "hold" | "park" | "cancelRun">;
 
+/** How many jobs a single-job transition moved (1, or 0 when the database refused it). */
+interface Moved {
+  moved: number;
+}
+
 /** `status = ANY($n::text[])` with a transition's source statuses as the parameter. */
 const from = (transition: TransitionName, only?: readonly JobStatus[]) => sourceStatuses(transition, only);
 
@@ -138,7 +143,8 @@ export class JobStateMachine {
 
   /**
    * succeed / retry / die / block: closes the attempt that ran and moves the job on, in one
-   * statement. Only this run's attempt of a `running` job moves (`attempts` matches).
+   * statement. Only this run's attempt of a `running` job moves (`attempts` matches); the attempt
+   * row changes only with it, so a late finish of a run taken over as abandoned changes nothing.
    */
   async finish(
     job: ClaimedJob,
@@ -147,18 +153,21 @@ export class JobStateMachine {
   ): Promise<boolean> {
     const { to } = TRANSITIONS[transition];
     const terminal = transition === "succeed" || transition === "die";
-    const { rowCount } = await this.prisma.pool.query(
-      `WITH attempt AS (
+    const { rows } = await this.prisma.pool.query<Moved>(
+      `WITH moved AS (
+         UPDATE jobs SET status = $6, updated_at = now(), waiting_since = NULL,
+                next_attempt_at = COALESCE($7::timestamptz, next_attempt_at),
+                last_error_code = CASE WHEN $3 = 'succeeded' THEN last_error_code ELSE $4 END,
+                last_error_at = CASE WHEN $3 = 'succeeded' THEN last_error_at ELSE now() END,
+                completed_at = CASE WHEN $8 THEN now() ELSE completed_at END
+         WHERE id = $1::uuid AND tenant_id = $5::uuid AND status = ANY($10::text[]) AND attempts = $9
+         RETURNING id
+       ), attempt AS (
          UPDATE job_attempts SET finished_at = now(), outcome = $3, error_code = $4,
                 duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
-         WHERE id = $2::uuid AND tenant_id = $5::uuid
+         WHERE id = $2::uuid AND tenant_id = $5::uuid AND EXISTS (SELECT 1 FROM moved)
        )
-       UPDATE jobs SET status = $6, updated_at = now(), waiting_since = NULL,
-              next_attempt_at = COALESCE($7::timestamptz, next_attempt_at),
-              last_error_code = CASE WHEN $3 = 'succeeded' THEN last_error_code ELSE $4 END,
-              last_error_at = CASE WHEN $3 = 'succeeded' THEN last_error_at ELSE now() END,
-              completed_at = CASE WHEN $8 THEN now() ELSE completed_at END
-       WHERE id = $1::uuid AND tenant_id = $5::uuid AND status = ANY($10::text[]) AND attempts = $9`,
+       SELECT count(*)::int AS moved FROM moved`,
       [
         job.id,
         job.attemptId,
@@ -172,38 +181,50 @@ export class JobStateMachine {
         from(transition),
       ],
     );
-    return this.applied(job, transition, rowCount);
+    return this.applied(job, transition, rows[0]?.moved);
   }
 
   /**
    * hold / park / cancelRun: the job cannot run now (its connection is paused, has a credential
-   * problem, or is disabled). The claim is undone: its attempt row goes and no attempt is counted.
+   * problem, or is disabled). The claim is undone: its attempt row goes (only if the job moved)
+   * and no attempt is counted.
    */
   async skip(job: ClaimedJob, transition: Skip): Promise<boolean> {
-    const { rowCount } = await this.prisma.pool.query(
-      `WITH attempt AS (DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid)
-       UPDATE jobs SET status = $4, attempts = attempts - 1, updated_at = now(),
-              completed_at = CASE WHEN $4 = 'cancelled' THEN now() ELSE completed_at END
-       WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($6::text[]) AND attempts = $5`,
+    const { rows } = await this.prisma.pool.query<Moved>(
+      `WITH moved AS (
+         UPDATE jobs SET status = $4, attempts = attempts - 1, updated_at = now(),
+                completed_at = CASE WHEN $4 = 'cancelled' THEN now() ELSE completed_at END
+         WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($6::text[]) AND attempts = $5
+         RETURNING id
+       ), attempt AS (
+         DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid AND EXISTS (SELECT 1 FROM moved)
+       )
+       SELECT count(*)::int AS moved FROM moved`,
       [job.id, job.attemptId, job.tenantId, TRANSITIONS[transition].to, job.attempts, from(transition)],
     );
-    return this.applied(job, transition, rowCount);
+    return this.applied(job, transition, rows[0]?.moved);
   }
 
   /**
-   * wait: the job may not run yet (`reason`); it runs again at `until` (dependency waits are
-   * released by their dependency instead). The claim is undone, so the wait uses no attempt; the
+   * wait: the job may not run yet (`reason`); it runs again at `until`. (A `dependency` wait is
+   * claimed only once released, which the CRM dependency work will add; until then it can only
+   * expire.) The claim is undone, so the wait uses no attempt; the
    * wait's start is kept across repeated waits, and bounds it (expireWaits).
    */
   async wait(job: ClaimedJob, reason: WaitingFor, until: Date): Promise<boolean> {
-    const { rowCount } = await this.prisma.pool.query(
-      `WITH attempt AS (DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid)
-       UPDATE jobs SET status = 'waiting', waiting_for = $4, waiting_since = COALESCE(waiting_since, now()),
-              next_attempt_at = $5, attempts = attempts - 1, updated_at = now()
-       WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($7::text[]) AND attempts = $6`,
+    const { rows } = await this.prisma.pool.query<Moved>(
+      `WITH moved AS (
+         UPDATE jobs SET status = 'waiting', waiting_for = $4, waiting_since = COALESCE(waiting_since, now()),
+                next_attempt_at = $5, attempts = attempts - 1, updated_at = now()
+         WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($7::text[]) AND attempts = $6
+         RETURNING id
+       ), attempt AS (
+         DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid AND EXISTS (SELECT 1 FROM moved)
+       )
+       SELECT count(*)::int AS moved FROM moved`,
       [job.id, job.attemptId, job.tenantId, reason, until, job.attempts, from("wait")],
     );
-    return this.applied(job, "wait", rowCount);
+    return this.applied(job, "wait", rows[0]?.moved);
   }
 
   /** expire: jobs that have waited `maxWaitSeconds` are dead with `wait_expired`; answers how many. */
@@ -220,23 +241,26 @@ export class JobStateMachine {
   }
 
   /**
-   * release: held jobs whose connection is active again go back to queued. Resume does this for
-   * the jobs it sees; this catches the ones it could not: a delivery that read the connection as
-   * paused and committed after the resume, or a worker that held a job just after it.
+   * release: held and blocked jobs whose connection is active go back to queued. Resume does
+   * this for the jobs it sees; this catches the ones it could not: a delivery that read the
+   * connection as paused and committed after the resume, or a worker that held or parked a job
+   * just after it. (A blocked job of an active connection exists only through such a race: a
+   * credential failure marks the connection before it blocks the job, and the grace period covers
+   * the moment between.)
    */
-  releaseHeld(graceMs: number, limit: number): Promise<EnqueueableJob[]> {
+  releaseParked(graceMs: number, limit: number): Promise<EnqueueableJob[]> {
     return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
       `UPDATE jobs SET ${REQUEUE_SET("$4")}
        WHERE id IN (
          SELECT j.id FROM jobs j JOIN connections c ON c.id = j.connection_id AND c.tenant_id = j.tenant_id
-         WHERE j.status = 'held' AND c.status = 'active'
+         WHERE j.status IN ('held', 'blocked') AND c.status = 'active'
            AND j.updated_at <= now() - make_interval(secs => $1)
          LIMIT $2)
          AND status = ANY($3::text[])
        RETURNING id, job_key AS "jobKey", operation`,
       graceMs / 1000,
       limit,
-      from("release", ["held"]),
+      from("release"),
       ALLOWANCES,
     );
   }
@@ -340,8 +364,8 @@ export class JobStateMachine {
   }
 
   /** Reports a single-job transition the database refused (the job was not in a source status). */
-  private applied(job: ClaimedJob, transition: TransitionName, rowCount: number | null): boolean {
-    if (rowCount === 1) return true;
+  private applied(job: ClaimedJob, transition: TransitionName, moved: number | undefined): boolean {
+    if (moved === 1) return true;
     this.metrics.refusedTransitions.inc({ transition });
     this.logger.warn({
       msg: "job transition refused: the job is no longer in a status it may start from",

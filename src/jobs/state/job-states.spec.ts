@@ -64,9 +64,9 @@ describe("the job state machine's transition table", () => {
     }
   });
 
-  it("ends a wait only by claim, release, expiry or a disabled connection", () => {
+  it("ends a wait only by claim, expiry or a disabled connection", () => {
     expect(NAMES.filter((name) => allowed(name, "waiting")).sort()).toEqual(
-      ["cancel", "claim", "expire", "release"].sort(),
+      ["cancel", "claim", "expire"].sort(),
     );
     expect(TRANSITIONS.expire.to).toBe("dead");
   });
@@ -91,7 +91,8 @@ describe("the job state machine's transition table", () => {
     expect(allowed("succeed", "queued")).toBe(false);
     expect(allowed("resume", "dead")).toBe(false);
     expect(allowed("expire", "running")).toBe(false);
-    expect(allowed("release", "blocked")).toBe(false);
+    expect(allowed("release", "dead")).toBe(false);
+    expect(allowed("release", "waiting")).toBe(false);
   });
 
   it("answers replay's 409 for every status still on its way, and replays without force only dead, blocked, cancelled", () => {

@@ -63,8 +63,11 @@ export const TRANSITIONS = {
   wait: { from: ["running"], to: "waiting", countsAttempt: false },
   /** Waited longer than JOB_MAX_WAIT_SECONDS: dead with wait_expired. */
   expire: { from: ["waiting"], to: "dead" },
-  /** The dispatcher: a held job whose connection is active again, a waiting job whose cause cleared. */
-  release: { from: ["held", "waiting"], to: "queued" },
+  /**
+   * The dispatcher: a held or blocked job whose connection is active again (a worker parked it
+   * just as the connection was resumed, or a delivery stored it held just after).
+   */
+  release: { from: ["held", "blocked"], to: "queued" },
   /** An operator resumed (or reconnected) the connection. */
   resume: { from: ["held", "blocked"], to: "queued" },
   /** An operator replays a finished job (succeeded only with force). */
