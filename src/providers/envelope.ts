@@ -33,6 +33,19 @@ export function requireId(object: JsonObject, field: string, what = field): stri
   return id;
 }
 
+/**
+ * A provider id that becomes a segment of a provider API path (a Yelp lead id, a Thumbtack
+ * negotiation id): besides `requireId`, never `.` or `..` and without `/` or `\`, which would make
+ * the tenant's token call another provider URL.
+ */
+export function requirePathId(object: JsonObject, field: string, what = field): string {
+  const id = requireId(object, field, what);
+  if (id === "." || id === ".." || /[/\\]/.test(id)) {
+    throw invalidEnvelope(`${what} must not be "." or ".." nor contain "/" or "\\".`);
+  }
+  return id;
+}
+
 /** Lenient reading for the worker's lead rules: a non-empty string, trimmed; anything else is undefined. */
 export function trimmedText(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;

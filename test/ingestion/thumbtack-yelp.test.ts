@@ -72,6 +72,22 @@ describe("Thumbtack and Yelp webhooks", () => {
       ]);
     });
 
+    it.each(["..", ".", "700/../../businesses"])(
+      "a negotiation id of %j would change the provider URL: 400 invalid_envelope, nothing written",
+      async (negotiationId) => {
+        const body = fixture("thumbtack/negotiation-created-v4.json").json as { data: object };
+        const before = await storedFor(app.sql, thumbtack.tenantId);
+        const answer = await post(
+          url,
+          { ...body, data: { ...body.data, negotiationID: negotiationId } },
+          basicAuth(thumbtack.secrets),
+        );
+        expect(answer.status).toBe(400);
+        expect(answer.body.error).toBe("invalid_envelope");
+        expect(await storedFor(app.sql, thumbtack.tenantId)).toEqual(before);
+      },
+    );
+
     it("custom header auth: the configured header, 401 otherwise with nothing written", async () => {
       const header = await app.createConnection({
         provider: "thumbtack",
@@ -199,6 +215,24 @@ describe("Thumbtack and Yelp webhooks", () => {
       );
       expect(rows).toEqual([{ n: 1 }]);
     });
+
+    it.each([".", "..", "a/b", "../../v3/businesses", "x\\y"])(
+      "a lead id of %j would change the provider URL: 400 invalid_envelope, nothing written",
+      async (leadId) => {
+        const before = await storedFor(app.sql, yelp.tenantId);
+        const answer = await post(yelpUrl(), {
+          time: "2026-03-14T16:05:42+00:00",
+          object: "business",
+          data: {
+            id: YELP_BUSINESS,
+            updates: [{ event_type: "NEW_EVENT", event_id: `pathEv-${leadId}`, lead_id: leadId }],
+          },
+        });
+        expect(answer.status).toBe(400);
+        expect(answer.body.error).toBe("invalid_envelope");
+        expect(await storedFor(app.sql, yelp.tenantId)).toEqual(before);
+      },
+    );
 
     it("401 for a wrong token, 404 for an unknown business, 400 for a wrong envelope; nothing written", async () => {
       const body = fixture("yelp/new-event.json").json as { data: object };

@@ -12,6 +12,7 @@ import {
   optionalString,
   requireId,
   requireObject,
+  requirePathId,
 } from "../envelope.js";
 
 /** Event types matched case-insensitively; the docs' own typo "NegotationCreatedV4" is accepted. */
@@ -59,7 +60,7 @@ export class ThumbtackAdapter implements ProviderAdapter {
     if (NEGOTIATION_TYPES.has(type)) {
       if (eventType !== "NegotiationCreatedV4")
         logger.warn({ msg: "event type spelled unusually", eventType });
-      const negotiationId = requireId(data, "negotiationID", "data.negotiationID");
+      const negotiationId = requirePathId(data, "negotiationID", "data.negotiationID");
       const test = isWebhookTest(data);
       return {
         ...base,
@@ -77,7 +78,7 @@ export class ThumbtackAdapter implements ProviderAdapter {
       return {
         ...base,
         eventId: messageId,
-        leadId: requireId(data, "negotiationID", "data.negotiationID"),
+        leadId: requirePathId(data, "negotiationID", "data.negotiationID"),
         // Our own (business) messages update the lead but never start an automatic reply.
         kind: fromCustomer ? "lead.replied" : "lead.updated",
         occurredAt: firstTime(data.sentAt, event.triggeredAt),
@@ -100,7 +101,7 @@ export class ThumbtackAdapter implements ProviderAdapter {
   }
 
   private legacy(body: JsonObject, connection: ConnectionForIngest): ProviderEvent {
-    const leadId = requireId(body, "leadID");
+    const leadId = requirePathId(body, "leadID");
     return {
       provider: this.provider,
       accountId: connection.externalAccountId,

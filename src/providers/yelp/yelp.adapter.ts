@@ -10,7 +10,14 @@ import { secretsEqual } from "../../crypto/constant-time.js";
 import { unauthorized, verifyAny } from "../inbound-auth.js";
 import type { ConnectionForIngest, InboundDelivery, ProviderAdapter } from "../provider-adapter.js";
 import type { JsonObject, ProviderEvent } from "../provider-event.js";
-import { firstTime, invalidEnvelope, optionalString, requireId, requireObject } from "../envelope.js";
+import {
+  firstTime,
+  invalidEnvelope,
+  optionalString,
+  requireId,
+  requireObject,
+  requirePathId,
+} from "../envelope.js";
 
 const NEW_EVENT = "NEW_EVENT";
 const PHONE_EVENTS = new Set([
@@ -79,7 +86,7 @@ export class YelpAdapter implements ProviderAdapter {
     const where = `data.updates[${index}]`;
     const eventType = optionalString(update, "event_type", `${where}.event_type`);
     if (eventType === undefined) throw invalidEnvelope(`${where}.event_type must be a string.`);
-    const leadId = requireId(update, "lead_id", `${where}.lead_id`);
+    const leadId = requirePathId(update, "lead_id", `${where}.lead_id`);
     const base = {
       provider: this.provider,
       accountId: connection.externalAccountId,
