@@ -14,7 +14,7 @@ import type { InboundAuthConfig, NewConnection } from "./connection.js";
 /** Which sender authentication each provider can use (api.md, providers.md). */
 export const AUTH_TYPES_BY_PROVIDER: Record<Provider, readonly InboundAuthType[]> = {
   staticforms: ["bearer", "basic", "header", "token", "apiKey"],
-  thumbtack: ["basic", "header"],
+  thumbtack: ["basic", "header", "token"],
   yelp: ["none"],
 };
 

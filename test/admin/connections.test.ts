@@ -193,7 +193,7 @@ describe("admin API: connections", () => {
           provider: "thumbtack",
           externalAccountId: "x",
           displayName: "x",
-          inboundAuth: { type: "token" },
+          inboundAuth: { type: "bearer" }, // Thumbtack sends Basic, a custom header or a ?token= only
         },
         field: "inboundAuth.type",
       },

@@ -1,4 +1,5 @@
 // Thumbtack and Yelp over HTTP against the real API, Postgres and Redis.
+import { OPERATOR_KEY } from "../support/admin.js";
 import { storedFor } from "../support/database.js";
 import { useApp } from "../support/harness.js";
 import type { TestConnection } from "../support/tenants.js";
@@ -14,7 +15,9 @@ const basicAuth = (secrets: Record<string, string>) => ({
 });
 
 describe("Thumbtack and Yelp webhooks", () => {
-  const app = useApp({ env: { YELP_WEBHOOK_TOKEN: YELP_TOKEN } });
+  const app = useApp({
+    env: { YELP_WEBHOOK_TOKEN: YELP_TOKEN, LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY },
+  });
 
   const jobsOf = async (tenantId: string) =>
     (
@@ -87,6 +90,29 @@ describe("Thumbtack and Yelp webhooks", () => {
         expect(await storedFor(app.sql, thumbtack.tenantId)).toEqual(before);
       },
     );
+
+    it("token auth (a self-serve webhook created without auth): the ?token= of the webhook URL, 401 otherwise with nothing written", async () => {
+      const created = await app.operator.post("/admin/connections", {
+        tenantId: thumbtack.tenantId,
+        provider: "thumbtack",
+        externalAccountId: "700000000000000777",
+        displayName: "Self-serve webhook",
+        inboundAuth: { type: "token" },
+      });
+      expect(created.status).toBe(201);
+      const token: string = created.body.secrets.token;
+      expect(created.body.webhookUrl).toMatch(
+        new RegExp(`/webhooks/thumbtack/${created.body.connection.id}\\?token=${token}$`),
+      );
+      const tokenUrl = `${app.url}/webhooks/thumbtack/${created.body.connection.id}`;
+      const body = fixture("thumbtack/negotiation-created-v4.json").json as { data: object };
+      const event = { ...body, data: { ...body.data, negotiationID: "700000000000000778" } };
+      const before = await storedFor(app.sql, thumbtack.tenantId);
+      expect((await post(tokenUrl, event)).status).toBe(401);
+      expect((await post(`${tokenUrl}?token=not-the-token`, event)).status).toBe(401);
+      expect(await storedFor(app.sql, thumbtack.tenantId)).toEqual(before);
+      expect((await post(`${tokenUrl}?token=${token}`, event)).status).toBe(202);
+    });
 
     it("custom header auth: the configured header, 401 otherwise with nothing written", async () => {
       const header = await app.createConnection({
