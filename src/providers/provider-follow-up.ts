@@ -58,7 +58,7 @@ export interface ReplyRequest {
  */
 export type ReplyOutcome =
   | { status: "succeeded"; ref?: "reconciled" }
-  | { status: "skipped"; ref: "latest_event_is_ours" | "no_reply_channel" };
+  | { status: "skipped"; ref: "latest_event_is_ours" | "business_already_replied" | "no_reply_channel" };
 
 /**
  * A provider's lead and reply rules. Stateless; credentials come in as arguments. Failures are

@@ -170,8 +170,8 @@ describe("side effects under failure", () => {
       authorization: `Basic ${Buffer.from(`${c.secrets.username}:${c.secrets.password}`).toString("base64")}`,
     };
     const body = fixture("thumbtack/negotiation-created-v4.json").json as { data: object };
-    // The provider takes the message but answers too late; afterwards it lists it.
-    thumbtack.reply({ status: 201, delayMs: 1500 });
+    // No message yet, so the reply is sent; the provider takes it but answers too late; afterwards it lists it.
+    thumbtack.reply({ status: 200, body: { messages: [] } }, { status: 201, delayMs: 1500 });
     thumbtackMessages = [{ messageID: "m-ours", from: "Business", text: REPLY }];
     await post(
       `${app.url}/webhooks/thumbtack/${c.connectionId}`,
@@ -189,7 +189,7 @@ describe("side effects under failure", () => {
     const calls = thumbtack.received.filter((request) =>
       request.path.startsWith("/api/v4/negotiations/slow-1/messages"),
     );
-    expect(calls.map((request) => request.method)).toEqual(["POST", "GET"]);
+    expect(calls.map((request) => request.method)).toEqual(["GET", "POST", "GET"]);
     const record = await app.sql.query("SELECT status, external_ref FROM side_effects WHERE job_key = $1", [
       row!.job_key,
     ]);

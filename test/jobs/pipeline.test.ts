@@ -266,4 +266,32 @@ describe("side effects", () => {
     );
     expect(record.rows).toEqual([{ status: "skipped", external_ref: "latest_event_is_ours" }]);
   });
+  it("Thumbtack: no auto-reply when the business (or Thumbtack's quick reply) already wrote on the negotiation", async () => {
+    const c = await connect("thumbtack", "tt-pro", { externalAccountId: "700000000000000888" });
+    thumbtackMessages.set("700000000000000889", [
+      {
+        messageID: "700000000000000890",
+        from: "Business",
+        text: "Hi! I can come by tomorrow.",
+        sentAt: "2026-04-02T15:20:05Z",
+      },
+    ]);
+    const negotiation = fixture("thumbtack/negotiation-created-v4.json").json as { data: object };
+    const body = { ...negotiation, data: { ...negotiation.data, negotiationID: "700000000000000889" } };
+    expect((await post(`${app.url}/webhooks/thumbtack/${c.connectionId}`, body, basic(c))).status).toBe(202);
+    await waitFor(
+      () => jobsOf(c.tenantId),
+      (rows) => rows.length === 3 && settled(rows),
+    );
+    const replies = thumbtack.received.filter(
+      (request) =>
+        request.method === "POST" && request.path === "/api/v4/negotiations/700000000000000889/messages",
+    );
+    expect(replies).toEqual([]);
+    const record = await app.sql.query(
+      "SELECT status, external_ref FROM side_effects WHERE tenant_id = $1 AND operation = 'initial-response'",
+      [c.tenantId],
+    );
+    expect(record.rows).toEqual([{ status: "skipped", external_ref: "business_already_replied" }]);
+  });
 });

@@ -75,6 +75,8 @@ describe("provider answers of the wrong shape", () => {
   /** What the fake Thumbtack answers to a message list, and how long it takes to take a message. */
   let thumbtackMessages = "";
   let thumbtackPostDelayMs = 0;
+  /** What the messages list becomes once a reply was POSTed (the provider took it). */
+  let thumbtackMessagesAfterPost: string | undefined;
 
   const validLead = (id: string) => JSON.stringify({ ...fixture("yelp/api-get-lead.json").json, id });
   const validEvents = fixture("yelp/api-lead-events.json").text;
@@ -87,11 +89,11 @@ describe("provider answers of the wrong shape", () => {
       if (method !== "GET" || !answers) return { status: 201, text: "{}" };
       return { status: 200, text: match![2] ? answers.events : answers.lead };
     });
-    thumbtack = await startRawServer((method) =>
-      method === "GET"
-        ? { status: 200, text: thumbtackMessages }
-        : { status: 201, text: "{}", delayMs: thumbtackPostDelayMs },
-    );
+    thumbtack = await startRawServer((method) => {
+      if (method === "GET") return { status: 200, text: thumbtackMessages };
+      if (thumbtackMessagesAfterPost !== undefined) thumbtackMessages = thumbtackMessagesAfterPost;
+      return { status: 201, text: "{}", delayMs: thumbtackPostDelayMs };
+    });
     const config = testConfig(db.url, {
       YELP_WEBHOOK_TOKEN: YELP_TOKEN,
       YELP_API_BASE_URL: yelp.url,
@@ -225,9 +227,13 @@ describe("provider answers of the wrong shape", () => {
       credentials: { accessToken: "thumbtack-access-token-bad-list" },
       settings: { autoResponse: { enabled: true, text: REPLY } },
     });
-    // The reply is taken but answered too late (outcome unknown); the list then has a numeric text.
+    // No message yet, so the reply is sent; it is taken but answered too late (outcome unknown); the
+    // list then has a numeric text.
     thumbtackPostDelayMs = 1500;
-    thumbtackMessages = JSON.stringify({ messages: [{ messageID: "m1", from: "Business", text: 7 }] });
+    thumbtackMessages = JSON.stringify({ messages: [] });
+    thumbtackMessagesAfterPost = JSON.stringify({
+      messages: [{ messageID: "m1", from: "Business", text: 7 }],
+    });
     const body = fixture("thumbtack/negotiation-created-v4.json").json as { data: object };
     const auth = `Basic ${Buffer.from(`${c.secrets.username}:${c.secrets.password}`).toString("base64")}`;
     await post(
@@ -256,7 +262,7 @@ describe("provider answers of the wrong shape", () => {
     ]);
     expect(record.rows).toEqual([{ status: "succeeded", external_ref: "reconciled" }]);
     const calls = thumbtack.received.filter((request) => request.path.includes("/negotiations/bad-list-1/"));
-    expect(calls.map((request) => request.method)).toEqual(["POST", "GET", "GET"]);
+    expect(calls.map((request) => request.method)).toEqual(["GET", "POST", "GET", "GET"]);
     expect(badAnswerLogs(logsFrom, "thumbtack", "GET /api/v4/negotiations/{id}/messages")).toHaveLength(1);
   }, 40_000);
 });

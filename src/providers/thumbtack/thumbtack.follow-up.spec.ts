@@ -5,7 +5,12 @@ import type { ProviderEvent } from "../provider-event.js";
 import type { FollowUpEvent } from "../provider-follow-up.js";
 import { ThumbtackAdapter } from "./thumbtack.adapter.js";
 import type { ThumbtackClient } from "./thumbtack.client.js";
-import { ThumbtackFollowUp, thumbtackHasOurReply, thumbtackLeadUpdate } from "./thumbtack.follow-up.js";
+import {
+  ThumbtackFollowUp,
+  thumbtackHasOurReply,
+  thumbtackLeadUpdate,
+  thumbtackReplyDecision,
+} from "./thumbtack.follow-up.js";
 import type { ThumbtackMessage } from "./thumbtack.schemas.js";
 
 const received = (path: string): FollowUpEvent => {
@@ -84,6 +89,18 @@ describe("Thumbtack lead rules", () => {
     expect(thumbtackHasOurReply([{ ...ours, from: "Customer" }], REPLY)).toBe(false);
     expect(thumbtackHasOurReply([{ from: "Business", text: null }, { from: "Business" }], REPLY)).toBe(false);
   });
+
+  it("decides the first reply on the negotiation's messages", () => {
+    const customer: ThumbtackMessage = { from: "Customer", text: "Two panels blew down." };
+    const quickReply: ThumbtackMessage = { from: "Business", text: "Thanks for your request!" };
+    const ours: ThumbtackMessage = { from: "Business", text: REPLY };
+    expect(thumbtackReplyDecision([], REPLY, false)).toBe("send");
+    expect(thumbtackReplyDecision([customer], REPLY, false)).toBe("send");
+    expect(thumbtackReplyDecision([customer, quickReply], REPLY, false)).toBe("business_already_replied");
+    expect(thumbtackReplyDecision([customer, ours], REPLY, true)).toBe("reconciled");
+    expect(thumbtackReplyDecision([customer, quickReply], REPLY, true)).toBe("business_already_replied");
+    expect(thumbtackReplyDecision([customer], REPLY, true)).toBe("send");
+  });
 });
 
 describe("Thumbtack reply", () => {
@@ -103,12 +120,18 @@ describe("Thumbtack reply", () => {
   };
   const request = { leadId: "n1", text: REPLY, token: "t" };
 
-  it("sends without looking first when no earlier attempt may have sent it", async () => {
-    const { calls, followUp } = client([{ from: "Business", text: REPLY }]);
-    await expect(followUp.reply({ ...request, outcomeUnknown: false })).resolves.toEqual({
+  it("looks at the negotiation first: sends when only the customer wrote, not when the business already did", async () => {
+    const fresh = client([{ from: "Customer", text: "Hello?" }]);
+    await expect(fresh.followUp.reply({ ...request, outcomeUnknown: false })).resolves.toEqual({
       status: "succeeded",
     });
-    expect(calls).toEqual([`POST n1 ${REPLY}`]);
+    expect(fresh.calls).toEqual(["GET n1", `POST n1 ${REPLY}`]);
+    const answered = client([{ from: "Business", text: "Hi! I can come by tomorrow." }]);
+    await expect(answered.followUp.reply({ ...request, outcomeUnknown: false })).resolves.toEqual({
+      status: "skipped",
+      ref: "business_already_replied",
+    });
+    expect(answered.calls).toEqual(["GET n1"]);
   });
 
   it("after an unknown outcome: reconciled when our message is there, sent when it is not", async () => {

@@ -1,5 +1,6 @@
 // Thumbtack after ingest: the webhook carries the lead (negotiation) or one message; the reply is a
-// message on the negotiation, looked for first when an earlier attempt's outcome is unknown.
+// message on the negotiation, sent only when the business has not written there yet (and looked for
+// first when an earlier attempt's outcome is unknown).
 import { Injectable } from "@nestjs/common";
 import { PermanentError } from "../../common/outbound/errors.js";
 import { objectOrEmpty, trimmedText } from "../envelope.js";
@@ -66,6 +67,21 @@ export function thumbtackHasOurReply(messages: ThumbtackMessage[], text: string)
   return messages.some((message) => message.from === "Business" && isSameText(message.text, text));
 }
 
+/**
+ * The first reply, decided on the negotiation's messages: `reconciled` when an earlier attempt
+ * whose outcome is unknown did send it; `business_already_replied` when the pro (or Thumbtack's
+ * automatic quick reply, which is sent as the business) already wrote: a second greeting would
+ * double theirs; else `send`.
+ */
+export function thumbtackReplyDecision(
+  messages: ThumbtackMessage[],
+  text: string,
+  outcomeUnknown: boolean,
+): "send" | "reconciled" | "business_already_replied" {
+  if (outcomeUnknown && thumbtackHasOurReply(messages, text)) return "reconciled";
+  return messages.some((message) => message.from === "Business") ? "business_already_replied" : "send";
+}
+
 @Injectable()
 export class ThumbtackFollowUp implements ProviderFollowUp {
   readonly provider = "thumbtack" as const;
@@ -77,10 +93,15 @@ export class ThumbtackFollowUp implements ProviderFollowUp {
   }
 
   async reply({ leadId, text, token, outcomeUnknown }: ReplyRequest): Promise<ReplyOutcome> {
-    if (outcomeUnknown && thumbtackHasOurReply(await this.client.getMessages(token, leadId), text)) {
-      return { status: "succeeded", ref: "reconciled" };
+    const messages = await this.client.getMessages(token, leadId);
+    switch (thumbtackReplyDecision(messages, text, outcomeUnknown)) {
+      case "reconciled":
+        return { status: "succeeded", ref: "reconciled" };
+      case "business_already_replied":
+        return { status: "skipped", ref: "business_already_replied" };
+      case "send":
+        await this.client.postMessage(token, leadId, text);
+        return { status: "succeeded" };
     }
-    await this.client.postMessage(token, leadId, text);
-    return { status: "succeeded" };
   }
 }
