@@ -175,7 +175,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
         ? undefined
         : integer(env, "WORKER_METRICS_PORT", 0, 1, 65535),
     webhookBodyLimitBytes: integer(env, "WEBHOOK_BODY_LIMIT_BYTES", 262144, 1024, 64 * 1024 * 1024),
-    webhookRateLimit: integer(env, "WEBHOOK_RATE_LIMIT", 600, 0, 10_000_000),
+    webhookRateLimit: integer(env, "WEBHOOK_RATE_LIMIT", 12_000, 0, 10_000_000),
     webhookRateLimitWindowSeconds: integer(env, "WEBHOOK_RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),
     trustProxy: trustProxy(env),
     jobBackoffBaseMs: integer(env, "JOB_BACKOFF_BASE_MS", 1000, 1, 600_000),
