@@ -90,7 +90,10 @@ export class JobRunner {
     };
     try {
       const context = this.contexts.from(job, row);
-      const skip = SKIP[context.connection.status];
+      // A credential problem stops only work that calls the provider with those credentials.
+      const status = context.connection.status;
+      const skip =
+        status === "credential_error" && !processor.needsCredentials(context) ? undefined : SKIP[status];
       if (skip) return recorded(await this.state.skip(job, skip), TRANSITIONS[skip].to);
       await processor.run(context);
     } catch (error) {

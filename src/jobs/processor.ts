@@ -7,5 +7,7 @@ import type { Operation } from "./operations.js";
  */
 export interface Processor {
   readonly operation: Operation;
+  /** Whether the run calls a provider with the connection's credentials (blocked while they are bad). */
+  needsCredentials(context: JobContext): boolean;
   run(context: JobContext): Promise<void>;
 }

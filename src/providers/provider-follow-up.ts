@@ -67,6 +67,11 @@ export type ReplyOutcome =
  */
 export interface ProviderFollowUp {
   readonly provider: Provider;
+  /**
+   * Which steps call the provider with the connection's credentials. Only those wait (`blocked`)
+   * while the connection has a credential problem; the others run.
+   */
+  readonly needsCredentials: { readonly leadUpdate: boolean; readonly reply: boolean };
   /** What the event changes on the lead (fetching from the provider API when the webhook is only a trigger). */
   leadUpdate(event: FollowUpEvent, token: string | undefined): Promise<LeadUpdate>;
   /** Sends the first automatic reply to the lead, or says why not; never twice for one unknown outcome. */

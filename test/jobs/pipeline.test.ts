@@ -294,4 +294,22 @@ describe("side effects", () => {
     );
     expect(record.rows).toEqual([{ status: "skipped", external_ref: "business_already_replied" }]);
   });
+  it("Thumbtack in credential_error: its leads still reach the CRM; only the reply, which needs the token, is blocked", async () => {
+    const c = await connect("thumbtack", "tt-cred", { externalAccountId: "700000000000000999" });
+    await app.sql.query("UPDATE connections SET status = 'credential_error' WHERE id = $1", [c.connectionId]);
+    const negotiation = fixture("thumbtack/negotiation-created-v4.json").json as { data: object };
+    const body = { ...negotiation, data: { ...negotiation.data, negotiationID: "700000000000000998" } };
+    expect((await post(`${app.url}/webhooks/thumbtack/${c.connectionId}`, body, basic(c))).status).toBe(202);
+    const jobs = await waitFor(
+      () => jobsOf(c.tenantId),
+      (rows) => rows.length === 3 && settled(rows),
+    );
+    expect(jobs.map((job) => [job.operation, job.status])).toEqual([
+      ["crm-delivery", "succeeded"],
+      ["initial-response", "blocked"],
+      ["lead-upsert", "succeeded"],
+    ]);
+    expect(crmCalls("tt-cred")).toHaveLength(1);
+    expect(thumbtack.received.filter((request) => request.path.includes("700000000000000998"))).toEqual([]);
+  });
 });

@@ -24,6 +24,11 @@ export class CrmDeliveryProcessor implements Processor {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** The agency's CRM, never a provider: it runs whatever the state of the provider credentials. */
+  needsCredentials(): boolean {
+    return false;
+  }
+
   async run({ job, receipt, connection }: JobContext): Promise<void> {
     const url = connection.settings.crmDestination?.url;
     if (!url) return; // the destination was removed after the event arrived: nothing to deliver

@@ -16,6 +16,10 @@ export class InitialResponseProcessor implements Processor {
     private readonly followUps: FollowUpRegistry,
   ) {}
 
+  needsCredentials({ receipt }: JobContext): boolean {
+    return this.followUps.get(receipt.provider).needsCredentials.reply;
+  }
+
   async run({ job, receipt, connection }: JobContext): Promise<void> {
     const reply = connection.settings.autoResponse;
     if (!reply?.enabled || !reply.text) return; // turned off after the event arrived

@@ -16,6 +16,10 @@ export class LeadUpsertProcessor implements Processor {
     private readonly followUps: FollowUpRegistry,
   ) {}
 
+  needsCredentials({ receipt }: JobContext): boolean {
+    return this.followUps.get(receipt.provider).needsCredentials.leadUpdate;
+  }
+
   async run({ receipt, connection }: JobContext): Promise<void> {
     const key: LeadKey = {
       tenantId: connection.tenantId,

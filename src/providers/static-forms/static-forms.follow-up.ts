@@ -34,6 +34,8 @@ export function staticFormsLeadUpdate(event: FollowUpEvent): LeadUpdate {
 @Injectable()
 export class StaticFormsFollowUp implements ProviderFollowUp {
   readonly provider = "staticforms" as const;
+  /** The form carries the lead, and there is no reply channel. */
+  readonly needsCredentials = { leadUpdate: false, reply: false };
 
   leadUpdate(event: FollowUpEvent): Promise<LeadUpdate> {
     return Promise.resolve(event).then(staticFormsLeadUpdate);

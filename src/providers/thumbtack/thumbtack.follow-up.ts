@@ -85,6 +85,8 @@ export function thumbtackReplyDecision(
 @Injectable()
 export class ThumbtackFollowUp implements ProviderFollowUp {
   readonly provider = "thumbtack" as const;
+  /** The webhook carries the lead; the reply is a call with the token. */
+  readonly needsCredentials = { leadUpdate: false, reply: true };
 
   constructor(private readonly client: ThumbtackClient) {}
 

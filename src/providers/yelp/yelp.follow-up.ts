@@ -76,6 +76,8 @@ export function yelpReplyDecision(
 @Injectable()
 export class YelpFollowUp implements ProviderFollowUp {
   readonly provider = "yelp" as const;
+  /** The webhook is only a trigger: the lead is fetched with the token, and the reply sent with it. */
+  readonly needsCredentials = { leadUpdate: true, reply: true };
 
   constructor(private readonly client: YelpClient) {}
 
