@@ -57,12 +57,6 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
           jobs: released.length,
         });
       }
-      const satisfied = await this.state.releaseSatisfiedWaits(BATCH);
-      if (satisfied.length > 0) {
-        await this.queue.enqueue(satisfied);
-        this.metrics.dispatched.inc({ reason: "released" }, satisfied.length);
-        this.logger.log({ msg: "released jobs whose dependency succeeded", jobs: satisfied.length });
-      }
       const expired = await this.state.expireWaits(this.config.jobMaxWaitSeconds, BATCH);
       if (expired > 0) this.logger.warn({ msg: "jobs waited too long: dead (wait_expired)", jobs: expired });
       const due = await this.state.due(this.config.dispatcherIntervalMs, STALE_RUNNING_MS, BATCH);

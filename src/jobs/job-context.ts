@@ -2,7 +2,6 @@ import { Injectable } from "@nestjs/common";
 import type { ConnectionSettings, ConnectionStatus } from "../connections/connection.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import type { EventKind, JsonObject, Provider } from "../providers/provider-event.js";
-import type { LeadType } from "./side-effects.repository.js";
 import type { ClaimedJob } from "./state/job-state-machine.js";
 import { PermanentError } from "../common/outbound/errors.js";
 
@@ -13,8 +12,6 @@ export interface JobReceipt {
   eventId: string | null;
   leadId: string;
   kind: EventKind;
-  /** The CRM delivery's type, decided by the receipt's lead-upsert (null until it succeeded). */
-  leadType: LeadType | null;
   occurredAt: Date;
   payload: JsonObject | null;
 }
@@ -65,7 +62,6 @@ export class JobContextLoader {
         eventId: row.event_id,
         leadId: row.lead_id,
         kind: row.kind,
-        leadType: row.lead_type,
         occurredAt: row.occurred_at,
         payload: row.raw_payload,
       },
@@ -84,7 +80,7 @@ export class JobContextLoader {
 }
 
 /** The receipt (`r`) and connection (`c`) columns a claim returns beside the job. */
-export const CONTEXT_COLUMNS = `r.id AS receipt_found_id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.lead_type, r.occurred_at,
+export const CONTEXT_COLUMNS = `r.id AS receipt_found_id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.occurred_at,
   r.raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
   c.external_account_id, c.status, c.settings, c.credentials, c.crm_signing_secret`;
 
@@ -96,7 +92,6 @@ export interface ContextRow {
   event_id: string | null;
   lead_id: string;
   kind: EventKind;
-  lead_type: LeadType | null;
   occurred_at: Date;
   raw_payload: JsonObject | null;
   connection_id: string | null;

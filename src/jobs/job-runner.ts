@@ -7,7 +7,6 @@ import type { ConnectionStatus } from "../connections/connection.js";
 import { ConnectionsRepository } from "../connections/connections.repository.js";
 import { backoffDelay } from "./backoff.js";
 import { Metrics } from "../observability/metrics.js";
-import { JobQueue } from "./job-queue.js";
 import { CONTEXT_COLUMNS, type ContextRow, JobContextLoader } from "./job-context.js";
 import type { Processor } from "./processor.js";
 import { ABANDONED_AFTER_MS, type ClaimedJob, JobStateMachine } from "./state/job-state-machine.js";
@@ -41,7 +40,6 @@ export class JobRunner {
     private readonly state: JobStateMachine,
     private readonly contexts: JobContextLoader,
     private readonly connections: ConnectionsRepository,
-    private readonly queue: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {}
@@ -97,12 +95,6 @@ export class JobRunner {
       const skip =
         status === "credential_error" && !processor.needsCredentials(context) ? undefined : SKIP[status];
       if (skip) return recorded(await this.state.skip(job, skip), TRANSITIONS[skip].to);
-      if (job.dependencyStatus !== null && job.dependencyStatus !== "succeeded") {
-        // Runs after another job of its receipt (a CRM delivery after the lead-upsert): that job's
-        // success releases it (the dispatcher also sweeps), JOB_MAX_WAIT_SECONDS bounds the wait.
-        const until = new Date(Date.now() + this.config.jobMaxWaitSeconds * 1000);
-        return recorded(await this.state.wait(job, "dependency", until), "waiting");
-      }
       await processor.run(context);
     } catch (error) {
       if (error instanceof WaitRequired) {
@@ -148,12 +140,9 @@ export class JobRunner {
       recorded(retrying, "retrying", () => this.logger.log({ msg: "job will retry", ...outcome, delayMs }));
       throw new RetryScheduled(failure.code, delayMs);
     }
-    const succeeded = await this.state.finish(job, "succeed", { outcome: "succeeded" });
-    recorded(succeeded, "succeeded", () =>
+    recorded(await this.state.finish(job, "succeed", { outcome: "succeeded" }), "succeeded", () =>
       this.logger.log({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() }),
     );
-    // The jobs of the receipt that wait for this one run now (a failure here: the dispatcher's sweep).
-    if (succeeded) await this.queue.enqueue(await this.state.releaseDependents(job));
   }
 }
 

@@ -4,9 +4,6 @@ import type { ClaimedJob } from "./state/job-state-machine.js";
 
 export type SideEffectStatus = "started" | "succeeded" | "skipped";
 
-/** What a CRM delivery says happened to the lead (api.md, "CRM deliveries"). */
-export type LeadType = "lead.created" | "lead.updated" | "lead.replied";
-
 /**
  * Local operation records: written under the job key *before* an external call, so a re-run can
  * tell "never tried" from "tried, outcome unknown" (reconcile at the destination first) and "done".
@@ -51,17 +48,6 @@ export class SideEffectsRepository {
       `UPDATE side_effects SET status = $3, external_ref = $4, updated_at = now()
        WHERE job_key = $1 AND tenant_id = $2::uuid`,
       [job.jobKey, job.tenantId, status, externalRef ?? null],
-    );
-  }
-
-  /**
-   * The lead-upsert's decision the CRM delivery repeats: the `type` of its receipt's delivery.
-   * Decided once: a retry or replay of the upsert keeps the first decision.
-   */
-  async decideLeadType(job: ClaimedJob, receiptId: string, type: LeadType): Promise<void> {
-    await this.prisma.pool.query(
-      "UPDATE receipts SET lead_type = COALESCE(lead_type, $3) WHERE id = $1::uuid AND tenant_id = $2::uuid",
-      [receiptId, job.tenantId, type],
     );
   }
 }

@@ -17,19 +17,11 @@ export class LeadsRepository {
 
   /**
    * Upserts the lead's contact data as of `eventAt`. An older event never overwrites newer data;
-   * a placeholder (a message that came before its lead) is always filled. `created`: the lead
-   * exists complete for the first time now (inserted here, or a placeholder filled).
+   * a placeholder (a message that came before its lead) is always filled.
    */
-  async upsertContact(
-    key: LeadKey,
-    contact: Contact,
-    details: JsonObject,
-    eventAt: Date,
-  ): Promise<{ id: string; created: boolean }> {
-    const { rows } = await this.prisma.pool.query<{ id: string; created: boolean }>(
-      `WITH prior AS (
-         SELECT status FROM leads WHERE tenant_id = $1::uuid AND provider = $3 AND external_lead_id = $4
-       ), upserted AS (
+  async upsertContact(key: LeadKey, contact: Contact, details: JsonObject, eventAt: Date): Promise<string> {
+    const { rows } = await this.prisma.pool.query<{ id: string }>(
+      `WITH upserted AS (
          INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, name, email, phone, details, last_event_at)
          VALUES ($1::uuid, $2::uuid, $3, $4, 'open', $5, $6, $7, $8::jsonb, $9)
          ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
@@ -41,11 +33,11 @@ export class LeadsRepository {
            last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at),
            updated_at = now()
          WHERE l.status = 'placeholder' OR l.last_event_at <= EXCLUDED.last_event_at
-         RETURNING id, (xmax = 0) AS inserted
+         RETURNING id
        )
-       SELECT id, inserted OR COALESCE((SELECT status = 'placeholder' FROM prior), false) AS created FROM upserted
+       SELECT id FROM upserted
        UNION ALL
-       SELECT id, false FROM leads WHERE tenant_id = $1::uuid AND provider = $3 AND external_lead_id = $4
+       SELECT id FROM leads WHERE tenant_id = $1::uuid AND provider = $3 AND external_lead_id = $4
        LIMIT 1`,
       [
         key.tenantId,
@@ -60,7 +52,7 @@ export class LeadsRepository {
       ],
     );
     // The lead was inserted by a concurrent transaction after this statement's snapshot: read it now.
-    return rows[0] ?? { id: await this.idOf(key), created: false };
+    return rows[0]?.id ?? this.idOf(key);
   }
 
   private async idOf(key: LeadKey): Promise<string> {
@@ -112,8 +104,7 @@ export class LeadsRepository {
   /** The lead as stored, for deliveries to the tenant's CRM. */
   async find(tenantId: string, provider: string, externalLeadId: string): Promise<JsonObject | null> {
     const { rows } = await this.prisma.pool.query<JsonObject>(
-      // phoneConsent: not tracked yet (null: unknown), see the README's provider notes.
-      `SELECT id, name, email, phone, NULL::boolean AS "phoneConsent", status, details, last_event_at AS "lastEventAt"
+      `SELECT id, status, name, email, phone, details, last_event_at AS "lastEventAt"
        FROM leads WHERE tenant_id = $1::uuid AND provider = $2 AND external_lead_id = $3`,
       [tenantId, provider, externalLeadId],
     );

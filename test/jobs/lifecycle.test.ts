@@ -108,11 +108,10 @@ describe("job lifecycle", () => {
     await deliver(c, "unreadable-1");
     const rows = await waitFor(
       () => statuses(c.tenantId),
-      (list) => list.some((row) => row.status === "dead"),
+      (list) => list.every((row) => row.status === "dead"),
     );
     expect(rows).toEqual([
-      // The CRM delivery waits (visibly, bounded by JOB_MAX_WAIT_SECONDS) for its dead lead-upsert.
-      { status: "waiting", attempts: 0, last_error_code: null },
+      { status: "dead", attempts: 1, last_error_code: "secrets_unreadable" },
       { status: "dead", attempts: 1, last_error_code: "secrets_unreadable" },
     ]);
   });

@@ -38,8 +38,7 @@ export class CrmDeliveryProcessor implements Processor {
     const lead = await this.leads.find(connection.tenantId, receipt.provider, receipt.leadId);
     const sentAt = new Date();
     const body = JSON.stringify({
-      // Decided by this receipt's lead-upsert, which this delivery ran after (api.md "CRM deliveries").
-      type: receipt.leadType ?? receipt.kind,
+      type: receipt.kind,
       timestamp: sentAt.toISOString(),
       data: {
         receiptId: receipt.id,

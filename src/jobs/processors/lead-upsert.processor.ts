@@ -6,7 +6,6 @@ import { type LeadKey, LeadsRepository } from "../../leads/leads.repository.js";
 import { FollowUpRegistry } from "../../providers/follow-up-registry.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
-import { SideEffectsRepository } from "../side-effects.repository.js";
 
 @Injectable()
 export class LeadUpsertProcessor implements Processor {
@@ -15,14 +14,13 @@ export class LeadUpsertProcessor implements Processor {
   constructor(
     private readonly leads: LeadsRepository,
     private readonly followUps: FollowUpRegistry,
-    private readonly sideEffects: SideEffectsRepository,
   ) {}
 
   needsCredentials({ receipt }: JobContext): boolean {
     return this.followUps.get(receipt.provider).needsCredentials.leadUpdate;
   }
 
-  async run({ job, receipt, connection }: JobContext): Promise<void> {
+  async run({ receipt, connection }: JobContext): Promise<void> {
     const key: LeadKey = {
       tenantId: connection.tenantId,
       connectionId: connection.id,
@@ -31,19 +29,14 @@ export class LeadUpsertProcessor implements Processor {
     };
     const update = await this.followUps.get(receipt.provider).leadUpdate(receipt, connection.accessToken);
     // Without contact data (a message before its lead) the lead is only made sure to exist.
-    const upserted = update.profile
+    const leadId = update.profile
       ? await this.leads.upsertContact(
           key,
           update.profile.contact,
           update.profile.details,
           update.lastEventAt,
         )
-      : { id: await this.leads.touch(key, update.lastEventAt), created: false };
-    const leadId = upserted.id;
+      : await this.leads.touch(key, update.lastEventAt);
     await this.leads.addMessages(key.tenantId, leadId, update.messages);
-    // The CRM delivery's type, decided once (a retry or replay keeps the first decision). Ignored
-    // events have no jobs.
-    if (receipt.kind === "ignored") return;
-    await this.sideEffects.decideLeadType(job, receipt.id, upserted.created ? "lead.created" : receipt.kind);
   }
 }

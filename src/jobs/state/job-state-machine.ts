@@ -32,11 +32,6 @@ export interface ClaimedJob {
   /** The attempt row opened by the claim. */
   attemptId: string;
   startedAt: Date;
-  /**
-   * The status of the job of the same receipt this one runs after (OperationSettings.after), null
-   * when it has none (or it is gone): anything but `succeeded` means wait.
-   */
-  dependencyStatus: JobStatus | null;
 }
 
 /** How an attempt that ran ended (the attempt row's outcome). */
@@ -46,23 +41,6 @@ export type AttemptOutcome = "succeeded" | "retryable" | "permanent" | "credenti
 type Finish = Extract<TransitionName, "succeed" | "retry" | "die" | "block">;
 /** The transitions that undo the claim: the job did not run and used no attempt. */
 type Skip = Extract<TransitionName, "hold" | "park" | "cancelRun">;
-
-/** Which operation each operation runs after, as SQL over the claimed `job` (null: none). */
-const DEPENDENCY_OPERATION = `CASE job.operation ${Object.entries(OPERATION_SETTINGS)
-  .flatMap(([operation, settings]) =>
-    settings.after ? [`WHEN '${operation}' THEN '${settings.after}'`] : [],
-  )
-  .join(" ")} END`;
-/** The operations that run after `operation`. */
-const dependentsOf = (operation: Operation) =>
-  Object.entries(OPERATION_SETTINGS).flatMap(([dependent, settings]) =>
-    settings.after === operation ? [dependent] : [],
-  );
-const AFTER = JSON.stringify(
-  Object.fromEntries(
-    Object.entries(OPERATION_SETTINGS).map(([op, settings]) => [op, settings.after ?? null]),
-  ),
-);
 
 /** How many jobs a single-job transition moved (1, or 0 when the database refused it). */
 interface Moved {
@@ -83,15 +61,11 @@ const REQUEUE_SET = (allowancesParam: string) => `status = 'queued', waiting_for
 /**
  * Creating jobs is the machine's first step: the INSERT that the receipt writer embeds in its
  * single ingest statement. `source` selects (tenant_id, connection_id, receipt_id, operation,
- * job_key, status, max_attempts), with status from `initialStatus`; a job created `waiting` waits
- * for its dependency. Rows go in job-key order (concurrent batches lock keys in one order).
+ * job_key, status, max_attempts), with status from `initialStatus`.
  */
 export function insertJobsSql(source: string): string {
-  return `INSERT INTO jobs (tenant_id, connection_id, receipt_id, operation, job_key, status, max_attempts,
-                    waiting_for, waiting_since)
-  SELECT s.*, CASE WHEN s.status = 'waiting' THEN 'dependency' END, CASE WHEN s.status = 'waiting' THEN now() END
-  FROM (${source}) AS s(tenant_id, connection_id, receipt_id, operation, job_key, status, max_attempts)
-  ORDER BY s.job_key
+  return `INSERT INTO jobs (tenant_id, connection_id, receipt_id, operation, job_key, status, max_attempts)
+  ${source}
   ON CONFLICT (job_key) DO NOTHING
   RETURNING id, receipt_id, job_key, operation, status`;
 }
@@ -137,9 +111,7 @@ export class JobStateMachine {
        )
        SELECT job.id, job.tenant_id AS "tenantId", job.connection_id AS "connectionId", job.receipt_id AS "receiptId",
               job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
-              attempt.id AS "attemptId", attempt.started_at AS "startedAt",
-              (SELECT d.status FROM jobs d WHERE d.receipt_id = job.receipt_id AND d.tenant_id = job.tenant_id
-                 AND d.operation = ${DEPENDENCY_OPERATION}) AS "dependencyStatus", ${context}
+              attempt.id AS "attemptId", attempt.started_at AS "startedAt", ${context}
        FROM job CROSS JOIN attempt
        LEFT JOIN receipts r ON r.id = job.receipt_id AND r.tenant_id = job.tenant_id
        LEFT JOIN connections c ON c.id = job.connection_id AND c.tenant_id = job.tenant_id`,
@@ -290,49 +262,6 @@ export class JobStateMachine {
       limit,
       from("release"),
       ALLOWANCES,
-    );
-  }
-
-  /**
-   * release, for the jobs that wait for `job` (the same receipt's jobs that run after its
-   * operation), once it succeeded; answers them, to be enqueued.
-   */
-  releaseDependents(job: ClaimedJob): Promise<EnqueueableJob[]> {
-    const dependents = dependentsOf(job.operation);
-    if (dependents.length === 0 || job.receiptId === null) return Promise.resolve([]);
-    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
-      `UPDATE jobs SET ${REQUEUE_SET("$5")}
-       WHERE tenant_id = $1::uuid AND receipt_id = $2::uuid AND operation = ANY($3::text[])
-         AND status = ANY($4::text[]) AND waiting_for = 'dependency'
-       RETURNING id, job_key AS "jobKey", operation`,
-      job.tenantId,
-      job.receiptId,
-      dependents,
-      from("release", ["waiting"]),
-      ALLOWANCES,
-    );
-  }
-
-  /**
-   * release, by the dispatcher: jobs waiting for a dependency that succeeded (or is gone) meanwhile:
-   * a dependency that finished between a dependent's claim and its wait, or a worker that died
-   * before it released its dependents.
-   */
-  releaseSatisfiedWaits(limit: number): Promise<EnqueueableJob[]> {
-    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
-      `UPDATE jobs SET ${REQUEUE_SET("$3")}
-       WHERE id IN (
-         SELECT j.id FROM jobs j
-         WHERE j.status = 'waiting' AND j.waiting_for = 'dependency'
-           AND NOT EXISTS (SELECT 1 FROM jobs d WHERE d.receipt_id = j.receipt_id AND d.tenant_id = j.tenant_id
-                             AND d.operation = ($4::jsonb ->> j.operation) AND d.status <> 'succeeded')
-         LIMIT $1)
-         AND status = ANY($2::text[]) AND waiting_for = 'dependency'
-       RETURNING id, job_key AS "jobKey", operation`,
-      limit,
-      from("release", ["waiting"]),
-      ALLOWANCES,
-      AFTER,
     );
   }
 
