@@ -47,8 +47,8 @@ interface Moved {
   moved: number;
 }
 
-/** `status = ANY($n::text[])` with a transition's source statuses as the parameter. */
-const from = (transition: TransitionName, only?: readonly JobStatus[]) => sourceStatuses(transition, only);
+/** A transition's source statuses: the `status = ANY($n::text[])` parameter of its statement. */
+const from = sourceStatuses;
 
 /** Attempts a requeued job gets, per operation (requeuedMaxAttempts in SQL: attempts + allowance). */
 const ALLOWANCES = JSON.stringify(
@@ -186,45 +186,54 @@ export class JobStateMachine {
 
   /**
    * hold / park / cancelRun: the job cannot run now (its connection is paused, has a credential
-   * problem, or is disabled). The claim is undone: its attempt row goes (only if the job moved)
-   * and no attempt is counted.
+   * problem, or is disabled). The claim is undone and no attempt is counted.
    */
-  async skip(job: ClaimedJob, transition: Skip): Promise<boolean> {
-    const { rows } = await this.prisma.pool.query<Moved>(
-      `WITH moved AS (
-         UPDATE jobs SET status = $4, attempts = attempts - 1, updated_at = now(),
-                completed_at = CASE WHEN $4 = 'cancelled' THEN now() ELSE completed_at END
-         WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($6::text[]) AND attempts = $5
-         RETURNING id
-       ), attempt AS (
-         DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid AND EXISTS (SELECT 1 FROM moved)
-       )
-       SELECT count(*)::int AS moved FROM moved`,
-      [job.id, job.attemptId, job.tenantId, TRANSITIONS[transition].to, job.attempts, from(transition)],
+  skip(job: ClaimedJob, transition: Skip): Promise<boolean> {
+    return this.undoClaim(
+      job,
+      transition,
+      "status = $6, completed_at = CASE WHEN $6 = 'cancelled' THEN now() ELSE completed_at END",
+      [TRANSITIONS[transition].to],
     );
-    return this.applied(job, transition, rows[0]?.moved);
   }
 
   /**
    * wait: the job may not run yet (`reason`); it runs again at `until`. (A `dependency` wait is
    * claimed only once released, which the CRM dependency work will add; until then it can only
-   * expire.) The claim is undone, so the wait uses no attempt; the
-   * wait's start is kept across repeated waits, and bounds it (expireWaits).
+   * expire.) The claim is undone, so the wait uses no attempt; the wait's start is kept across
+   * repeated waits, and bounds it (expireWaits).
    */
-  async wait(job: ClaimedJob, reason: WaitingFor, until: Date): Promise<boolean> {
+  wait(job: ClaimedJob, reason: WaitingFor, until: Date): Promise<boolean> {
+    return this.undoClaim(
+      job,
+      "wait",
+      "status = 'waiting', waiting_for = $6, waiting_since = COALESCE(waiting_since, now()), next_attempt_at = $7",
+      [reason, until],
+    );
+  }
+
+  /**
+   * A transition that takes back this run's claim (attempts - 1; its attempt row goes, only if the
+   * job moved) and sets `set` (parameters from $6).
+   */
+  private async undoClaim(
+    job: ClaimedJob,
+    transition: Skip | "wait",
+    set: string,
+    values: unknown[],
+  ): Promise<boolean> {
     const { rows } = await this.prisma.pool.query<Moved>(
       `WITH moved AS (
-         UPDATE jobs SET status = 'waiting', waiting_for = $4, waiting_since = COALESCE(waiting_since, now()),
-                next_attempt_at = $5, attempts = attempts - 1, updated_at = now()
-         WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($7::text[]) AND attempts = $6
+         UPDATE jobs SET ${set}, attempts = attempts - 1, updated_at = now()
+         WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($5::text[]) AND attempts = $4
          RETURNING id
        ), attempt AS (
          DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid AND EXISTS (SELECT 1 FROM moved)
        )
        SELECT count(*)::int AS moved FROM moved`,
-      [job.id, job.attemptId, job.tenantId, reason, until, job.attempts, from("wait")],
+      [job.id, job.attemptId, job.tenantId, job.attempts, from(transition), ...values],
     );
-    return this.applied(job, "wait", rows[0]?.moved);
+    return this.applied(job, transition, rows[0]?.moved);
   }
 
   /** expire: jobs that have waited `maxWaitSeconds` are dead with `wait_expired`; answers how many. */
