@@ -2,7 +2,6 @@
 // Thumbtack on loopback: the attempt is recorded as a retryable provider_bad_response, logged once per
 // bad answer with provider and endpoint (no token), and the worker carries on: once the provider
 // answers properly, the same job succeeds.
-import { createServer } from "node:http";
 import type { INestApplicationContext } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { RedactingLogger } from "../../src/observability/logger.js";
@@ -10,6 +9,7 @@ import { WorkerModule } from "../../src/worker.module.js";
 import { adminAs, OPERATOR_KEY } from "../support/admin.js";
 import { type RunningApi, startApi, testConfig } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { type FakeServer, startFakeServer } from "../support/fake-server.js";
 import { fixture } from "../support/fixtures.js";
 import { post } from "../support/http.js";
 import { createTenantWithConnection } from "../support/tenants.js";
@@ -26,49 +26,12 @@ class CapturingLogger extends RedactingLogger {
   }
 }
 
-interface RawReply {
-  status: number;
-  /** Sent as is: it need not be JSON. */
-  text: string;
-  delayMs?: number;
-}
-
-/** A provider API on loopback whose answers (any bytes) come from `route`; it records every request. */
-async function startRawServer(route: (method: string, path: string) => RawReply) {
-  const received: { method: string; path: string }[] = [];
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on("end", () => {
-      const method = request.method ?? "";
-      const path = request.url ?? "";
-      received.push({ method, path });
-      const reply = route(method, path);
-      setTimeout(() => {
-        response.writeHead(reply.status, { "content-type": "application/json" });
-        response.end(reply.text);
-      }, reply.delayMs ?? 0);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("no TCP address");
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 describe("provider answers of the wrong shape", () => {
   let db: TestDatabase;
   let api: RunningApi;
   let worker: INestApplicationContext;
-  let yelp: Awaited<ReturnType<typeof startRawServer>>;
-  let thumbtack: Awaited<ReturnType<typeof startRawServer>>;
+  let yelp: FakeServer;
+  let thumbtack: FakeServer;
   const logger = new CapturingLogger();
   /** What the fake Yelp answers, per lead id: the lead, and its events. */
   const yelpAnswers = new Map<string, { lead: string; events: string }>();
@@ -83,13 +46,13 @@ describe("provider answers of the wrong shape", () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    yelp = await startRawServer((method, path) => {
+    yelp = await startFakeServer({ status: 201, text: "{}" }, ({ method, path }) => {
       const match = /^\/v3\/leads\/([^/?]+)(\/events)?/.exec(path);
       const answers = match ? yelpAnswers.get(decodeURIComponent(match[1]!)) : undefined;
-      if (method !== "GET" || !answers) return { status: 201, text: "{}" };
+      if (method !== "GET" || !answers) return undefined;
       return { status: 200, text: match![2] ? answers.events : answers.lead };
     });
-    thumbtack = await startRawServer((method) => {
+    thumbtack = await startFakeServer({ status: 201, text: "{}" }, ({ method }) => {
       if (method === "GET") return { status: 200, text: thumbtackMessages };
       if (thumbtackMessagesAfterPost !== undefined) thumbtackMessages = thumbtackMessagesAfterPost;
       return { status: 201, text: "{}", delayMs: thumbtackPostDelayMs };

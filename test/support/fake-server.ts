@@ -11,7 +11,10 @@ export interface ReceivedRequest {
 
 export interface FakeReply {
   status: number;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as is instead of `body` (it need not be JSON: a provider answering garbage). */
+  text?: string;
   headers?: Record<string, string>;
   /** Wait this long before answering (to provoke client timeouts). */
   delayMs?: number;
@@ -51,7 +54,7 @@ export async function startFakeServer(
       const reply = queue.shift() ?? route?.(entry) ?? fallback;
       setTimeout(() => {
         response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
-        response.end(reply.body === undefined ? "" : JSON.stringify(reply.body));
+        response.end(reply.text ?? (reply.body === undefined ? "" : JSON.stringify(reply.body)));
       }, reply.delayMs ?? 0);
     });
   });
