@@ -1,5 +1,6 @@
 import { Injectable } from "@nestjs/common";
-import { type Provider, PROVIDERS } from "./provider-event.js";
+import { byProvider } from "./by-provider.js";
+import type { Provider } from "./provider-event.js";
 import type { ProviderFollowUp } from "./provider-follow-up.js";
 import { StaticFormsFollowUp } from "./static-forms/static-forms.follow-up.js";
 import { ThumbtackFollowUp } from "./thumbtack/thumbtack.follow-up.js";
@@ -14,11 +15,7 @@ export class FollowUpRegistry {
   private readonly followUps: Record<Provider, ProviderFollowUp>;
 
   constructor(staticForms: StaticFormsFollowUp, thumbtack: ThumbtackFollowUp, yelp: YelpFollowUp) {
-    this.followUps = { staticforms: staticForms, thumbtack, yelp };
-    const missing = PROVIDERS.filter((provider) => this.followUps[provider]?.provider !== provider);
-    if (missing.length > 0) {
-      throw new Error(`no follow-up registered for provider(s): ${missing.join(", ")}`);
-    }
+    this.followUps = byProvider<ProviderFollowUp>({ staticforms: staticForms, thumbtack, yelp }, "follow-up");
   }
 
   get(provider: Provider): ProviderFollowUp {

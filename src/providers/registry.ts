@@ -1,5 +1,6 @@
 import { Injectable } from "@nestjs/common";
-import { type Provider, PROVIDERS } from "./provider-event.js";
+import { byProvider } from "./by-provider.js";
+import type { Provider } from "./provider-event.js";
 import type { ProviderAdapter } from "./provider-adapter.js";
 import { StaticFormsAdapter } from "./static-forms/static-forms.adapter.js";
 import { ThumbtackAdapter } from "./thumbtack/thumbtack.adapter.js";
@@ -15,9 +16,7 @@ export class AdapterRegistry {
     thumbtack: ThumbtackAdapter,
     readonly yelp: YelpAdapter,
   ) {
-    this.adapters = { staticforms: staticForms, thumbtack, yelp };
-    const missing = PROVIDERS.filter((provider) => this.adapters[provider]?.provider !== provider);
-    if (missing.length > 0) throw new Error(`no adapter registered for provider(s): ${missing.join(", ")}`);
+    this.adapters = byProvider<ProviderAdapter>({ staticforms: staticForms, thumbtack, yelp }, "adapter");
   }
 
   get(provider: Provider): ProviderAdapter {
