@@ -9,8 +9,9 @@ import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { LeadsRepository } from "../../leads/leads.repository.js";
 import { callDestination } from "../../common/outbound/destination.js";
-import { PermanentError } from "../../common/outbound/errors.js";
+import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
 import { SideEffectsRepository } from "../side-effects.repository.js";
+import type { EventKind } from "../../providers/provider-event.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
 
@@ -35,10 +36,12 @@ export class CrmDeliveryProcessor implements Processor {
     if (!connection.crmSigningSecret) throw new PermanentError("no_signing_secret");
     const { earlier } = await this.sideEffects.begin(job);
     if (earlier === "succeeded") return;
-    const lead = await this.leads.find(connection.tenantId, receipt.provider, receipt.leadId);
+    // Runs after this receipt's lead-upsert (OPERATION_SETTINGS.after), so the lead exists.
+    const stored = await this.leads.find(connection.tenantId, receipt.provider, receipt.leadId);
+    if (!stored) throw new RetryableError("lead_not_found");
     const sentAt = new Date();
     const body = JSON.stringify({
-      type: receipt.kind,
+      type: deliveryType(receipt.kind, stored.createdByReceiptId === receipt.id),
       timestamp: sentAt.toISOString(),
       data: {
         receiptId: receipt.id,
@@ -50,7 +53,7 @@ export class CrmDeliveryProcessor implements Processor {
         kind: receipt.kind,
         occurredAt: receipt.occurredAt.toISOString(),
         payload: receipt.payload,
-        lead,
+        lead: stored.lead,
       },
     });
     const signature = new Webhook(connection.crmSigningSecret).sign(job.jobKey, sentAt, body);
@@ -71,4 +74,15 @@ export class CrmDeliveryProcessor implements Processor {
     );
     await this.sideEffects.finish(job, "succeeded");
   }
+}
+
+/**
+ * The delivery's `type` (api.md, "CRM deliveries"): `lead.created` for the receipt whose lead-upsert
+ * first made the lead complete (recorded by that upsert, once: a retry or replay sends the same);
+ * any other event keeps its kind, an event that says "created" about a lead that existed before
+ * being an update.
+ */
+export function deliveryType(kind: EventKind, createdTheLead: boolean): EventKind {
+  if (createdTheLead) return "lead.created";
+  return kind === "lead.created" ? "lead.updated" : kind;
 }
