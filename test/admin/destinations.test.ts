@@ -270,6 +270,23 @@ describe("outbound destinations: an allowed CIDR, and a check at call time", () 
     expect([answer.status, answer.body.error]).toEqual([400, "destination_forbidden"]);
   });
 
+  it("a host that stops resolving is retried (network), and delivered once it resolves again", async () => {
+    hosts.set("flaky.lan", ["127.0.0.2"]);
+    const connection = await connect(`http://flaky.lan:${lanCrm.port}/flaky`);
+    hosts.delete("flaky.lan");
+    await deliver(connection);
+    await waitFor(
+      () => crmJob(connection.id),
+      (job) => job?.status === "retrying" && job.last_error_code === "network",
+    );
+    hosts.set("flaky.lan", ["127.0.0.2"]);
+    await waitFor(
+      () => crmJob(connection.id),
+      (job) => job?.status === "succeeded",
+    );
+    expect(lanCrm.received.filter((request) => request.path === "/flaky")).toHaveLength(1);
+  });
+
   it("a host that resolved to a public address when set and to 127.0.0.1 when called: dead with destination_forbidden, nothing sent", async () => {
     const port = new URL(forbiddenCrm.url).port;
     hosts.set("rebind.example.com", [PUBLIC]);
