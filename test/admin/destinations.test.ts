@@ -3,7 +3,10 @@
 // before each call (DNS may have changed: the job is dead with destination_forbidden, nothing sent);
 // the call connects to the address that was checked. Host names resolve through a table of this
 // file (the app's HostResolver), so no DNS is needed.
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer as createTlsServer } from "node:https";
+import { callCheckedDestination } from "../../src/common/outbound/destination.js";
 import { HostResolver, type ResolvedAddress } from "../../src/common/outbound/destination-guard.js";
 import { createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
@@ -306,5 +309,41 @@ describe("outbound destinations: an allowed CIDR, and a check at call time", () 
     });
     await app.settled();
     expect(forbiddenCrm.received).toEqual([]);
+  });
+});
+
+describe("outbound destinations: TLS at a pinned address", () => {
+  // A self-signed certificate for crm.test (test only; made with
+  // `openssl req -x509 -newkey rsa:2048 -nodes -days 36500 -subj /CN=crm.test -addext subjectAltName=DNS:crm.test`).
+  const tls = (name: string) => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url));
+  const serverNames: string[] = [];
+  const requests: string[] = [];
+  const server = createTlsServer(
+    {
+      key: tls("crm.test.key"),
+      cert: tls("crm.test.crt"),
+      SNICallback: (name, done) => {
+        serverNames.push(name);
+        done(null);
+      },
+    },
+    (request, response) => {
+      requests.push(request.headers.host ?? "");
+      response.end();
+    },
+  );
+  beforeAll(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)));
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("names the URL's host in SNI, and refuses a certificate the system does not trust", async () => {
+    const port = (server.address() as { port: number }).port;
+    const call = callCheckedDestination(
+      { url: new URL(`https://crm.test:${port}/hook`), address: "127.0.0.1", family: 4 },
+      { method: "POST", headers: { "content-type": "application/json" }, body: "{}" },
+      5_000,
+    );
+    await expect(call).rejects.toMatchObject({ code: "network" });
+    expect(serverNames).toEqual(["crm.test"]); // crm.test is in no DNS: the pinned address was used
+    expect(requests).toEqual([]);
   });
 });
