@@ -37,6 +37,9 @@ async function main() {
     REDIS_PREFIX: `lg-bench-e2e-${process.pid}`,
     PORT: "3102",
     WEBHOOK_RATE_LIMIT: "10000000", // one connection sends the whole load
+    // The bench CRM listens on loopback over http.
+    DESTINATION_ALLOW_HTTP: "true",
+    DESTINATION_ALLOW_CIDRS: "127.0.0.0/8",
   };
   const connection = JSON.parse(
     execFileSync(process.execPath, ["bench/create-connection.mjs"], {

@@ -27,6 +27,8 @@ describe("loadConfig", () => {
       webhookBodyLimitBytes: 262144,
       yelpAllowedIps: [],
       trustProxy: false,
+      destinationAllowHttp: false,
+      destinationAllowCidrs: [],
     });
     expect(config.encryptionKey).toHaveLength(32);
   });
@@ -67,6 +69,9 @@ describe("loadConfig", () => {
     ["TRUST_PROXY", "proxy.example"],
     ["LEADGATE_PREVIOUS_ENCRYPTION_KEYS", `${Buffer.alloc(32, 1).toString("base64")},short`],
     ["REPLAY_RATE_PER_SECOND", "0"],
+    ["DESTINATION_ALLOW_HTTP", "yes"],
+    ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/8,10.0.0.1"],
+    ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/33"],
   ])("rejects %s=%s", (variable, value) => {
     expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
   });
@@ -97,5 +102,16 @@ describe("loadConfig", () => {
     });
     expect(config.yelpAllowedIps).toEqual(["52.35.20.1", "::1"]);
     expect(config.yelpWebhookToken).toBe("t".repeat(20));
+  });
+
+  it("parses the outbound destination settings", () => {
+    const config = loadConfig({
+      ...BASE,
+      DESTINATION_ALLOW_HTTP: "true",
+      DESTINATION_ALLOW_CIDRS: "192.168.10.0/24, fd00::/8",
+    });
+    expect(config.destinationAllowHttp).toBe(true);
+    expect(config.destinationAllowCidrs).toEqual(["192.168.10.0/24", "fd00::/8"]);
+    expect(loadConfig({ ...BASE, DESTINATION_ALLOW_HTTP: "false" }).destinationAllowHttp).toBe(false);
   });
 });
