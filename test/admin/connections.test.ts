@@ -141,7 +141,7 @@ describe("admin API: connections", () => {
       .flatMap((row) => Object.values(row))
       .filter((value) => value !== null) as string[];
     expect(columns.length).toBeGreaterThanOrEqual(8);
-    for (const value of columns) expect(value).toMatch(/^v1\.[0-9a-f]{8}\./);
+    for (const value of columns) expect(value).toMatch(/^v2\.[0-9a-f]{8}\./);
     const everything = JSON.stringify((await app.sql.query("SELECT * FROM connections")).rows);
     const keys = JSON.stringify((await app.sql.query("SELECT * FROM api_keys")).rows);
     expect(secrets.filter((secret) => everything.includes(secret) || keys.includes(secret))).toEqual([]);

@@ -2,6 +2,7 @@
 // ending a rotation's grace period early, envelopes bound to their table, column and row (a copy
 // elsewhere or a truncated tag does not open; secrets:reencrypt binds old unbound envelopes), and
 // the warning that a Static Forms apiKey alone is weak.
+import { spawnSync } from "node:child_process";
 import { createCipheriv, randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
@@ -256,7 +257,7 @@ describe("secrets", () => {
       expect([answer.status, answer.body.error]).toEqual([503, "unavailable"]);
     });
 
-    it("secrets:reencrypt binds unbound (v1) envelopes, which then open again", async () => {
+    it("db:migrate binds unbound (v1) envelopes through secrets:reencrypt; they open again (needs dist/)", async () => {
       const c = await create("/reencrypted");
       // As stored before envelopes named their place: v1, the key id as the only additional data.
       const key = Buffer.from(TEST_ENCRYPTION_KEY, "base64");
@@ -282,8 +283,12 @@ describe("secrets", () => {
       // Unbound envelopes are not opened by the API and workers.
       expect((await deliver(c.id, c.token)).status).toBe(503);
 
-      const api = app.api.app;
-      expect(await reencryptAll(api.get(PrismaService), api.get(SecretBox))).toEqual({ resealed: 3 });
+      const migrated = spawnSync(process.execPath, ["scripts/migrate.mjs"], {
+        env: { ...process.env, ...app.env },
+        encoding: "utf8",
+      });
+      expect(migrated.status).toBe(0);
+      expect(migrated.stdout).toContain('"resealed":3');
       const stored = await row(c.id);
       for (const column of ["inbound_secrets", "credentials", "crm_signing_secret"]) {
         expect([column, String(stored[column]).startsWith(`v2.${keyId}.`)]).toEqual([column, true]);
@@ -291,6 +296,7 @@ describe("secrets", () => {
       const answer = await deliver(c.id, c.token);
       expect(answer.status).toBe(202);
       expect(verifies(c.crmSecret, await crmRequestOf(answer.body.receiptIds[0]!))).toBe(true);
+      const api = app.api.app;
       expect(await reencryptAll(api.get(PrismaService), api.get(SecretBox))).toEqual({ resealed: 0 });
     });
   });
