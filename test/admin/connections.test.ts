@@ -93,6 +93,11 @@ describe("admin API: connections", () => {
     );
     expect(rotated.status).toBe(200);
     secrets.push(...Object.values<string>(rotated.body.secrets));
+    const crmRotated = await tenant.admin.post(
+      `/admin/connections/${created[2]!.body.connection.id}/rotate-crm-secret`,
+    );
+    expect(crmRotated.status).toBe(200);
+    secrets.push(crmRotated.body.secrets.crmSigningSecret as string);
 
     // Something to read on every route: a receipt (with the apiKey in its delivery), its jobs, a lead.
     const apiKeyConnection = created[3]!.body.connection.id as string;
@@ -134,7 +139,8 @@ describe("admin API: connections", () => {
     }
 
     const stored = await app.sql.query(
-      "SELECT inbound_secrets, previous_secrets, credentials, crm_signing_secret FROM connections WHERE tenant_id = $1",
+      `SELECT inbound_secrets, previous_secrets, credentials, crm_signing_secret, previous_crm_signing_secret
+       FROM connections WHERE tenant_id = $1`,
       [tenant.tenantId],
     );
     const columns = stored.rows

@@ -61,7 +61,7 @@ describe("secrets", () => {
   const crmRequestOf = async (receiptId: string) =>
     (
       await waitFor(
-        async () => crm.received.filter((request) => request.body.includes(receiptId)),
+        () => Promise.resolve(crm.received.filter((request) => request.body.includes(receiptId))),
         (requests) => requests.length === 1,
       )
     )[0]!;
