@@ -259,24 +259,18 @@ describe("secrets", () => {
 
     it("db:migrate binds unbound (v1) envelopes through secrets:reencrypt; they open again (needs dist/)", async () => {
       const c = await create("/reencrypted");
-      // As stored before envelopes named their place: v1, the key id as the only additional data.
       const key = Buffer.from(TEST_ENCRYPTION_KEY, "base64");
       const keyId = SecretBox.idOf(key);
-      const sealV1 = (value: unknown) => {
-        const iv = randomBytes(12);
-        const cipher = createCipheriv("aes-256-gcm", key, iv);
-        cipher.setAAD(Buffer.from(keyId));
-        const ciphertext = Buffer.concat([cipher.update(JSON.stringify(value), "utf8"), cipher.final()]);
-        return ["v1", keyId, iv, cipher.getAuthTag(), ciphertext]
-          .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
-          .join(".");
-      };
+      // And one under a key Leadgate does not have: reported, left as it is, the rest goes on.
+      const lost = await create();
+      const unknownKey = sealV1(Buffer.alloc(32, 3), { accessToken: "x" });
+      await app.sql.query("UPDATE connections SET credentials = $1 WHERE id = $2", [unknownKey, lost.id]);
       await app.sql.query(
         "UPDATE connections SET inbound_secrets = $1, credentials = $2, crm_signing_secret = $3 WHERE id = $4",
         [
-          sealV1({ type: "bearer", bearerToken: c.token }),
-          sealV1({ accessToken: "provider-token" }),
-          sealV1(c.crmSecret),
+          sealV1(key, { type: "bearer", bearerToken: c.token }),
+          sealV1(key, { accessToken: "provider-token" }),
+          sealV1(key, c.crmSecret),
           c.id,
         ],
       );
@@ -288,7 +282,8 @@ describe("secrets", () => {
         encoding: "utf8",
       });
       expect(migrated.status).toBe(0);
-      expect(migrated.stdout).toContain('"resealed":3');
+      expect(migrated.stdout).toContain('"resealed":3,"unreadable":1');
+      expect(migrated.stdout).toContain(`"connectionId":"${lost.id}","column":"credentials"`);
       const stored = await row(c.id);
       for (const column of ["inbound_secrets", "credentials", "crm_signing_secret"]) {
         expect([column, String(stored[column]).startsWith(`v2.${keyId}.`)]).toEqual([column, true]);
@@ -297,7 +292,22 @@ describe("secrets", () => {
       expect(answer.status).toBe(202);
       expect(verifies(c.crmSecret, await crmRequestOf(answer.body.receiptIds[0]!))).toBe(true);
       const api = app.api.app;
-      expect(await reencryptAll(api.get(PrismaService), api.get(SecretBox))).toEqual({ resealed: 0 });
+      expect(await reencryptAll(api.get(PrismaService), api.get(SecretBox))).toEqual({
+        resealed: 0,
+        unreadable: 1,
+      });
     });
   });
 });
+
+/** An envelope as stored before envelopes named their place: v1, the key id as the only additional data. */
+function sealV1(key: Buffer, value: unknown): string {
+  const keyId = SecretBox.idOf(key);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(keyId));
+  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(value), "utf8"), cipher.final()]);
+  return ["v1", keyId, iv, cipher.getAuthTag(), ciphertext]
+    .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
+    .join(".");
+}
