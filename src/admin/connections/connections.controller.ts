@@ -103,6 +103,7 @@ export class ConnectionsController {
     description:
       "`{ connection }`: ends the grace periods of the last rotate-secret and rotate-crm-secret now",
   })
+  @ApiConflictResponse({ description: "`connection_disabled`" })
   revokePreviousSecret(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.connections.revokePreviousSecret(principal, scopeOf(principal), id);
   }
