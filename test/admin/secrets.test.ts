@@ -131,7 +131,7 @@ describe("secrets", () => {
     ]);
   });
 
-  it("rotate-crm-secret refuses what it cannot do, and writes nothing: no CRM destination, bad grace, another tenant", async () => {
+  it("rotate-crm-secret and revoke-previous-secret refuse, writing nothing: no CRM destination, bad grace, another tenant, disabled", async () => {
     const without = await create();
     const refused = await tenant.admin.post(`/admin/connections/${without.id}/rotate-crm-secret`);
     expect([refused.status, refused.body.error]).toEqual([409, "no_crm_destination"]);
@@ -164,6 +164,18 @@ describe("secrets", () => {
     expect(await row(c.id)).toEqual(before);
     expect((await auditOf(c.id)).map((entry) => entry.action)).toEqual(["connection.create"]);
     expect((await auditOf(without.id)).map((entry) => entry.action)).toEqual(["connection.create"]);
+
+    expect((await tenant.admin.delete(`/admin/connections/${c.id}`)).status).toBe(204);
+    const disabled = await row(c.id);
+    for (const route of ["rotate-crm-secret", "revoke-previous-secret"]) {
+      const answer = await tenant.admin.post(`/admin/connections/${c.id}/${route}`, {});
+      expect([route, answer.status, answer.body.error]).toEqual([route, 409, "connection_disabled"]);
+    }
+    expect(await row(c.id)).toEqual(disabled);
+    expect((await auditOf(c.id)).map((entry) => entry.action)).toEqual([
+      "connection.create",
+      "connection.disable",
+    ]);
   });
 
   it("revoke-previous-secret ends both grace periods at once: the old inbound secret is refused, the old signature gone", async () => {
