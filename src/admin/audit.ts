@@ -19,6 +19,8 @@ export type AuditAction =
   | "connection.pause"
   | "connection.resume"
   | "connection.rotate-secret"
+  | "connection.rotate-crm-secret"
+  | "connection.revoke-previous-secret"
   | "connection.disable"
   | "job.replay"
   | "receipt.replay"

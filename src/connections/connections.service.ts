@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { Inject, Injectable } from "@nestjs/common";
 import { AppError } from "../common/app-error.js";
 import type { AppConfig } from "../config/config.js";
@@ -9,6 +9,7 @@ import type { Tx } from "../database/transactions.js";
 import { Prisma } from "../generated/prisma/client.js";
 import type { InboundAuthType, InboundCredentials } from "../providers/inbound-auth.js";
 import type { Provider } from "../providers/provider-event.js";
+import { secretPlace } from "../crypto/stored-secrets.js";
 import type { InboundAuthConfig, NewConnection } from "./connection.js";
 
 /** Which sender authentication each provider can use (api.md, providers.md). */
@@ -100,18 +101,25 @@ export class ConnectionsService {
       : undefined;
     const inboundAuth: InboundAuthConfig = { type: credentials.type };
     if (credentials.type === "header") inboundAuth.headerName = credentials.headerName;
+    // The id is made here, not by the database: each envelope is bound to its row (see SecretBox).
+    const id = randomUUID();
     try {
       const connection = await db.connection.create({
         data: {
+          id,
           tenantId,
           provider: input.provider,
           externalAccountId: input.externalAccountId,
           displayName: input.displayName,
           inboundAuth: { ...inboundAuth },
-          inboundSecrets: this.box.seal(credentials),
-          credentials: input.credentials ? this.box.seal(input.credentials) : null,
+          inboundSecrets: this.box.seal(credentials, secretPlace("inbound_secrets", id)),
+          credentials: input.credentials
+            ? this.box.seal(input.credentials, secretPlace("credentials", id))
+            : null,
           settings: { ...input.settings },
-          crmSigningSecret: crmSigningSecret ? this.box.seal(crmSigningSecret) : null,
+          crmSigningSecret: crmSigningSecret
+            ? this.box.seal(crmSigningSecret, secretPlace("crm_signing_secret", id))
+            : null,
         },
       });
       const secrets: ShownSecrets = shown(credentials);

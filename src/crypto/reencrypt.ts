@@ -1,7 +1,9 @@
-// `npm run secrets:reencrypt`: after LEADGATE_ENCRYPTION_KEY was changed (the old key moved to
-// LEADGATE_PREVIOUS_ENCRYPTION_KEYS), re-seals every stored secret under the current key, in
-// batches. Safe to run while the API and workers run, and to run again; when it reports nothing
-// left, the previous key can be removed from the environment.
+// `npm run secrets:reencrypt`: re-seals every stored secret that is not yet a `v2` envelope under
+// the current key, in batches: after LEADGATE_ENCRYPTION_KEY was changed (the old key moved to
+// LEADGATE_PREVIOUS_ENCRYPTION_KEYS), and to bind `v1` envelopes (from before envelopes named their
+// place) to their table, column and row (`npm run db:migrate` runs it while any is left). Safe to
+// run while the API and workers run, and to run again; when it reports nothing left, the previous
+// key can be removed from the environment.
 import "reflect-metadata";
 import { Logger } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
@@ -12,28 +14,50 @@ import { PrismaService } from "../database/prisma.service.js";
 import { createLogger } from "../observability/logger.js";
 import { CryptoModule } from "./crypto.module.js";
 import { SecretBox } from "./secret-box.js";
+import { CONNECTION_SECRET_COLUMNS, type ConnectionSecretColumn, secretPlace } from "./stored-secrets.js";
 
-const COLUMNS = ["inbound_secrets", "previous_secrets", "credentials", "crm_signing_secret"] as const;
-type Row = { id: string; tenant_id: string } & Record<(typeof COLUMNS)[number], string | null>;
+type Row = { id: string; tenant_id: string } & Record<ConnectionSecretColumn, string | null>;
 const BATCH = 500;
 
-export async function reencryptAll(prisma: PrismaService, box: SecretBox): Promise<{ resealed: number }> {
+/**
+ * Re-seals every stale envelope. One that does not open (its key is not configured, or it is not
+ * where it was sealed) is left as it is and counted as `unreadable`, with a warning naming its place.
+ */
+export async function reencryptAll(
+  prisma: PrismaService,
+  box: SecretBox,
+  logger = new Logger("reencrypt"),
+): Promise<{ resealed: number; unreadable: number }> {
   let resealed = 0;
+  let unreadable = 0;
   let after = "00000000-0000-0000-0000-000000000000";
   for (;;) {
     const { rows } = await prisma.pool.query<Row>(
-      `SELECT id, tenant_id, ${COLUMNS.join(", ")} FROM connections WHERE id > $1 ORDER BY id LIMIT $2`,
+      `SELECT id, tenant_id, ${CONNECTION_SECRET_COLUMNS.join(", ")} FROM connections WHERE id > $1 ORDER BY id LIMIT $2`,
       [after, BATCH],
     );
-    if (rows.length === 0) return { resealed };
+    if (rows.length === 0) return { resealed, unreadable };
     for (const row of rows) {
-      for (const column of COLUMNS) {
+      for (const column of CONNECTION_SECRET_COLUMNS) {
         const envelope = row[column];
         if (envelope === null || !box.isStale(envelope)) continue;
+        let sealed: string;
+        try {
+          sealed = box.reseal(envelope, secretPlace(column, row.id));
+        } catch (error) {
+          unreadable += 1;
+          logger.warn({
+            msg: "cannot open a stored secret",
+            connectionId: row.id,
+            column,
+            error: String(error),
+          });
+          continue;
+        }
         // Compare-and-set: a rotation that wrote this column meanwhile already used the current key.
         const updated = await prisma.pool.query(
           `UPDATE connections SET ${column} = $1 WHERE id = $2 AND tenant_id = $3 AND ${column} = $4`,
-          [box.reseal(envelope), row.id, row.tenant_id, envelope],
+          [sealed, row.id, row.tenant_id, envelope],
         );
         resealed += updated.rowCount ?? 0;
       }
@@ -51,11 +75,12 @@ if (process.argv[1]?.endsWith("reencrypt.js")) {
     { logger: createLogger() },
   );
   const box = app.get(SecretBox);
-  const { resealed } = await reencryptAll(app.get(PrismaService), box);
+  const { resealed, unreadable } = await reencryptAll(app.get(PrismaService), box);
   new Logger("reencrypt").log({
     msg: "stored secrets re-sealed under the current key",
     keyId: box.keyId,
     resealed,
+    unreadable,
   });
   await app.close();
 }

@@ -1,9 +1,26 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 
 /**
+ * Where an envelope is stored. It is part of the AES-GCM additional data, so an envelope copied to
+ * another row or column does not open there.
+ */
+export interface SecretPlace {
+  table: string;
+  column: string;
+  rowId: string;
+}
+
+const TAG_BYTES = 16;
+
+/**
  * AES-256-GCM for secrets and provider credentials at rest. An envelope is
- * `v1.<keyId>.<iv>.<tag>.<ciphertext>` (base64url parts): the key id beside the ciphertext lets
- * the key be rotated, since envelopes name the key that opens them.
+ * `v2.<keyId>.<iv>.<tag>.<ciphertext>` (base64url parts). The additional data names the version,
+ * the key id and the envelope's place (table, column, row id); the key id beside the ciphertext lets
+ * the key be rotated, since envelopes name the key that opens them. The tag must be 16 bytes.
+ *
+ * `v1` envelopes (before places were bound) are unbound: `open` refuses them, and only
+ * `npm run secrets:reencrypt` (which `npm run db:migrate` runs while any is left) reads them, to
+ * rewrite them as `v2`.
  */
 export class SecretBox {
   private readonly keys = new Map<string, Buffer>();
@@ -18,40 +35,62 @@ export class SecretBox {
     return createHash("sha256").update(key).digest("hex").slice(0, 8);
   }
 
-  seal(value: unknown): string {
+  seal(value: unknown, place: SecretPlace): string {
     const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", this.currentKey(), iv);
-    cipher.setAAD(Buffer.from(this.keyId));
+    const cipher = createCipheriv("aes-256-gcm", this.keys.get(this.keyId)!, iv, {
+      authTagLength: TAG_BYTES,
+    });
+    cipher.setAAD(additionalData("v2", this.keyId, place));
     const ciphertext = Buffer.concat([cipher.update(JSON.stringify(value), "utf8"), cipher.final()]);
-    return ["v1", this.keyId, iv, cipher.getAuthTag(), ciphertext]
+    return ["v2", this.keyId, iv, cipher.getAuthTag(), ciphertext]
       .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
       .join(".");
   }
 
-  open<T>(envelope: string): T {
-    const [version, keyId, iv, tag, ciphertext] = envelope.split(".");
+  /** The value of a `v2` envelope stored at `place`; throws for any other place, version or a bad tag. */
+  open<T>(envelope: string, place: SecretPlace): T {
+    return this.decrypt<T>(envelope, "v2", place);
+  }
+
+  /** The same value sealed under the current key and bound to `place` (reads `v1` envelopes too). */
+  reseal(envelope: string, place: SecretPlace): string {
+    const version = envelope.split(".")[0];
+    const value = version === "v1" ? this.decrypt(envelope, "v1") : this.open(envelope, place);
+    return this.seal(value, place);
+  }
+
+  /** Whether `secrets:reencrypt` has to rewrite an envelope: unbound, or sealed under another key. */
+  isStale(envelope: string): boolean {
+    const [version, keyId] = envelope.split(".");
+    return version !== "v2" || keyId !== this.keyId;
+  }
+
+  private decrypt<T>(envelope: string, expected: "v1" | "v2", place?: SecretPlace): T {
+    const [version, keyId, iv, tag, ciphertext, extra] = envelope.split(".");
     const key = keyId === undefined ? undefined : this.keys.get(keyId);
-    if (version !== "v1" || !key || iv === undefined || tag === undefined || ciphertext === undefined) {
-      throw new Error(`cannot open secret envelope (key id ${keyId ?? "?"} unknown or envelope malformed)`);
+    const tagBytes = tag === undefined ? undefined : Buffer.from(tag, "base64url");
+    if (
+      version !== expected ||
+      !key ||
+      iv === undefined ||
+      tagBytes?.length !== TAG_BYTES ||
+      ciphertext === undefined ||
+      extra !== undefined
+    ) {
+      throw new Error(
+        `cannot open secret envelope (version ${version ?? "?"}, key id ${keyId ?? "?"}: unknown, unbound or malformed)`,
+      );
     }
-    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-    decipher.setAAD(Buffer.from(keyId!));
-    decipher.setAuthTag(Buffer.from(tag, "base64url"));
+    const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"), {
+      authTagLength: TAG_BYTES,
+    });
+    decipher.setAAD(place ? additionalData("v2", keyId!, place) : Buffer.from(keyId!));
+    decipher.setAuthTag(tagBytes);
     const plain = Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]);
     return JSON.parse(plain.toString("utf8")) as T;
   }
+}
 
-  /** Whether an envelope was sealed under another key than the current one (a key rotation re-seals it). */
-  isStale(envelope: string): boolean {
-    return envelope.split(".")[1] !== this.keyId;
-  }
-
-  /** The same value sealed under the current key. */
-  reseal(envelope: string): string {
-    return this.seal(this.open<unknown>(envelope));
-  }
-
-  private currentKey(): Buffer {
-    return this.keys.get(this.keyId)!;
-  }
+function additionalData(version: "v2", keyId: string, place: SecretPlace): Buffer {
+  return Buffer.from(JSON.stringify([version, keyId, place.table, place.column, place.rowId]));
 }

@@ -3,6 +3,7 @@ import { AppError, unavailable } from "../common/app-error.js";
 import type { IngestConnectionRow } from "../connections/connections.repository.js";
 import { ConnectionsRepository } from "../connections/connections.repository.js";
 import { SecretBox } from "../crypto/secret-box.js";
+import { type ConnectionSecretColumn, secretPlace } from "../crypto/stored-secrets.js";
 import { Metrics } from "../observability/metrics.js";
 import type { InboundCredentials } from "../providers/inbound-auth.js";
 import type { ConnectionForIngest, InboundDelivery } from "../providers/provider-adapter.js";
@@ -142,24 +143,25 @@ export class IngestionService {
 
   /** The current credentials, plus the previous ones while a rotation's grace period lasts. */
   private acceptedCredentials(row: IngestConnectionRow): InboundCredentials[] {
-    const open = (envelope: string, which: string): InboundCredentials | undefined => {
+    const open = (envelope: string, which: ConnectionSecretColumn): InboundCredentials | undefined => {
       try {
-        return this.box.open<InboundCredentials>(envelope);
+        return this.box.open<InboundCredentials>(envelope, secretPlace(which, row.id));
       } catch (error) {
-        // A wrong or missing LEADGATE_ENCRYPTION_KEY: the operator's problem; the sender should retry later.
+        // A wrong or missing LEADGATE_ENCRYPTION_KEY, or an envelope that is not this row's (copied
+        // here, or unbound: see SecretBox): the operator's problem; the sender should retry later.
         this.logger.error({
-          msg: `cannot decrypt the ${which} inbound secrets`,
+          msg: `cannot decrypt ${which}`,
           connectionId: row.id,
           error: String(error),
         });
         return undefined;
       }
     };
-    const current = row.inboundSecrets ? open(row.inboundSecrets, "current") : undefined;
+    const current = row.inboundSecrets ? open(row.inboundSecrets, "inbound_secrets") : undefined;
     if (row.inboundSecrets && !current) throw unavailable("The connection's secrets");
     const graceful =
       row.previousSecrets && row.previousSecretsExpireAt && row.previousSecretsExpireAt > new Date();
-    const previous = graceful ? open(row.previousSecrets!, "previous") : undefined;
+    const previous = graceful ? open(row.previousSecrets!, "previous_secrets") : undefined;
     return [current, previous].filter((credentials) => credentials !== undefined);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from "@nestjs/common";
 import type { ConnectionSettings, ConnectionStatus } from "../connections/connection.js";
 import { SecretBox } from "../crypto/secret-box.js";
+import { type ConnectionSecretColumn, secretPlace } from "../crypto/stored-secrets.js";
 import type { EventKind, JsonObject, Provider } from "../providers/provider-event.js";
 import type { ClaimedJob } from "./state/job-state-machine.js";
 import { PermanentError } from "../common/outbound/errors.js";
@@ -27,6 +28,8 @@ export interface JobConnection {
   accessToken?: string;
   /** Standard Webhooks secret of the CRM destination (decrypted), when it has one. */
   crmSigningSecret?: string;
+  /** The signing secret a rotate-crm-secret replaced, while its grace period lasts (decrypted). */
+  previousCrmSigningSecret?: string;
 }
 
 /** Everything a processor needs, loaded from Postgres by id (a BullMQ job carries ids only). */
@@ -44,15 +47,17 @@ export class JobContextLoader {
   from(job: ClaimedJob, row: ContextRow): JobContext {
     if (row.receipt_found_id === null || row.connection_id === null)
       throw new PermanentError("missing_receipt_or_connection");
-    const open = <T>(envelope: string): T => {
+    const connectionId = row.connection_id;
+    const open = <T>(envelope: string, column: ConnectionSecretColumn): T => {
       try {
-        return this.box.open<T>(envelope);
+        return this.box.open<T>(envelope, secretPlace(column, connectionId));
       } catch {
-        // Encrypted under a key this process does not have: fix the configuration, then replay.
+        // Encrypted under a key this process does not have, or not this row's envelope (copied
+        // here, or unbound: see SecretBox): fix the configuration or the data, then replay.
         throw new PermanentError("secrets_unreadable");
       }
     };
-    const credentials = row.credentials ? open<{ accessToken?: string }>(row.credentials) : {};
+    const credentials = row.credentials ? open<{ accessToken?: string }>(row.credentials, "credentials") : {};
     return {
       job,
       receipt: {
@@ -73,7 +78,17 @@ export class JobContextLoader {
         status: row.status,
         settings: row.settings,
         ...(credentials.accessToken ? { accessToken: credentials.accessToken } : {}),
-        ...(row.crm_signing_secret ? { crmSigningSecret: open<string>(row.crm_signing_secret) } : {}),
+        ...(row.crm_signing_secret
+          ? { crmSigningSecret: open<string>(row.crm_signing_secret, "crm_signing_secret") }
+          : {}),
+        ...(row.previous_crm_signing_secret
+          ? {
+              previousCrmSigningSecret: open<string>(
+                row.previous_crm_signing_secret,
+                "previous_crm_signing_secret",
+              ),
+            }
+          : {}),
       },
     };
   }
@@ -82,7 +97,9 @@ export class JobContextLoader {
 /** The receipt (`r`) and connection (`c`) columns a claim returns beside the job. */
 export const CONTEXT_COLUMNS = `r.id AS receipt_found_id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.occurred_at,
   r.raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
-  c.external_account_id, c.status, c.settings, c.credentials, c.crm_signing_secret`;
+  c.external_account_id, c.status, c.settings, c.credentials, c.crm_signing_secret,
+  CASE WHEN c.previous_crm_signing_secret_expire_at > now() THEN c.previous_crm_signing_secret END
+    AS previous_crm_signing_secret`;
 
 /** The receipt and connection columns a claim returns beside the job (null when missing). */
 export interface ContextRow {
@@ -102,4 +119,6 @@ export interface ContextRow {
   settings: ConnectionSettings;
   credentials: string | null;
   crm_signing_secret: string | null;
+  /** Null once its grace period is over. */
+  previous_crm_signing_secret: string | null;
 }

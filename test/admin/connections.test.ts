@@ -93,6 +93,11 @@ describe("admin API: connections", () => {
     );
     expect(rotated.status).toBe(200);
     secrets.push(...Object.values<string>(rotated.body.secrets));
+    const crmRotated = await tenant.admin.post(
+      `/admin/connections/${created[2]!.body.connection.id}/rotate-crm-secret`,
+    );
+    expect(crmRotated.status).toBe(200);
+    secrets.push(crmRotated.body.secrets.crmSigningSecret as string);
 
     // Something to read on every route: a receipt (with the apiKey in its delivery), its jobs, a lead.
     const apiKeyConnection = created[3]!.body.connection.id as string;
@@ -134,14 +139,15 @@ describe("admin API: connections", () => {
     }
 
     const stored = await app.sql.query(
-      "SELECT inbound_secrets, previous_secrets, credentials, crm_signing_secret FROM connections WHERE tenant_id = $1",
+      `SELECT inbound_secrets, previous_secrets, credentials, crm_signing_secret, previous_crm_signing_secret
+       FROM connections WHERE tenant_id = $1`,
       [tenant.tenantId],
     );
     const columns = stored.rows
       .flatMap((row) => Object.values(row))
       .filter((value) => value !== null) as string[];
     expect(columns.length).toBeGreaterThanOrEqual(8);
-    for (const value of columns) expect(value).toMatch(/^v1\.[0-9a-f]{8}\./);
+    for (const value of columns) expect(value).toMatch(/^v2\.[0-9a-f]{8}\./);
     const everything = JSON.stringify((await app.sql.query("SELECT * FROM connections")).rows);
     const keys = JSON.stringify((await app.sql.query("SELECT * FROM api_keys")).rows);
     expect(secrets.filter((secret) => everything.includes(secret) || keys.includes(secret))).toEqual([]);

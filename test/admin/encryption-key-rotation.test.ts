@@ -62,7 +62,7 @@ describe("encryption key rotation", () => {
       [connectionId],
     );
     for (const value of Object.values(stored.rows[0] as Record<string, string>)) {
-      expect(value.startsWith(`v1.${newId}.`)).toBe(true);
+      expect(value.startsWith(`v2.${newId}.`)).toBe(true);
     }
     expect(await deliver({ LEADGATE_ENCRYPTION_KEY: NEW_KEY }, "after-rotation")).toBe(202);
     const again = spawnNode("dist/crypto/reencrypt.js", {

@@ -6,6 +6,9 @@ import type {
 import type { Connection } from "../../generated/prisma/client.js";
 import type { Provider } from "../../providers/provider-event.js";
 
+/** What is weak in a connection's setup: `apiKey_only`: its only sender secret is in the public form. */
+export type ConnectionWarning = "apiKey_only";
+
 /** A connection as the admin API shows it: configuration and state, never a secret. */
 export interface ConnectionView {
   id: string;
@@ -21,13 +24,19 @@ export interface ConnectionView {
   settings: ConnectionSettings;
   /** Until when the secret replaced by the last rotation is still accepted (null: not at all). */
   previousSecretExpiresAt: Date | null;
+  /** Until when CRM deliveries also carry the signature of the secret rotate-crm-secret replaced. */
+  previousCrmSigningSecretExpiresAt: Date | null;
+  warnings: ConnectionWarning[];
   createdAt: Date;
   updatedAt: Date;
   disabledAt: Date | null;
 }
 
 export function connectionView(row: Connection, webhookUrl: string): ConnectionView {
-  const expires = row.previousSecretsExpireAt;
+  const now = new Date();
+  const until = (secret: string | null, expires: Date | null) =>
+    secret !== null && expires !== null && expires > now ? expires : null;
+  const inboundAuth = row.inboundAuth as unknown as InboundAuthConfig;
   return {
     id: row.id,
     tenantId: row.tenantId,
@@ -36,10 +45,13 @@ export function connectionView(row: Connection, webhookUrl: string): ConnectionV
     displayName: row.displayName,
     status: row.status as ConnectionStatus,
     webhookUrl,
-    inboundAuth: row.inboundAuth as unknown as InboundAuthConfig,
+    inboundAuth,
     hasCredentials: row.credentials !== null,
     settings: row.settings as ConnectionSettings,
-    previousSecretExpiresAt: row.previousSecrets && expires && expires > new Date() ? expires : null,
+    previousSecretExpiresAt: until(row.previousSecrets, row.previousSecretsExpireAt),
+    previousCrmSigningSecretExpiresAt: until(row.previousCrmSecret, row.previousCrmExpireAt),
+    // Static Forms puts the apiKey in the public HTML form: anyone can read it there (README, Secrets).
+    warnings: inboundAuth.type === "apiKey" ? ["apiKey_only"] : [],
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     disabledAt: row.disabledAt,

@@ -1,5 +1,6 @@
-// The admin side of connections: create, read, update, pause, resume, rotate, disable. Every
-// change commits with its audit row; secrets leave only in the answer to create and rotate.
+// The admin side of connections: create, read, update, pause, resume, rotate (inbound and CRM
+// signing secrets), end a rotation's grace period, disable. Every change commits with its audit
+// row; secrets leave only in the answer to create and rotate.
 import { randomBytes } from "node:crypto";
 import { Injectable } from "@nestjs/common";
 import type { Principal, TenantScope } from "../../auth/principal.js";
@@ -9,6 +10,7 @@ import { AppError } from "../../common/app-error.js";
 import { DestinationGuard, DestinationUnresolved } from "../../common/outbound/destination-guard.js";
 import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
 import type { ConnectionSettings } from "../../connections/connection.js";
+import { secretPlace } from "../../crypto/stored-secrets.js";
 import {
   ConnectionsService,
   generateCredentials,
@@ -30,11 +32,14 @@ import { connectionView, type ConnectionView } from "./connection-view.js";
 import type {
   ConnectionsQuery,
   CreateConnectionBody,
+  RotateCrmSecretBody,
   RotateSecretBody,
   UpdateConnectionBody,
 } from "./connections.dto.js";
 
 const DEFAULT_GRACE_SECONDS = 86_400;
+
+const crmSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 
 const disabled = () =>
   new AppError(
@@ -71,10 +76,12 @@ export class ConnectionsAdminService {
         targetId: created.connection.id,
         details: { provider: body.provider, externalAccountId: body.externalAccountId },
       });
+      const connection = this.view(created.connection);
       return {
-        connection: this.view(created.connection),
+        connection,
         webhookUrl: created.webhookUrl,
         secrets: created.secrets,
+        warnings: connection.warnings,
       };
     });
   }
@@ -111,14 +118,16 @@ export class ConnectionsAdminService {
       const secrets: ShownSecrets = {};
       let crmSigningSecret = row.crmSigningSecret;
       if (settings.crmDestination && !crmSigningSecret) {
-        secrets.crmSigningSecret = `whsec_${randomBytes(32).toString("base64")}`;
-        crmSigningSecret = this.box.seal(secrets.crmSigningSecret);
+        secrets.crmSigningSecret = crmSecret();
+        crmSigningSecret = this.box.seal(secrets.crmSigningSecret, secretPlace("crm_signing_secret", row.id));
       }
       const updated = await tx.connection.update({
         where: { id: row.id, tenantId: row.tenantId },
         data: {
           displayName: body.displayName,
-          credentials: body.credentials ? this.box.seal(body.credentials) : undefined,
+          credentials: body.credentials
+            ? this.box.seal(body.credentials, secretPlace("credentials", row.id))
+            : undefined,
           settings: settings as Prisma.InputJsonObject,
           crmSigningSecret,
         },
@@ -190,7 +199,9 @@ export class ConnectionsAdminService {
     return this.transactions.run(async (tx) => {
       const row = await this.find(tx, scope, id, true);
       if (row.status === "disabled") throw disabled();
-      const current = row.inboundSecrets ? this.box.open<InboundCredentials>(row.inboundSecrets) : undefined;
+      const current = row.inboundSecrets
+        ? this.box.open<InboundCredentials>(row.inboundSecrets, secretPlace("inbound_secrets", row.id))
+        : undefined;
       if (!current || current.type === "none") {
         throw new AppError(
           409,
@@ -212,8 +223,9 @@ export class ConnectionsAdminService {
       await tx.connection.update({
         where: { id: row.id, tenantId: row.tenantId },
         data: {
-          inboundSecrets: this.box.seal(next),
-          previousSecrets: graceSeconds > 0 ? row.inboundSecrets : null,
+          inboundSecrets: this.box.seal(next, secretPlace("inbound_secrets", row.id)),
+          previousSecrets:
+            graceSeconds > 0 ? this.box.seal(current, secretPlace("previous_secrets", row.id)) : null,
           previousSecretsExpireAt: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
         },
       });
@@ -228,6 +240,79 @@ export class ConnectionsAdminService {
         secrets: shown(next),
         webhookUrl: this.connections.webhookUrl(row.provider as Provider, row.id, next),
       };
+    });
+  }
+
+  /**
+   * A new CRM signing secret; until the grace period ends each CRM delivery is signed with the old
+   * one too (two signatures in `webhook-signature`). Only the last rotation's old secret is kept.
+   */
+  async rotateCrmSecret(by: Principal, scope: TenantScope, id: string, body: RotateCrmSecretBody) {
+    return this.transactions.run(async (tx) => {
+      const row = await this.find(tx, scope, id, true);
+      if (row.status === "disabled") throw disabled();
+      if (!row.crmSigningSecret || !(row.settings as ConnectionSettings).crmDestination) {
+        throw new AppError(
+          409,
+          "no_crm_destination",
+          "This connection has no CRM destination (PATCH settings.crmDestination adds one, with its secret).",
+        );
+      }
+      const next = crmSecret();
+      const graceSeconds = body.graceSeconds ?? DEFAULT_GRACE_SECONDS;
+      const previous = this.box.open<string>(row.crmSigningSecret, secretPlace("crm_signing_secret", row.id));
+      await tx.connection.update({
+        where: { id: row.id, tenantId: row.tenantId },
+        data: {
+          crmSigningSecret: this.box.seal(next, secretPlace("crm_signing_secret", row.id)),
+          previousCrmSecret:
+            graceSeconds > 0
+              ? this.box.seal(previous, secretPlace("previous_crm_signing_secret", row.id))
+              : null,
+          previousCrmExpireAt: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
+        },
+      });
+      await this.audit.record(tx, by, {
+        action: "connection.rotate-crm-secret",
+        tenantId: row.tenantId,
+        targetType: "connection",
+        targetId: row.id,
+        details: { graceSeconds },
+      });
+      return { secrets: { crmSigningSecret: next } };
+    });
+  }
+
+  /**
+   * Ends every running grace period now: the inbound secrets replaced by rotate-secret stop being
+   * accepted, and CRM deliveries stop carrying the signature of the secret rotate-crm-secret replaced.
+   */
+  async revokePreviousSecret(by: Principal, scope: TenantScope, id: string) {
+    return this.transactions.run(async (tx) => {
+      const row = await this.find(tx, scope, id, true);
+      if (row.status === "disabled") throw disabled();
+      const now = new Date();
+      const updated = await tx.connection.update({
+        where: { id: row.id, tenantId: row.tenantId },
+        data: {
+          previousSecrets: null,
+          previousSecretsExpireAt: null,
+          previousCrmSecret: null,
+          previousCrmExpireAt: null,
+        },
+      });
+      await this.audit.record(tx, by, {
+        action: "connection.revoke-previous-secret",
+        tenantId: row.tenantId,
+        targetType: "connection",
+        targetId: row.id,
+        // Which grace periods were still running (and so ended here).
+        details: {
+          inbound: row.previousSecrets !== null && (row.previousSecretsExpireAt ?? now) > now,
+          crm: row.previousCrmSecret !== null && (row.previousCrmExpireAt ?? now) > now,
+        },
+      });
+      return { connection: this.view(updated) };
     });
   }
 

@@ -1,5 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from "@nestjs/common";
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from "@nestjs/swagger";
 import { AdminApi } from "../../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../../auth/current-principal.js";
 import { type Principal, scopeOf } from "../../auth/principal.js";
@@ -8,6 +14,7 @@ import { ConnectionsAdminService } from "./connections-admin.service.js";
 import {
   ConnectionsQuery,
   CreateConnectionBody,
+  RotateCrmSecretBody,
   RotateSecretBody,
   UpdateConnectionBody,
 } from "./connections.dto.js";
@@ -21,7 +28,8 @@ export class ConnectionsController {
   @Post()
   @HttpCode(201)
   @ApiCreatedResponse({
-    description: "`{ connection, webhookUrl, secrets }`: the secrets are shown this once",
+    description:
+      '`{ connection, webhookUrl, secrets, warnings }`: the secrets are shown this once; `warnings: ["apiKey_only"]` for a Static Forms apiKey connection',
   })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateConnectionBody) {
     return this.connections.create(principal, body);
@@ -72,6 +80,32 @@ export class ConnectionsController {
     @Body() body: RotateSecretBody,
   ) {
     return this.connections.rotateSecret(principal, scopeOf(principal), id, body);
+  }
+
+  @Post(":id/rotate-crm-secret")
+  @HttpCode(200)
+  @ApiOkResponse({
+    description:
+      "`{ secrets: { crmSigningSecret } }`, shown this once; CRM deliveries carry the old secret's signature too during the grace period",
+  })
+  @ApiConflictResponse({ description: "`no_crm_destination`, `connection_disabled`" })
+  rotateCrmSecret(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+    @Body() body: RotateCrmSecretBody,
+  ) {
+    return this.connections.rotateCrmSecret(principal, scopeOf(principal), id, body);
+  }
+
+  @Post(":id/revoke-previous-secret")
+  @HttpCode(200)
+  @ApiOkResponse({
+    description:
+      "`{ connection }`: ends the grace periods of the last rotate-secret and rotate-crm-secret now",
+  })
+  @ApiConflictResponse({ description: "`connection_disabled`" })
+  revokePreviousSecret(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return this.connections.revokePreviousSecret(principal, scopeOf(principal), id);
   }
 
   @Delete(":id")

@@ -151,19 +151,22 @@ export class UpdateConnectionBody {
   settings?: SettingsBody;
 }
 
-export class RotateSecretBody {
+/** rotate-crm-secret; rotate-secret adds `apiKey`. */
+export class RotateCrmSecretBody {
   @ApiPropertyOptional({
     minimum: 0,
     maximum: 2_592_000,
     default: 86_400,
-    description: "how long the old secret keeps working",
+    description: "how long the old secret keeps working (0: it stops at once)",
   })
   @Optional()
   @IsInt()
   @Min(0)
   @Max(2_592_000)
   graceSeconds?: number;
+}
 
+export class RotateSecretBody extends RotateCrmSecretBody {
   @ApiPropertyOptional({
     description: "type apiKey: the new Static Forms API key (Leadgate cannot generate it)",
   })

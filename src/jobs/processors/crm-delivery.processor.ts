@@ -1,10 +1,11 @@
 // crm-delivery: POST the normalized event (and the lead as stored) to the tenant's CRM, signed per
-// Standard Webhooks. `webhook-id` is the job key: the same on every retry and replay, so the CRM
-// dedupes. A local record under the job key remembers a delivery the CRM accepted, so a new job
-// under the same key (the event delivered again after retention purged its receipt) sends nothing;
-// a run whose outcome is unknown sends again (the CRM cannot be asked), and a forced replay clears it.
-// The URL is checked again before each call (DNS may have changed since it was set): a forbidden
-// destination is `dead` with destination_forbidden and nothing is sent.
+// Standard Webhooks (with two signatures during a signing-secret rotation). `webhook-id` is the job
+// key: the same on every retry and replay, so the CRM dedupes. A local record under the job key
+// remembers a delivery the CRM accepted, so a new job under the same key (the event delivered again
+// after retention purged its receipt) sends nothing; a run whose outcome is unknown sends again
+// (the CRM cannot be asked), and a forced replay clears it. The URL is checked again before each
+// call (DNS may have changed since it was set): a forbidden destination is `dead` with
+// destination_forbidden and nothing is sent.
 import { Inject, Injectable } from "@nestjs/common";
 import { Webhook } from "standardwebhooks";
 import type { AppConfig } from "../../config/config.js";
@@ -62,7 +63,11 @@ export class CrmDeliveryProcessor implements Processor {
         lead: stored.lead,
       },
     });
-    const signature = new Webhook(connection.crmSigningSecret).sign(job.jobKey, sentAt, body);
+    // During a rotate-crm-secret grace period the CRM may still check the old secret: sign with both.
+    const signature = [connection.crmSigningSecret, connection.previousCrmSigningSecret]
+      .filter((secret) => secret !== undefined)
+      .map((secret) => new Webhook(secret).sign(job.jobKey, sentAt, body))
+      .join(" ");
     await callCheckedDestination(
       target,
       {

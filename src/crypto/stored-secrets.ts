@@ -1,0 +1,18 @@
+// Where the database holds encrypted envelopes: each column `secrets:reencrypt` rewrites, and the
+// place an envelope of it is bound to (see SecretBox).
+import type { SecretPlace } from "./secret-box.js";
+
+/** The columns of `connections` that hold envelopes. */
+export const CONNECTION_SECRET_COLUMNS = [
+  "inbound_secrets",
+  "previous_secrets",
+  "credentials",
+  "crm_signing_secret",
+  "previous_crm_signing_secret",
+] as const;
+export type ConnectionSecretColumn = (typeof CONNECTION_SECRET_COLUMNS)[number];
+
+/** Where a connection's envelope lives: it opens only there. */
+export function secretPlace(column: ConnectionSecretColumn, connectionId: string): SecretPlace {
+  return { table: "connections", column, rowId: connectionId };
+}
