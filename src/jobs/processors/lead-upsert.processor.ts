@@ -28,7 +28,10 @@ export class LeadUpsertProcessor implements Processor {
       provider: receipt.provider,
       externalLeadId: receipt.leadId,
     };
-    const update = await this.followUps.get(receipt.provider).leadUpdate(receipt, connection.accessToken);
+    const stored = await this.leads.storedHistory(key);
+    const update = await this.followUps
+      .get(receipt.provider)
+      .leadUpdate(receipt, connection.accessToken, stored);
     // Without contact data (a message before its lead) the lead is only made sure to exist.
     const leadId = update.profile
       ? await this.leads.upsertContact(
@@ -40,5 +43,7 @@ export class LeadUpsertProcessor implements Processor {
         )
       : await this.leads.touch(key, update.lastEventAt);
     await this.leads.addMessages(key.tenantId, leadId, update.messages);
+    if (update.history) await this.leads.addHistory(key.tenantId, leadId, update.history);
+    if (update.phoneConsent) await this.leads.recordPhoneConsent(key.tenantId, leadId, update.phoneConsent);
   }
 }
