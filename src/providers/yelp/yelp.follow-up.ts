@@ -36,10 +36,10 @@ const textOf = (event: YelpEvent) => event.event_content?.text ?? event.event_co
 export const MAX_EVENT_PAGES_PER_RUN = 10;
 
 /** Consent events (providers.md §1): `time` orders them; the update carries no phone number. */
-const PHONE_CONSENT: Record<string, boolean> = {
-  CONSUMER_PHONE_NUMBER_OPT_IN_EVENT: true,
-  CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT: false,
-};
+const PHONE_CONSENT = new Map([
+  ["CONSUMER_PHONE_NUMBER_OPT_IN_EVENT", true],
+  ["CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT", false],
+]);
 
 /** Events read in one run: stretches of the list, oldest first, each placed against the stored ones. */
 export interface YelpEventsRead {
@@ -67,7 +67,8 @@ export function yelpLeadUpdate(
     const value = lead[field];
     if (value !== undefined) details[field] = value;
   }
-  const granted = PHONE_CONSENT[String(event.payload?.event_type)];
+  const type = event.payload?.event_type;
+  const granted = typeof type === "string" ? PHONE_CONSENT.get(type) : undefined;
   return {
     profile: { contact, details },
     lastEventAt: firstTime(lead.last_event_time, fallback),
