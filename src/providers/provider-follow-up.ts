@@ -118,12 +118,12 @@ export interface ProviderFollowUp {
   readonly needsCredentials: { readonly leadUpdate: boolean; readonly reply: boolean };
   /**
    * What the event changes on the lead (fetching from the provider API when the webhook is only a
-   * trigger); `stored` is the lead's stored list stretch, for a provider that pages its history.
+   * trigger); `stored` reads the lead's stored list stretch, for a provider that pages its history.
    */
   leadUpdate(
     event: FollowUpEvent,
     token: string | undefined,
-    stored: StoredHistory | null,
+    stored: () => Promise<StoredHistory | null>,
   ): Promise<LeadUpdate>;
   /** Sends the first automatic reply to the lead, or says why not; never twice for one unknown outcome. */
   reply(request: ReplyRequest): Promise<ReplyOutcome>;

@@ -227,6 +227,22 @@ describe("Yelp leads: phone consent and complete history", () => {
       expect(pages.length).toBeLessThanOrEqual(3);
     });
 
+    it("runs of one lead at the same time store one history, in list order", async () => {
+      const c = await connect();
+      const events = makeEvents("par", 45);
+      yelpEvents.set("leadParallel", events);
+      await Promise.all([1, 2, 3].map(() => newEvent(c.business, "leadParallel")));
+      await jobsDone(c.tenantId, 6);
+      const view = await leadView(c.tenantId);
+      expect(view.messages.map((message) => message.externalId)).toEqual(events.map((event) => event.id));
+      const { rows } = await app.sql.query<{ positions: number }>(
+        `SELECT count(DISTINCT m.position)::int AS positions FROM lead_messages m JOIN leads l ON l.id = m.lead_id
+         WHERE l.tenant_id = $1`,
+        [c.tenantId],
+      );
+      expect(rows).toEqual([{ positions: 45 }]);
+    });
+
     it("orders by the list, not by time_created, also for events added by later runs", async () => {
       const c = await connect();
       // time_created runs backwards: the newest event looks the oldest.

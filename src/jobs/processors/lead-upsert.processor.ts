@@ -28,10 +28,9 @@ export class LeadUpsertProcessor implements Processor {
       provider: receipt.provider,
       externalLeadId: receipt.leadId,
     };
-    const stored = await this.leads.storedHistory(key);
     const update = await this.followUps
       .get(receipt.provider)
-      .leadUpdate(receipt, connection.accessToken, stored);
+      .leadUpdate(receipt, connection.accessToken, () => this.leads.storedHistory(key));
     // Without contact data (a message before its lead) the lead is only made sure to exist.
     const leadId = update.profile
       ? await this.leads.upsertContact(

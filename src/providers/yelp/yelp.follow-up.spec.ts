@@ -193,7 +193,7 @@ describe("Yelp follow-up", () => {
     const update = await followUp.leadUpdate(
       { leadId: "lEad7Pq2Wx9Mn4Bv6Ct8Dd", eventId: "ev", occurredAt: webhookTime, payload: {} },
       "t",
-      null,
+      () => Promise.resolve(null),
     );
     expect(update.history?.runs[0]?.messages).toHaveLength(1);
     expect(calls.sort()).toEqual(["GET events lEad7Pq2Wx9Mn4Bv6Ct8Dd", "GET lead lEad7Pq2Wx9Mn4Bv6Ct8Dd"]);

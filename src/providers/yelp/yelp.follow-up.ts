@@ -122,11 +122,11 @@ export class YelpFollowUp implements ProviderFollowUp {
   async leadUpdate(
     event: FollowUpEvent,
     token: string | undefined,
-    stored: StoredHistory | null,
+    stored: () => Promise<StoredHistory | null>,
   ): Promise<LeadUpdate> {
     const [lead, read] = await Promise.all([
       this.client.getLead(token, event.leadId),
-      this.readEvents(token, event.leadId, stored),
+      stored().then((history) => this.readEvents(token, event.leadId, history)),
     ]);
     return yelpLeadUpdate(lead, read, event);
   }
