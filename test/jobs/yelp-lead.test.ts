@@ -150,14 +150,13 @@ describe("Yelp leads: phone consent and complete history", () => {
       await phoneEvent(c.business, "leadConsent1", "OUT", "2026-03-14T18:41:10+00:00");
       await jobsDone(c.tenantId, 4);
       expect(await leadView(c.tenantId)).toMatchObject({ phone: null, phoneConsent: false });
-      // The lead as stored is what a CRM delivery carries (replayed now that the upsert is done).
-      const optOutDelivery = await crmBodyAfterReplay(c, "CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT");
+      const optOutDelivery = await crmBodyOf(c, "CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT");
       expect(optOutDelivery.data.lead).toMatchObject({ phone: null, phoneConsent: false });
 
       await phoneEvent(c.business, "leadConsent1", "IN", "2026-03-14T19:00:00+00:00");
       await jobsDone(c.tenantId, 6);
       expect(await leadView(c.tenantId)).toMatchObject({ phone: PHONE, phoneConsent: true });
-      const optInDelivery = await crmBodyAfterReplay(c, "CONSUMER_PHONE_NUMBER_OPT_IN_EVENT");
+      const optInDelivery = await crmBodyOf(c, "CONSUMER_PHONE_NUMBER_OPT_IN_EVENT");
       expect(optInDelivery.data.lead).toMatchObject({ phone: PHONE, phoneConsent: true });
     });
 
@@ -190,25 +189,19 @@ describe("Yelp leads: phone consent and complete history", () => {
       expect(await leadView(c.tenantId)).toMatchObject({ phone: PHONE, phoneConsent: true });
     });
 
-    /** Replays (forced) the CRM delivery of the event of `eventType` and answers the body the CRM got. */
-    async function crmBodyAfterReplay(c: TestConnection & { business: string }, eventType: string) {
-      const { rows } = await app.sql.query<{ id: string }>(
-        `SELECT j.id FROM jobs j JOIN receipts r ON r.id = j.receipt_id
-         WHERE j.tenant_id = $1 AND j.operation = 'crm-delivery' AND r.raw_payload->>'event_type' = $2`,
-        [c.tenantId, eventType],
+    /** The body of the CRM delivery of the event of `eventType` (it runs after the event's lead-upsert). */
+    async function crmBodyOf(c: TestConnection & { business: string }, eventType: string) {
+      type Body = { data: { payload: { event_type?: string }; lead: Record<string, unknown> } };
+      const bodies = () =>
+        crm.received
+          .filter((request) => request.path === `/crm/${c.business}`)
+          .map((request) => JSON.parse(request.body) as Body)
+          .filter((body) => body.data.payload.event_type === eventType);
+      const [body] = await waitFor(
+        () => Promise.resolve(bodies()),
+        (found) => found.length === 1,
       );
-      expect(rows).toHaveLength(1);
-      const path = `/crm/${c.business}`;
-      const before = crm.received.filter((request) => request.path === path).length;
-      expect((await app.operator.post(`/admin/jobs/${rows[0]!.id}/replay`, { force: true })).status).toBe(
-        202,
-      );
-      await waitFor(
-        () => Promise.resolve(crm.received.filter((request) => request.path === path).length),
-        (count) => count > before,
-      );
-      const last = crm.received.filter((request) => request.path === path).at(-1)!;
-      return JSON.parse(last.body) as { data: { lead: Record<string, unknown> } };
+      return body!;
     }
   });
 
