@@ -43,6 +43,7 @@ const LEAD_VIEW = {
   name: true,
   email: true,
   phone: true,
+  phoneConsent: true,
   details: true,
   lastEventAt: true,
   createdAt: true,
@@ -78,7 +79,8 @@ export class LeadsAdminRepository {
         messages: {
           where: tenantWhere(scope),
           select: { externalId: true, direction: true, author: true, text: true, sentAt: true },
-          orderBy: [{ sentAt: "asc" }, { createdAt: "asc" }],
+          // The provider's list order where it has one (Yelp), else the time sent.
+          orderBy: [{ position: { sort: "asc", nulls: "last" } }, { sentAt: "asc" }, { createdAt: "asc" }],
         },
       },
     });

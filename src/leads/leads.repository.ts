@@ -1,7 +1,15 @@
 import { Injectable } from "@nestjs/common";
+import { RetryableError } from "../common/outbound/errors.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { JsonObject, Provider } from "../providers/provider-event.js";
-import type { Contact, LeadMessage } from "../providers/provider-follow-up.js";
+import type {
+  Contact,
+  HistoryRun,
+  LeadHistory,
+  LeadMessage,
+  PhoneConsent,
+  StoredHistory,
+} from "../providers/provider-follow-up.js";
 
 export interface LeadKey {
   tenantId: string;
@@ -39,7 +47,8 @@ export class LeadsRepository {
                                         ELSE l.created_by_receipt_id END,
            name = COALESCE(EXCLUDED.name, l.name),
            email = COALESCE(EXCLUDED.email, l.email),
-           phone = COALESCE(EXCLUDED.phone, l.phone),
+           -- an opted-out phone stays cleared until a newer opt-in
+           phone = CASE WHEN l.phone_consent IS FALSE THEN NULL ELSE COALESCE(EXCLUDED.phone, l.phone) END,
            details = l.details || EXCLUDED.details,
            last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at),
            updated_at = now()
@@ -114,6 +123,95 @@ export class LeadsRepository {
   }
 
   /**
+   * Records a phone opt-in (with its number, when known) or opt-out (the phone is cleared), unless
+   * the stored consent comes from a newer event.
+   */
+  async recordPhoneConsent(tenantId: string, leadId: string, consent: PhoneConsent): Promise<void> {
+    await this.prisma.pool.query(
+      `UPDATE leads SET phone_consent = $3, phone_consent_at = $4,
+         phone = CASE WHEN $3 THEN COALESCE($5, phone) ELSE NULL END, updated_at = now()
+       WHERE tenant_id = $1::uuid AND id = $2::uuid AND (phone_consent_at IS NULL OR phone_consent_at <= $4)`,
+      [tenantId, leadId, consent.granted, consent.at, consent.phone ?? null],
+    );
+  }
+
+  /** The oldest and newest stored messages in the provider's list order, or null when none is. */
+  async storedHistory(key: LeadKey): Promise<StoredHistory | null> {
+    const { rows } = await this.prisma.pool.query<{
+      complete: boolean;
+      oldest_id: string;
+      oldest_cursor: string;
+      newest_id: string;
+      newest_cursor: string;
+    }>(
+      `SELECT l.history_complete AS complete, o.external_id AS oldest_id, o.cursor AS oldest_cursor,
+              n.external_id AS newest_id, n.cursor AS newest_cursor
+       FROM leads l
+       CROSS JOIN LATERAL (SELECT external_id, cursor FROM lead_messages
+                           WHERE tenant_id = l.tenant_id AND lead_id = l.id AND position IS NOT NULL
+                           ORDER BY position LIMIT 1) o
+       CROSS JOIN LATERAL (SELECT external_id, cursor FROM lead_messages
+                           WHERE tenant_id = l.tenant_id AND lead_id = l.id AND position IS NOT NULL
+                           ORDER BY position DESC LIMIT 1) n
+       WHERE l.tenant_id = $1::uuid AND l.provider = $2 AND l.external_lead_id = $3`,
+      [key.tenantId, key.provider, key.externalLeadId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      oldest: { externalId: row.oldest_id, cursor: row.oldest_cursor },
+      newest: { externalId: row.newest_id, cursor: row.newest_cursor },
+      complete: row.complete,
+    };
+  }
+
+  /**
+   * Adds messages in the provider's list order. Each run is placed by a message it shares with the
+   * stored list, else next to its stored neighbour (`after` / `before`), else, with none stored, from
+   * 0. The lead is locked meanwhile, so concurrent runs of one lead place their messages alike; a run
+   * that fits nowhere (the list moved on since it was read) is retried, to be read again.
+   */
+  async addHistory(tenantId: string, leadId: string, history: LeadHistory): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      await tx.$queryRawUnsafe(
+        "SELECT 1 FROM leads WHERE tenant_id = $1::uuid AND id = $2::uuid FOR UPDATE",
+        tenantId,
+        leadId,
+      );
+      for (const run of history.runs) {
+        if (run.messages.length === 0) continue;
+        const [{ base }] = await tx.$queryRawUnsafe<[{ base: number | null }]>(
+          PLACE_RUN_SQL,
+          tenantId,
+          leadId,
+          JSON.stringify(run.messages.map((message) => message.externalId)),
+          run.after ?? null,
+          run.before ?? null,
+        );
+        if (base === null) throw new RetryableError("lead_history_moved");
+        await tx.$executeRawUnsafe(
+          `INSERT INTO lead_messages (tenant_id, lead_id, external_id, direction, author, text, sent_at, position, cursor)
+           SELECT $1::uuid, $2::uuid, m.external_id, m.direction, m.author, m.text, m.sent_at, m.position, m.cursor
+           FROM jsonb_to_recordset($3::jsonb)
+             AS m(external_id text, direction text, author text, text text, sent_at timestamptz, position int, cursor text)
+           ON CONFLICT (lead_id, external_id) DO UPDATE SET position = EXCLUDED.position, cursor = EXCLUDED.cursor
+           WHERE lead_messages.position IS NULL`,
+          tenantId,
+          leadId,
+          JSON.stringify(runRows(run, base)),
+        );
+      }
+      if (history.complete) {
+        await tx.$executeRawUnsafe(
+          "UPDATE leads SET history_complete = true WHERE tenant_id = $1::uuid AND id = $2::uuid",
+          tenantId,
+          leadId,
+        );
+      }
+    });
+  }
+
+  /**
    * The lead as stored, as a CRM delivery carries it (api.md, "CRM deliveries"), and the receipt that
    * first made it complete.
    */
@@ -123,8 +221,7 @@ export class LeadsRepository {
     externalLeadId: string,
   ): Promise<{ lead: JsonObject; createdByReceiptId: string | null } | undefined> {
     const { rows } = await this.prisma.pool.query<JsonObject & { created_by_receipt_id: string | null }>(
-      // phoneConsent: not tracked yet (null: unknown), see the README's provider notes.
-      `SELECT id, name, email, phone, NULL::boolean AS "phoneConsent", status, details,
+      `SELECT id, name, email, phone, phone_consent AS "phoneConsent", status, details,
               last_event_at AS "lastEventAt", created_by_receipt_id
        FROM leads WHERE tenant_id = $1::uuid AND provider = $2 AND external_lead_id = $3`,
       [tenantId, provider, externalLeadId],
@@ -133,4 +230,35 @@ export class LeadsRepository {
     const { created_by_receipt_id: createdByReceiptId, ...lead } = rows[0];
     return { lead, createdByReceiptId };
   }
+}
+
+/**
+ * The position before a run's first message (its messages take base + 1, base + 2, ...): from a
+ * message it shares with the stored list, else its stored neighbour, else 0 when the lead has no
+ * message in list order yet; null when it fits nowhere.
+ */
+const PLACE_RUN_SQL = `
+  WITH stored AS (
+    SELECT external_id, position FROM lead_messages
+    WHERE tenant_id = $1::uuid AND lead_id = $2::uuid AND position IS NOT NULL
+  ), run AS (
+    SELECT id, index FROM jsonb_array_elements_text($3::jsonb) WITH ORDINALITY AS r(id, index)
+  )
+  SELECT COALESCE(
+    (SELECT s.position - r.index FROM stored s JOIN run r ON r.id = s.external_id LIMIT 1),
+    (SELECT position FROM stored WHERE external_id = $4),
+    (SELECT position - (SELECT count(*) FROM run) - 1 FROM stored WHERE external_id = $5),
+    (SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM stored))
+  )::int AS base`;
+
+function runRows(run: HistoryRun, base: number) {
+  return run.messages.map((message: LeadMessage, index) => ({
+    external_id: message.externalId,
+    direction: message.direction,
+    author: message.author ?? null,
+    text: message.text ?? null,
+    sent_at: message.sentAt.toISOString(),
+    position: base + index + 1,
+    cursor: message.cursor ?? null,
+  }));
 }

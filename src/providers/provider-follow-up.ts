@@ -18,6 +18,46 @@ export interface LeadMessage {
   author?: string | null;
   text?: string | null;
   sentAt: Date;
+  /** The provider's paging cursor of this message, where its list has them (Yelp). */
+  cursor?: string;
+}
+
+/**
+ * A stretch of the provider's message list, oldest first, that continues the stored one: right
+ * after the stored message `after`, right before the stored message `before`, or (neither) the
+ * newest messages of a lead with none stored in list order yet.
+ */
+export interface HistoryRun {
+  messages: LeadMessage[];
+  after?: string;
+  before?: string;
+}
+
+/** What a run read of a provider's ordered message list; `complete`: back to its first message. */
+export interface LeadHistory {
+  runs: HistoryRun[];
+  complete: boolean;
+}
+
+/** A message at one end of the stored list. */
+export interface HistoryEnd {
+  externalId: string;
+  cursor: string;
+}
+
+/** The lead's stored list stretch (its oldest and newest messages), for paging on from there. */
+export interface StoredHistory {
+  oldest: HistoryEnd;
+  newest: HistoryEnd;
+  /** The stored list goes back to the provider's first message. */
+  complete: boolean;
+}
+
+/** A phone opt-in (`granted`, with the number) or opt-out, as of the consent event's time. */
+export interface PhoneConsent {
+  granted: boolean;
+  at: Date;
+  phone?: string;
 }
 
 /** What one event changes on the lead, as data; the caller writes it to the lead store. */
@@ -32,6 +72,10 @@ export interface LeadUpdate {
   lastEventAt: Date;
   /** Messages to add (once each, by external id). */
   messages: LeadMessage[];
+  /** Messages in the provider's list order, where it has one (these are not also in `messages`). */
+  history?: LeadHistory;
+  /** A phone consent event: an older one never overrides a newer one. */
+  phoneConsent?: PhoneConsent;
 }
 
 /** The accepted event a follow-up works from (a stored receipt). */
@@ -72,8 +116,15 @@ export interface ProviderFollowUp {
    * while the connection has a credential problem; the others run.
    */
   readonly needsCredentials: { readonly leadUpdate: boolean; readonly reply: boolean };
-  /** What the event changes on the lead (fetching from the provider API when the webhook is only a trigger). */
-  leadUpdate(event: FollowUpEvent, token: string | undefined): Promise<LeadUpdate>;
+  /**
+   * What the event changes on the lead (fetching from the provider API when the webhook is only a
+   * trigger); `stored` reads the lead's stored list stretch, for a provider that pages its history.
+   */
+  leadUpdate(
+    event: FollowUpEvent,
+    token: string | undefined,
+    stored: () => Promise<StoredHistory | null>,
+  ): Promise<LeadUpdate>;
   /** Sends the first automatic reply to the lead, or says why not; never twice for one unknown outcome. */
   reply(request: ReplyRequest): Promise<ReplyOutcome>;
 }

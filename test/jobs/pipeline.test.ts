@@ -359,8 +359,9 @@ describe("side effects", () => {
 
   it("Yelp: no auto-reply when the newest event is our own API-SELF message", async () => {
     const c = await connect("yelp", "yelp-self", { externalAccountId: "selfBiz_0000000000000001" });
+    // The recorded answer lists our reply first; in list order (newest last, which rules) it comes last.
     const events = (fixture("yelp/api-lead-events-with-our-reply.json").json as { events: unknown[] }).events;
-    yelpEvents.set("selfLead", events);
+    yelpEvents.set("selfLead", [...events].reverse());
     const before = yelp.received.filter((request) => request.method === "POST").length;
     const body = {
       time: "2026-03-14T16:06:12+00:00",

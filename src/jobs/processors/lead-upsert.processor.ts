@@ -28,7 +28,9 @@ export class LeadUpsertProcessor implements Processor {
       provider: receipt.provider,
       externalLeadId: receipt.leadId,
     };
-    const update = await this.followUps.get(receipt.provider).leadUpdate(receipt, connection.accessToken);
+    const update = await this.followUps
+      .get(receipt.provider)
+      .leadUpdate(receipt, connection.accessToken, () => this.leads.storedHistory(key));
     // Without contact data (a message before its lead) the lead is only made sure to exist.
     const leadId = update.profile
       ? await this.leads.upsertContact(
@@ -40,5 +42,7 @@ export class LeadUpsertProcessor implements Processor {
         )
       : await this.leads.touch(key, update.lastEventAt);
     await this.leads.addMessages(key.tenantId, leadId, update.messages);
+    if (update.history) await this.leads.addHistory(key.tenantId, leadId, update.history);
+    if (update.phoneConsent) await this.leads.recordPhoneConsent(key.tenantId, leadId, update.phoneConsent);
   }
 }

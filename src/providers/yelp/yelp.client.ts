@@ -6,6 +6,10 @@ import { APP_CONFIG } from "../../config/config.module.js";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
 import { type YelpEvent, YelpEvents, YelpLead } from "./yelp.schemas.js";
 
+/** Events per page: Yelp's maximum (`limit=1..20`). A shorter page is the end of the list. */
+export const EVENTS_PAGE = 20;
+const EVENTS_ROUTE = `/v3/leads/{id}/events?limit=${EVENTS_PAGE}`;
+
 @Injectable()
 export class YelpClient {
   private readonly api: ProviderApi;
@@ -18,10 +22,22 @@ export class YelpClient {
     return this.api.get("/v3/leads/{id}", { id: leadId }, token, YelpLead);
   }
 
-  /** The lead's latest events (at most 20). */
-  async getEvents(token: string | undefined, leadId: string): Promise<YelpEvent[]> {
-    const answer = await this.api.get("/v3/leads/{id}/events?limit=20", { id: leadId }, token, YelpEvents);
-    return answer.events;
+  /**
+   * One page of the lead's events in list order (newest last): the newest `EVENTS_PAGE`, or those
+   * right before (`olderThan`) or after (`newerThan`) the event of that cursor.
+   */
+  async getEvents(
+    token: string | undefined,
+    leadId: string,
+    from: { olderThan?: string; newerThan?: string } = {},
+  ): Promise<YelpEvent[]> {
+    const [route, params] =
+      from.olderThan !== undefined
+        ? [`${EVENTS_ROUTE}&older_than_cursor={cursor}`, { id: leadId, cursor: from.olderThan }]
+        : from.newerThan !== undefined
+          ? [`${EVENTS_ROUTE}&newer_than_cursor={cursor}`, { id: leadId, cursor: from.newerThan }]
+          : [EVENTS_ROUTE, { id: leadId }];
+    return (await this.api.get(route, params, token, YelpEvents)).events;
   }
 
   postText(token: string | undefined, leadId: string, text: string): Promise<void> {

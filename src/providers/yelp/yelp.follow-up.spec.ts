@@ -16,13 +16,22 @@ const answer = <T extends object>(schema: new () => T, path: string): T => {
 };
 const lead = answer(YelpLead, "api-get-lead.json");
 const events = answer(YelpEvents, "api-lead-events.json").events;
-const withOurReply = answer(YelpEvents, "api-lead-events-with-our-reply.json").events;
+/**
+ * The recorded answer lists our reply first, though its time_created is the later one: by the list
+ * order, which rules (newest last, providers.md), the consumer's message is the newest.
+ */
+const recordedWithOurReply = answer(YelpEvents, "api-lead-events-with-our-reply.json").events;
+/** Our reply after the consumer's message, in list order: our reply is the newest. */
+const withOurReply = [...recordedWithOurReply].reverse();
 const OUR_TEXT = "Thanks Marta, we can do Friday morning.";
 const webhookTime = new Date("2026-03-14T16:05:42Z");
+const newEvent = { occurredAt: webhookTime, payload: { event_type: "NEW_EVENT" } };
+/** Events read as one stretch with nothing stored before. */
+const read = (list: YelpEvent[]) => ({ runs: [{ events: list }], complete: true });
 
 describe("Yelp lead rules", () => {
   it("the fetched lead and events: masked email, name, details, messages by event id", () => {
-    expect(yelpLeadUpdate(lead, events, webhookTime)).toEqual({
+    expect(yelpLeadUpdate(lead, read(events), newEvent)).toEqual({
       profile: {
         contact: { name: "Marta K.", email: "m.k.4f2a9c@messaging.yelp.example.test" },
         details: {
@@ -33,15 +42,24 @@ describe("Yelp lead rules", () => {
         },
       },
       lastEventAt: new Date("2026-03-14T16:05:39Z"),
-      messages: [
-        {
-          externalId: "evT0kQ3nR8sLw2Zy5Hc1Aa",
-          direction: "inbound",
-          author: "Marta K.",
-          text: "Hi, my water heater is leaking. Can someone come Friday?",
-          sentAt: new Date("2026-03-14T16:05:39Z"),
-        },
-      ],
+      messages: [],
+      history: {
+        runs: [
+          {
+            messages: [
+              {
+                externalId: "evT0kQ3nR8sLw2Zy5Hc1Aa",
+                cursor: "cur_0001",
+                direction: "inbound",
+                author: "Marta K.",
+                text: "Hi, my water heater is leaking. Can someone come Friday?",
+                sentAt: new Date("2026-03-14T16:05:39Z"),
+              },
+            ],
+          },
+        ],
+        complete: true,
+      },
     });
   });
 
@@ -52,11 +70,13 @@ describe("Yelp lead rules", () => {
         phone_number: "4155550100",
         temporary_phone_number: "4155550199",
       }),
-      withOurReply,
-      webhookTime,
+      read(recordedWithOurReply),
+      newEvent,
     );
     expect(update.profile?.contact.phone).toBe("4155550100");
-    expect(update.messages.map((message) => [message.externalId, message.direction])).toEqual([
+    expect(
+      update.history?.runs[0]?.messages.map((message) => [message.externalId, message.direction]),
+    ).toEqual([
       ["evB1zX7cV3bN5mQ8wE2rTy", "outbound"],
       ["evT0kQ3nR8sLw2Zy5Hc1Aa", "inbound"],
     ]);
@@ -64,14 +84,45 @@ describe("Yelp lead rules", () => {
 
   it("without readable times the webhook's time stands in; a text-less event has no text", () => {
     const bare = Object.assign(new YelpLead(), { id: "l1" });
-    const event = Object.assign(new YelpEvent(), { id: "e1", event_content: { fallback_text: "fb" } });
-    const update = yelpLeadUpdate(bare, [event, Object.assign(new YelpEvent(), { id: "e2" })], webhookTime);
+    const event = Object.assign(new YelpEvent(), {
+      id: "e1",
+      cursor: "c1",
+      event_content: { fallback_text: "fb" },
+    });
+    const second = Object.assign(new YelpEvent(), { id: "e2", cursor: "c2" });
+    const update = yelpLeadUpdate(bare, read([event, second]), newEvent);
     expect(update.lastEventAt).toEqual(webhookTime);
     expect(update.profile).toEqual({ contact: {}, details: {} });
-    expect(update.messages).toMatchObject([
+    expect(update.history?.runs[0]?.messages).toMatchObject([
       { externalId: "e1", text: "fb", author: null, sentAt: webhookTime },
       { externalId: "e2", text: null },
     ]);
+  });
+});
+
+describe("Yelp phone consent", () => {
+  const withPhone = Object.assign(new YelpLead(), { ...lead, phone_number: "4155550100" });
+  const consentEvent = (type: string) => ({ occurredAt: webhookTime, payload: { event_type: type } });
+
+  it("an opt-out is consent false, as of the event's time, without a number", () => {
+    expect(
+      yelpLeadUpdate(withPhone, read([]), consentEvent("CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT")).phoneConsent,
+    ).toEqual({ granted: false, at: webhookTime });
+  });
+
+  it("an opt-in is consent true with the fetched number", () => {
+    expect(
+      yelpLeadUpdate(withPhone, read([]), consentEvent("CONSUMER_PHONE_NUMBER_OPT_IN_EVENT")).phoneConsent,
+    ).toEqual({ granted: true, at: webhookTime, phone: "4155550100" });
+  });
+
+  it("other events (and a purged payload) say nothing about consent", () => {
+    for (const event of [newEvent, consentEvent("CONSUMER_PHONE_NUMBER_AVAILABLE_EVENT")]) {
+      expect(yelpLeadUpdate(withPhone, read([]), event).phoneConsent).toBeUndefined();
+    }
+    expect(
+      yelpLeadUpdate(withPhone, read([]), { occurredAt: webhookTime, payload: null }).phoneConsent,
+    ).toBeUndefined();
   });
 });
 
@@ -89,6 +140,23 @@ describe("Yelp reply rules", () => {
       time_created: "2026-03-15T00:00:00Z",
     });
     expect(yelpReplyDecision([...events, biz], OUR_TEXT, false)).toBe("latest_event_is_ours");
+  });
+
+  it("the newest event is the list's last, whatever its time_created says", () => {
+    const olderLooking = Object.assign(new YelpEvent(), {
+      id: "b",
+      cursor: "cb",
+      user_type: "BIZ",
+      time_created: "2026-01-01T00:00:00Z",
+    });
+    expect(yelpReplyDecision([...events, olderLooking], OUR_TEXT, false)).toBe("latest_event_is_ours");
+    const consumerLast = Object.assign(new YelpEvent(), {
+      ...events[0],
+      id: "c",
+      time_created: "2026-01-01T00:00:00Z",
+    });
+    expect(yelpReplyDecision([...withOurReply, consumerLast], OUR_TEXT, false)).toBe("send");
+    expect(yelpReplyDecision(recordedWithOurReply, OUR_TEXT, false)).toBe("send");
   });
 
   it("after an unknown outcome, our text among our events is the reply already sent", () => {
@@ -125,8 +193,9 @@ describe("Yelp follow-up", () => {
     const update = await followUp.leadUpdate(
       { leadId: "lEad7Pq2Wx9Mn4Bv6Ct8Dd", eventId: "ev", occurredAt: webhookTime, payload: {} },
       "t",
+      () => Promise.resolve(null),
     );
-    expect(update.messages).toHaveLength(1);
+    expect(update.history?.runs[0]?.messages).toHaveLength(1);
     expect(calls.sort()).toEqual(["GET events lEad7Pq2Wx9Mn4Bv6Ct8Dd", "GET lead lEad7Pq2Wx9Mn4Bv6Ct8Dd"]);
   });
 

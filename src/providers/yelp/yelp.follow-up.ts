@@ -11,8 +11,9 @@ import {
   type ProviderFollowUp,
   type ReplyOutcome,
   type ReplyRequest,
+  type StoredHistory,
 } from "../provider-follow-up.js";
-import { YelpClient } from "./yelp.client.js";
+import { EVENTS_PAGE, YelpClient } from "./yelp.client.js";
 import type { YelpEvent, YelpLead } from "./yelp.schemas.js";
 
 /** Lead fields kept on the lead as details. */
@@ -28,9 +29,32 @@ export const isOurs = (event: YelpEvent): boolean =>
   event.user_type === "BIZ" || event.channel === "API-SELF";
 const textOf = (event: YelpEvent) => event.event_content?.text ?? event.event_content?.fallback_text;
 
+/**
+ * Pages of events one run reads at most (20 events each: 200 events). A longer history is read by
+ * the lead's next runs, each going on from the ends of the stored stretch of the list.
+ */
+export const MAX_EVENT_PAGES_PER_RUN = 10;
+
+/** Consent events (providers.md §1): `time` orders them; the update carries no phone number. */
+const PHONE_CONSENT = new Map([
+  ["CONSUMER_PHONE_NUMBER_OPT_IN_EVENT", true],
+  ["CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT", false],
+]);
+
+/** Events read in one run: stretches of the list, oldest first, each placed against the stored ones. */
+export interface YelpEventsRead {
+  runs: { events: YelpEvent[]; after?: string; before?: string }[];
+  /** The events read and stored reach back to the lead's first event. */
+  complete: boolean;
+}
+
 /** The fetched lead and its events, as of the lead's last event (else the webhook's time). */
-export function yelpLeadUpdate(lead: YelpLead, events: YelpEvent[], occurredAt: Date): LeadUpdate {
-  const fallback = occurredAt.toISOString();
+export function yelpLeadUpdate(
+  lead: YelpLead,
+  read: YelpEventsRead,
+  event: Pick<FollowUpEvent, "occurredAt" | "payload">,
+): LeadUpdate {
+  const fallback = event.occurredAt.toISOString();
   const contact: Contact = {};
   const name = trimmedText(lead.user?.display_name);
   const email = trimmedText(lead.temporary_email_address);
@@ -43,16 +67,30 @@ export function yelpLeadUpdate(lead: YelpLead, events: YelpEvent[], occurredAt: 
     const value = lead[field];
     if (value !== undefined) details[field] = value;
   }
+  const type = event.payload?.event_type;
+  const granted = typeof type === "string" ? PHONE_CONSENT.get(type) : undefined;
   return {
     profile: { contact, details },
     lastEventAt: firstTime(lead.last_event_time, fallback),
-    messages: events.map((event) => ({
-      externalId: event.id,
-      direction: event.user_type === "BIZ" ? "outbound" : "inbound",
-      author: event.user_display_name ?? null,
-      text: textOf(event) ?? null,
-      sentAt: firstTime(event.time_created, fallback),
-    })),
+    messages: [],
+    history: {
+      runs: read.runs.map(({ events, after, before }) => ({
+        messages: events.map((item) => ({
+          externalId: item.id,
+          cursor: item.cursor,
+          direction: item.user_type === "BIZ" ? "outbound" : "inbound",
+          author: item.user_display_name ?? null,
+          text: textOf(item) ?? null,
+          sentAt: firstTime(item.time_created, fallback),
+        })),
+        ...(after === undefined ? {} : { after }),
+        ...(before === undefined ? {} : { before }),
+      })),
+      complete: read.complete,
+    },
+    ...(granted === undefined
+      ? {}
+      : { phoneConsent: { granted, at: event.occurredAt, ...(granted && phone ? { phone } : {}) } }),
   };
 }
 
@@ -69,7 +107,7 @@ export function yelpReplyDecision(
   if (outcomeUnknown && events.some((event) => isOurs(event) && isSameText(textOf(event), text))) {
     return "reconciled";
   }
-  const newest = [...events].sort((a, b) => (b.time_created ?? "").localeCompare(a.time_created ?? ""))[0];
+  const newest = events.at(-1); // the list order rules (newest last), not time_created
   return !newest || isOurs(newest) ? "latest_event_is_ours" : "send";
 }
 
@@ -81,12 +119,59 @@ export class YelpFollowUp implements ProviderFollowUp {
 
   constructor(private readonly client: YelpClient) {}
 
-  async leadUpdate(event: FollowUpEvent, token: string | undefined): Promise<LeadUpdate> {
-    const [lead, events] = await Promise.all([
+  async leadUpdate(
+    event: FollowUpEvent,
+    token: string | undefined,
+    stored: () => Promise<StoredHistory | null>,
+  ): Promise<LeadUpdate> {
+    const [lead, read] = await Promise.all([
       this.client.getLead(token, event.leadId),
-      this.client.getEvents(token, event.leadId),
+      stored().then((history) => this.readEvents(token, event.leadId, history)),
     ]);
-    return yelpLeadUpdate(lead, events, event.occurredAt);
+    return yelpLeadUpdate(lead, read, event);
+  }
+
+  /**
+   * The events the stored list lacks, at most `MAX_EVENT_PAGES_PER_RUN` pages: with nothing stored,
+   * the newest page and older ones; else the events newer than the newest stored, then (until the
+   * first event was read) those older than the oldest stored. Each stretch read joins the stored
+   * one, so what is stored stays one unbroken stretch of the list wherever the bound stops a run.
+   */
+  private async readEvents(
+    token: string | undefined,
+    leadId: string,
+    stored: StoredHistory | null,
+  ): Promise<YelpEventsRead> {
+    let pages = 0;
+    const page = (from: { olderThan?: string; newerThan?: string } = {}) => {
+      pages += 1;
+      return this.client.getEvents(token, leadId, from);
+    };
+    /** Pages back from `cursor` (or from the newest event) while there are more and the bound allows. */
+    const older = async (cursor?: string) => {
+      let last = await page(cursor === undefined ? {} : { olderThan: cursor });
+      const events = [...last];
+      while (last.length === EVENTS_PAGE && pages < MAX_EVENT_PAGES_PER_RUN) {
+        last = await page({ olderThan: events[0]!.cursor });
+        events.unshift(...last);
+      }
+      return { events, reachedFirst: last.length < EVENTS_PAGE };
+    };
+    if (!stored) {
+      const { events, reachedFirst } = await older();
+      return { runs: [{ events }], complete: reachedFirst };
+    }
+    const newer: YelpEvent[] = [];
+    let last: YelpEvent[];
+    do {
+      last = await page({ newerThan: (newer.at(-1) ?? stored.newest).cursor });
+      newer.push(...last);
+    } while (last.length === EVENTS_PAGE && pages < MAX_EVENT_PAGES_PER_RUN);
+    const runs: YelpEventsRead["runs"] = [{ events: newer, after: stored.newest.externalId }];
+    if (stored.complete || pages >= MAX_EVENT_PAGES_PER_RUN) return { runs, complete: stored.complete };
+    const { events, reachedFirst } = await older(stored.oldest.cursor);
+    runs.push({ events, before: stored.oldest.externalId });
+    return { runs, complete: reachedFirst };
   }
 
   async reply({ leadId, text, token, outcomeUnknown }: ReplyRequest): Promise<ReplyOutcome> {

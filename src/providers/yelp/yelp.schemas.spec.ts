@@ -36,25 +36,32 @@ describe("Yelp answer schemas", () => {
     if (checked.ok) expect(checked.value.events.every((event) => event instanceof YelpEvent)).toBe(true);
   });
 
-  it("take events with only an id, and an empty list", () => {
+  it("take events with only an id and a cursor, and an empty list", () => {
     expect(problems(YelpEvents, { events: [] })).toEqual([]);
-    expect(problems(YelpEvents, { events: [{ id: "e1", event_content: null, channel: null }] })).toEqual([]);
+    expect(
+      problems(YelpEvents, { events: [{ id: "e1", cursor: "c1", event_content: null, channel: null }] }),
+    ).toEqual([]);
   });
 
   it.each([
     ["events not a list", { events: "nope" }, "events"],
     ["no events", {}, "events"],
     ["an event that is not an object", { events: [5] }, "events.0"],
-    ["an event without id", { events: [{ user_type: "CONSUMER" }] }, "events.0.id"],
+    ["an event without id", { events: [{ cursor: "c", user_type: "CONSUMER" }] }, "events.0.id"],
+    ["an event without cursor (paging needs it)", { events: [{ id: "e" }] }, "events.0.cursor"],
     [
       "an event with a numeric time",
-      { events: [{ id: "e", time_created: 1710432339 }] },
+      { events: [{ id: "e", cursor: "c", time_created: 1710432339 }] },
       "events.0.time_created",
     ],
-    ["event content as text", { events: [{ id: "e", event_content: "hi" }] }, "events.0.event_content"],
+    [
+      "event content as text",
+      { events: [{ id: "e", cursor: "c", event_content: "hi" }] },
+      "events.0.event_content",
+    ],
     [
       "a message text that is no string",
-      { events: [{ id: "e", event_content: { text: 7 } }] },
+      { events: [{ id: "e", cursor: "c", event_content: { text: 7 } }] },
       "events.0.event_content.text",
     ],
   ])("refuse an events list with %s", (_what, answer, path) => {

@@ -32,6 +32,8 @@ export class YelpEventContent {
 /** One event of a lead's conversation. */
 export class YelpEvent {
   @IsString() @IsNotEmpty() id!: string;
+  /** Where the event is in the list, for `older_than_cursor` / `newer_than_cursor`. */
+  @IsString() @IsNotEmpty() cursor!: string;
   @IsOptional() @IsString() event_type?: string | null;
   /** `CONSUMER` or `BIZ`. */
   @IsOptional() @IsString() user_type?: string | null;
