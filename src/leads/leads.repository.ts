@@ -212,8 +212,8 @@ export class LeadsRepository {
   }
 
   /**
-   * The lead as stored, as a CRM delivery carries it (api.md, "CRM deliveries"), and the receipt that
-   * first made it complete.
+   * The lead as stored, as a CRM delivery carries it (api.md, "CRM deliveries", plus its messages in
+   * the provider's order: what the customer wrote), and the receipt that first made it complete.
    */
   async find(
     tenantId: string,
@@ -221,9 +221,14 @@ export class LeadsRepository {
     externalLeadId: string,
   ): Promise<{ lead: JsonObject; createdByReceiptId: string | null } | undefined> {
     const { rows } = await this.prisma.pool.query<JsonObject & { created_by_receipt_id: string | null }>(
-      `SELECT id, name, email, phone, phone_consent AS "phoneConsent", status, details,
-              last_event_at AS "lastEventAt", created_by_receipt_id
-       FROM leads WHERE tenant_id = $1::uuid AND provider = $2 AND external_lead_id = $3`,
+      `SELECT l.id, l.name, l.email, l.phone, l.phone_consent AS "phoneConsent", l.status, l.details,
+              l.last_event_at AS "lastEventAt",
+              (SELECT COALESCE(json_agg(json_build_object('direction', m.direction, 'author', m.author, 'text', m.text,
+                                                          'sentAt', m.sent_at)
+                                        ORDER BY m.position NULLS LAST, m.sent_at, m.external_id), '[]'::json)
+               FROM lead_messages m WHERE m.lead_id = l.id AND m.tenant_id = l.tenant_id) AS messages,
+              l.created_by_receipt_id
+       FROM leads l WHERE l.tenant_id = $1::uuid AND l.provider = $2 AND l.external_lead_id = $3`,
       [tenantId, provider, externalLeadId],
     );
     if (!rows[0]) return undefined;

@@ -102,7 +102,7 @@ export interface ReplyRequest {
  */
 export type ReplyOutcome =
   | { status: "succeeded"; ref?: "reconciled" }
-  | { status: "skipped"; ref: "latest_event_is_ours" | "business_already_replied" | "no_reply_channel" };
+  | { status: "skipped"; ref: "business_already_replied" | "no_consumer_message" | "no_reply_channel" };
 
 /**
  * A provider's lead and reply rules. Stateless; credentials come in as arguments. Failures are

@@ -275,6 +275,14 @@ describe("side effects", () => {
       email: "m.k.4f2a9c@messaging.yelp.example.test",
       phoneConsent: null,
       status: "open",
+      messages: [
+        {
+          direction: "inbound",
+          author: "Marta K.",
+          text: "Hi, my water heater is leaking. Can someone come Friday?",
+          sentAt: expect.stringMatching(/^2026-03-14T16:05:39/),
+        },
+      ],
     });
   });
 
@@ -357,11 +365,11 @@ describe("side effects", () => {
     expect(JSON.parse(crmCalls("yelp-wait")[1]!.body).type).toBe("lead.updated");
   });
 
-  it("Yelp: no auto-reply when the newest event is our own API-SELF message", async () => {
+  it("Yelp: no auto-reply when the business already wrote (here our own API-SELF message)", async () => {
     const c = await connect("yelp", "yelp-self", { externalAccountId: "selfBiz_0000000000000001" });
-    // The recorded answer lists our reply first; in list order (newest last, which rules) it comes last.
+    // As recorded: our reply listed before the consumer's message, although created after it.
     const events = (fixture("yelp/api-lead-events-with-our-reply.json").json as { events: unknown[] }).events;
-    yelpEvents.set("selfLead", [...events].reverse());
+    yelpEvents.set("selfLead", events);
     const before = yelp.received.filter((request) => request.method === "POST").length;
     const body = {
       time: "2026-03-14T16:06:12+00:00",
@@ -381,7 +389,7 @@ describe("side effects", () => {
       "SELECT status, external_ref FROM side_effects WHERE tenant_id = $1 AND operation = 'initial-response'",
       [c.tenantId],
     );
-    expect(record.rows).toEqual([{ status: "skipped", external_ref: "latest_event_is_ours" }]);
+    expect(record.rows).toEqual([{ status: "skipped", external_ref: "business_already_replied" }]);
   });
   it("Thumbtack: no auto-reply when the business (or Thumbtack's quick reply) already wrote on the negotiation", async () => {
     const c = await connect("thumbtack", "tt-pro", { externalAccountId: "700000000000000888" });

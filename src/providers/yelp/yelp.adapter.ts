@@ -101,7 +101,7 @@ export class YelpAdapter implements ProviderAdapter {
         eventId: requireId(update, "event_id", `${where}.event_id`),
         kind: "lead.updated", // the worker learns from the fetched lead whether it is new
         occurredAt: firstTime(update.interaction_time, time),
-        // Whether the newest event is ours (BIZ / API-SELF) is only known after the fetch: the job checks.
+        // Whether the business already wrote (BIZ / API-SELF) is only known after the fetch: the job checks.
         mayStartConversation: true,
       };
     }

@@ -1,5 +1,5 @@
 // Yelp's recorded API answers (test/fixtures/yelp), checked by the client's schemas, become this lead
-// update; the reply is never sent when the newest event is ours, and not twice after an unknown outcome.
+// update; the reply is never sent once the business wrote, and not twice after an unknown outcome.
 import { readFileSync } from "node:fs";
 import { checkAnswer } from "../../common/outbound/answer-schema.js";
 import type { YelpClient } from "./yelp.client.js";
@@ -127,41 +127,32 @@ describe("Yelp phone consent", () => {
 });
 
 describe("Yelp reply rules", () => {
-  it("sends when the newest event is the consumer's", () => {
+  it("sends when only the consumer wrote", () => {
     expect(yelpReplyDecision(events, OUR_TEXT, false)).toBe("send");
   });
 
-  it("never answers when the newest event is ours (BIZ or API-SELF), or when there is none", () => {
-    expect(yelpReplyDecision(withOurReply, "another text", false)).toBe("latest_event_is_ours");
-    expect(yelpReplyDecision([], OUR_TEXT, false)).toBe("latest_event_is_ours");
+  it("never answers once the business wrote anywhere in the history (BIZ or API-SELF), nor without events", () => {
+    expect(yelpReplyDecision(withOurReply, "another text", false)).toBe("business_already_replied");
+    expect(yelpReplyDecision([], OUR_TEXT, false)).toBe("no_consumer_message");
     const biz = Object.assign(new YelpEvent(), {
       id: "b",
       user_type: "BIZ",
       time_created: "2026-03-15T00:00:00Z",
     });
-    expect(yelpReplyDecision([...events, biz], OUR_TEXT, false)).toBe("latest_event_is_ours");
+    expect(yelpReplyDecision([...events, biz], OUR_TEXT, false)).toBe("business_already_replied");
+    expect(yelpReplyDecision([biz, ...events], OUR_TEXT, false)).toBe("business_already_replied");
   });
 
-  it("the newest event is the list's last, whatever its time_created says", () => {
-    const olderLooking = Object.assign(new YelpEvent(), {
-      id: "b",
-      cursor: "cb",
-      user_type: "BIZ",
-      time_created: "2026-01-01T00:00:00Z",
-    });
-    expect(yelpReplyDecision([...events, olderLooking], OUR_TEXT, false)).toBe("latest_event_is_ours");
-    const consumerLast = Object.assign(new YelpEvent(), {
-      ...events[0],
-      id: "c",
-      time_created: "2026-01-01T00:00:00Z",
-    });
-    expect(yelpReplyDecision([...withOurReply, consumerLast], OUR_TEXT, false)).toBe("send");
-    expect(yelpReplyDecision(recordedWithOurReply, OUR_TEXT, false)).toBe("send");
+  it("reads the recorded history with our reply as answered, whatever the list order and time_created say", () => {
+    expect(yelpReplyDecision(recordedWithOurReply, OUR_TEXT, false)).toBe("business_already_replied");
+    expect(yelpReplyDecision([...recordedWithOurReply].reverse(), OUR_TEXT, false)).toBe(
+      "business_already_replied",
+    );
   });
 
   it("after an unknown outcome, our text among our events is the reply already sent", () => {
     expect(yelpReplyDecision(withOurReply, `${OUR_TEXT}\r\n`, true)).toBe("reconciled");
-    expect(yelpReplyDecision(withOurReply, OUR_TEXT, false)).toBe("latest_event_is_ours");
+    expect(yelpReplyDecision(withOurReply, OUR_TEXT, false)).toBe("business_already_replied");
     expect(yelpReplyDecision(events, "Hi, my water heater is leaking. Can someone come Friday?", true)).toBe(
       "send",
     );
@@ -208,7 +199,7 @@ describe("Yelp follow-up", () => {
     const ours = fake(withOurReply);
     await expect(
       ours.followUp.reply({ leadId: "l", text: "Hello", token: "t", outcomeUnknown: false }),
-    ).resolves.toEqual({ status: "skipped", ref: "latest_event_is_ours" });
+    ).resolves.toEqual({ status: "skipped", ref: "business_already_replied" });
     await expect(
       ours.followUp.reply({ leadId: "l", text: OUR_TEXT, token: "t", outcomeUnknown: true }),
     ).resolves.toEqual({ status: "succeeded", ref: "reconciled" });

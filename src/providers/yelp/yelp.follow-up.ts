@@ -1,5 +1,5 @@
 // Yelp after ingest: the webhook is only a trigger, so the lead and its events are fetched with the
-// connection's token; the reply is a TEXT event, never sent when the newest event is our own.
+// connection's token; the reply is a TEXT event, never sent once the business wrote.
 import { Injectable } from "@nestjs/common";
 import { firstTime, trimmedText } from "../envelope.js";
 import type { JsonObject } from "../provider-event.js";
@@ -95,20 +95,22 @@ export function yelpLeadUpdate(
 }
 
 /**
- * Whether to send the reply, given the lead's events: `reconciled` when an earlier attempt whose
- * outcome is unknown did send it; `latest_event_is_ours` when the newest event is ours (answering it
- * is how auto-responders loop) or there is none; else `send`.
+ * Whether to send the first reply, given the lead's events: `reconciled` when an earlier attempt
+ * whose outcome is unknown did send it; `business_already_replied` when the business wrote anywhere
+ * in the history (us through the API, or a person at the business: answering again is how
+ * auto-responders loop); `no_consumer_message` when there is no event at all; else `send`. Where in
+ * the history does not matter, so neither the list order nor `time_created` can mislead it.
  */
 export function yelpReplyDecision(
   events: YelpEvent[],
   text: string,
   outcomeUnknown: boolean,
-): "send" | "reconciled" | "latest_event_is_ours" {
+): "send" | "reconciled" | "business_already_replied" | "no_consumer_message" {
   if (outcomeUnknown && events.some((event) => isOurs(event) && isSameText(textOf(event), text))) {
     return "reconciled";
   }
-  const newest = events.at(-1); // the list order rules (newest last), not time_created
-  return !newest || isOurs(newest) ? "latest_event_is_ours" : "send";
+  if (events.length === 0) return "no_consumer_message";
+  return events.some(isOurs) ? "business_already_replied" : "send";
 }
 
 @Injectable()
@@ -179,8 +181,9 @@ export class YelpFollowUp implements ProviderFollowUp {
     switch (decision) {
       case "reconciled":
         return { status: "succeeded", ref: "reconciled" };
-      case "latest_event_is_ours":
-        return { status: "skipped", ref: "latest_event_is_ours" };
+      case "business_already_replied":
+      case "no_consumer_message":
+        return { status: "skipped", ref: decision };
       case "send":
         await this.client.postText(token, leadId, text);
         return { status: "succeeded" };
