@@ -1,9 +1,13 @@
 import { Module } from "@nestjs/common";
+import { FollowUpModule } from "../providers/follow-up.module.js";
+import { AccountAccessCheck } from "./account-access.js";
 import { ConnectionsRepository } from "./connections.repository.js";
 import { ConnectionsService } from "./connections.service.js";
+import { ProviderOAuth } from "./provider-oauth.js";
 
 @Module({
-  providers: [ConnectionsRepository, ConnectionsService],
-  exports: [ConnectionsRepository, ConnectionsService],
+  imports: [FollowUpModule],
+  providers: [ConnectionsRepository, ConnectionsService, AccountAccessCheck, ProviderOAuth],
+  exports: [ConnectionsRepository, ConnectionsService, AccountAccessCheck, ProviderOAuth],
 })
 export class ConnectionsModule {}
