@@ -38,7 +38,7 @@ ALTER TABLE "oauth_attempts" ADD CONSTRAINT "oauth_attempts_tenant_id_fkey" FORE
 
 
 -- One provider account, one connection among those not disabled (hand-written: Prisma cannot model a
--- partial index). A disabled connection releases its account; the plain index above serves routing
+-- partial index). A disabled connection releases its account, and the plain index above serves routing
 -- lookups that also see disabled rows (a Yelp delivery for a disabled business answers 410).
 CREATE UNIQUE INDEX "connections_provider_external_account_id_active_key" ON "connections"("provider", "external_account_id") WHERE "status" <> 'disabled';
 
