@@ -4,10 +4,11 @@ import { AccountAccessCheck } from "./account-access.js";
 import { ConnectionsRepository } from "./connections.repository.js";
 import { ConnectionsService } from "./connections.service.js";
 import { ProviderOAuth } from "./provider-oauth.js";
+import { ProviderTokens } from "./provider-tokens.js";
 
 @Module({
   imports: [FollowUpModule],
-  providers: [ConnectionsRepository, ConnectionsService, AccountAccessCheck, ProviderOAuth],
-  exports: [ConnectionsRepository, ConnectionsService, AccountAccessCheck, ProviderOAuth],
+  providers: [ConnectionsRepository, ConnectionsService, AccountAccessCheck, ProviderOAuth, ProviderTokens],
+  exports: [ConnectionsRepository, ConnectionsService, AccountAccessCheck, ProviderOAuth, ProviderTokens],
 })
 export class ConnectionsModule {}

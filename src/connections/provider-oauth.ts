@@ -111,6 +111,29 @@ export class ProviderOAuth {
     }
   }
 
+  /**
+   * Presents `refreshToken` once. `invalid_grant` (RFC 6749's shape, or Yelp's
+   * `{"error": {"id": "INVALID_GRANT"}}`) is `InvalidGrant`: the grant is gone, a person must consent
+   * again; anything else is `TokenExchangeFailed` (worth trying again later).
+   */
+  async refresh(provider: OAuthProvider, refreshToken: string, scopes: string[]): Promise<TokenSet> {
+    const { as, client, auth, options } = this.parts(provider);
+    let response: Response;
+    try {
+      response = await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, options);
+    } catch (error) {
+      throw new TokenExchangeFailed(reasonOf(error));
+    }
+    if (response.status === 400 || response.status === 401) {
+      if (await isInvalidGrant(response.clone())) throw new InvalidGrant();
+    }
+    try {
+      return tokenSet(await oauth.processRefreshTokenResponse(as, client, response), scopes);
+    } catch (error) {
+      throw new TokenExchangeFailed(reasonOf(error));
+    }
+  }
+
   private parts(provider: OAuthProvider) {
     const config = this.client(provider);
     const as: oauth.AuthorizationServer = {
@@ -127,6 +150,26 @@ export class ProviderOAuth {
     };
     return { as, client, auth: CLIENT_AUTH[provider](config.clientSecret), options, config };
   }
+}
+
+/** The provider refused the refresh token: the grant is revoked, expired or was presented twice. */
+export class InvalidGrant extends Error {
+  constructor() {
+    super("invalid_grant");
+  }
+}
+
+async function isInvalidGrant(response: Response): Promise<boolean> {
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    return false;
+  }
+  if (body === null || typeof body !== "object") return false;
+  const error = (body as { error?: unknown }).error;
+  const code = typeof error === "string" ? error : (error as { id?: unknown } | null)?.id;
+  return typeof code === "string" && code.toLowerCase() === "invalid_grant";
 }
 
 /** The stored form of a token answer; scopes default to those asked for when the answer omits them. */

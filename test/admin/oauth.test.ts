@@ -31,6 +31,10 @@ describe("OAuth: connecting provider accounts", () => {
   /** The token endpoint's answer overrides: "fail" (500), "garbage" (200, not a token). */
   let tokenEndpoint: "ok" | "fail" | "garbage" = "ok";
   let issued = 0;
+  /** Live refresh tokens → the access token of the grant they belong to (for reach). */
+  const liveRefresh = new Map<string, string>();
+  /** Every refresh token the token endpoint was shown, in order. */
+  const refreshesPresented: string[] = [];
 
   const auth = useFakeServer({ status: 404, body: {} }, (request) => {
     const url = new URL(request.path, "http://fake");
@@ -60,6 +64,35 @@ describe("OAuth: connecting provider accounts", () => {
       if (tokenEndpoint === "fail") return { status: 500, text: "upstream broke" };
       if (tokenEndpoint === "garbage") return { status: 200, text: "<html>not a token</html>" };
       const form = new URLSearchParams(request.body);
+      if (form.get("grant_type") === "refresh_token") {
+        // Single-use refresh tokens: a second use (or a revoked one) is invalid_grant.
+        const presented = form.get("refresh_token") ?? "";
+        refreshesPresented.push(presented);
+        const first = liveRefresh.get(presented);
+        if (first === undefined) {
+          return token[1] === "yelp"
+            ? {
+                status: 400,
+                body: { error: { id: "INVALID_GRANT", description: "refresh token is invalid" } },
+              }
+            : { status: 400, body: { error: "invalid_grant" } };
+        }
+        liveRefresh.delete(presented);
+        const accessToken = `${first}-r${refreshesPresented.length}`;
+        reach.set(accessToken, reach.get(first) ?? []);
+        liveRefresh.set(`${accessToken}-refresh`, first);
+        return {
+          status: 200,
+          // Slow, as a real token endpoint can be: every job that needs the token meanwhile must wait.
+          delayMs: 300,
+          body: {
+            access_token: accessToken,
+            token_type: "Bearer",
+            expires_in: 3600,
+            refresh_token: `${accessToken}-refresh`,
+          },
+        };
+      }
       const grant = codes.get(form.get("code") ?? "");
       const verifier = form.get("code_verifier") ?? "";
       const challenge = createHash("sha256").update(verifier).digest("base64url");
@@ -72,6 +105,7 @@ describe("OAuth: connecting provider accounts", () => {
         return { status: 400, body: { error: "invalid_grant" } };
       }
       codes.delete(form.get("code")!);
+      liveRefresh.set(`${grant.accessToken}-refresh`, grant.accessToken);
       return {
         status: 200,
         body: {
@@ -511,5 +545,135 @@ describe("OAuth: connecting provider accounts", () => {
       501,
       "oauth_not_configured",
     ]);
+  });
+
+  describe("managed tokens", () => {
+    /** A Thumbtack connection made through the flow, with its webhook credentials. */
+    const connectThumbtack = async () => {
+      const business = newBusiness("tt");
+      const answer = await callback(await authorize(start("thumbtack", business)));
+      const connectionId = new URL(answer.headers.get("location")!).searchParams.get("connectionId")!;
+      const rotated = await tenant.admin.post(`/admin/connections/${connectionId}/rotate-secret`, {
+        graceSeconds: 0,
+      });
+      const { username, password } = rotated.body.secrets as { username: string; password: string };
+      const basic = `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
+      const deliver = (negotiationId: string) => {
+        const body = fixture("thumbtack/negotiation-created-v4.json").json as { data: object };
+        return post(
+          `${app.url}/webhooks/thumbtack/${connectionId}`,
+          { ...body, data: { ...body.data, negotiationID: negotiationId } },
+          { authorization: basic },
+        );
+      };
+      return { connectionId, business, deliver, token: `thumbtack-access-${issued}` };
+    };
+    const expire = (connectionId: string) =>
+      app.sql.query("UPDATE connections SET token_expires_at = now() - interval '1 minute' WHERE id = $1", [
+        connectionId,
+      ]);
+    const repliesTo = (prefix: string) =>
+      thumbtack.received.filter(
+        (request) => request.method === "POST" && request.path.startsWith(`/api/v4/negotiations/${prefix}`),
+      );
+
+    it("50 jobs of one connection starting together with an expired token cause exactly one refresh", async () => {
+      const c = await connectThumbtack();
+      await expire(c.connectionId);
+      // Paused, the deliveries' jobs wait as held; the resume queues all of them at once.
+      expect((await tenant.admin.post(`/admin/connections/${c.connectionId}/pause`)).status).toBe(200);
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, n) => c.deliver(`neg-many-${n}`)));
+      expect(answers.every((answer) => answer.status === 202)).toBe(true);
+      const presentedBefore = refreshesPresented.length;
+      expect((await tenant.admin.post(`/admin/connections/${c.connectionId}/resume`)).body.requeuedJobs).toBe(
+        100,
+      );
+      await waitFor(
+        () => jobsOf(c.connectionId),
+        (jobs) => jobs.length === 100 && jobs.every((job) => job.status === "succeeded"),
+        60_000,
+      );
+      const presented = refreshesPresented.slice(presentedBefore);
+      expect(presented).toEqual([`${c.token}-refresh`]);
+      const replies = repliesTo("neg-many-");
+      expect(replies).toHaveLength(50);
+      const refreshed = `${c.token}-r${presentedBefore + 1}`;
+      expect(new Set(replies.map((request) => request.headers.authorization))).toEqual(
+        new Set([`Bearer ${refreshed}`]),
+      );
+      const view = await tenant.admin.get(`/admin/connections/${c.connectionId}`);
+      expect(view.body.oauth).toMatchObject({ status: "connected", lastError: null });
+      expect(view.body.oauth.lastRefreshedAt).not.toBeNull();
+      expect(view.text).not.toContain(refreshed);
+      // The new pair was stored before use: the next refresh presents the new refresh token.
+      await expire(c.connectionId);
+      expect((await c.deliver("neg-many-again")).status).toBe(202);
+      await waitFor(
+        () => jobsOf(c.connectionId),
+        (jobs) => jobs.length === 102 && jobs.every((job) => job.status === "succeeded"),
+      );
+      expect(refreshesPresented.slice(presentedBefore)).toEqual([
+        `${c.token}-refresh`,
+        `${refreshed}-refresh`,
+      ]);
+    });
+
+    it("a provider 401 forces one refresh and one retry", async () => {
+      const c = await connectThumbtack();
+      const presentedBefore = refreshesPresented.length;
+      thumbtack.reply({ status: 401, body: {} }); // the first call of the reply job is refused
+      expect((await c.deliver("neg-401-1")).status).toBe(202);
+      await waitFor(
+        () => jobsOf(c.connectionId),
+        (jobs) => jobs.length === 2 && jobs.every((job) => job.status === "succeeded"),
+      );
+      expect(refreshesPresented.slice(presentedBefore)).toEqual([`${c.token}-refresh`]);
+      expect(repliesTo("neg-401-1").map((request) => request.headers.authorization)).toEqual([
+        `Bearer ${c.token}-r${presentedBefore + 1}`,
+      ]);
+    });
+
+    it("invalid_grant: reauthorization_required, only provider-calling jobs wait, reconnect runs them", async () => {
+      const c = await connectThumbtack();
+      liveRefresh.delete(`${c.token}-refresh`); // the grant was revoked at the provider
+      await expire(c.connectionId);
+      expect((await c.deliver("neg-revoked-1")).status).toBe(202);
+      const jobs = await waitFor(
+        () => jobsOf(c.connectionId),
+        (rows) => rows.length === 2 && rows.every((job) => ["succeeded", "blocked"].includes(job.status)),
+      );
+      expect(jobs).toEqual([
+        { operation: "initial-response", status: "blocked" },
+        { operation: "lead-upsert", status: "succeeded" },
+      ]);
+      const view = await tenant.admin.get(`/admin/connections/${c.connectionId}`);
+      expect([view.body.status, view.body.oauth.status, view.body.oauth.lastError]).toEqual([
+        "credential_error",
+        "reauthorization_required",
+        "invalid_grant",
+      ]);
+      const presented = refreshesPresented.filter((token) => token === `${c.token}-refresh`);
+      expect(presented).toHaveLength(1); // not presented again by a retry
+
+      const started = await tenant.admin.post(`/admin/connections/${c.connectionId}/reconnect`, {});
+      consentFor.thumbtack = c.business;
+      const consent = await fetch(started.body.authorizeUrl as string, { redirect: "manual" });
+      const back = new URL(consent.headers.get("location")!);
+      const page = await callback(`${app.url}${back.pathname}${back.search}`);
+      expect(page.status).toBe(200);
+      await waitFor(
+        () => jobsOf(c.connectionId),
+        (rows) => rows.every((job) => job.status === "succeeded"),
+      );
+      expect(repliesTo("neg-revoked-1").map((request) => request.headers.authorization)).toEqual([
+        `Bearer thumbtack-access-${issued}`,
+      ]);
+      const after = await tenant.admin.get(`/admin/connections/${c.connectionId}`);
+      expect([after.body.status, after.body.oauth.status, after.body.oauth.lastError]).toEqual([
+        "active",
+        "connected",
+        null,
+      ]);
+    });
   });
 });

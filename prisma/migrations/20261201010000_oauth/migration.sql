@@ -6,6 +6,8 @@ ALTER TABLE "connections" ADD COLUMN     "last_refreshed_at" TIMESTAMPTZ(3),
 ADD COLUMN     "oauth_last_error" TEXT,
 ADD COLUMN     "oauth_scopes" TEXT[] DEFAULT ARRAY[]::TEXT[],
 ADD COLUMN     "oauth_status" TEXT NOT NULL DEFAULT 'not_connected',
+ADD COLUMN     "refresh_lease_owner" UUID,
+ADD COLUMN     "refresh_lease_until" TIMESTAMPTZ(3),
 ADD COLUMN     "token_expires_at" TIMESTAMPTZ(3),
 ADD COLUMN     "token_issued_at" TIMESTAMPTZ(3);
 
