@@ -675,5 +675,31 @@ describe("OAuth: connecting provider accounts", () => {
         null,
       ]);
     });
+
+    it("Yelp's own error shape for a refused refresh is invalid_grant too: its lead fetch waits", async () => {
+      const business = newBusiness("yelp");
+      const answer = await callback(await authorize(start("yelp", business)));
+      const connectionId = new URL(answer.headers.get("location")!).searchParams.get("connectionId")!;
+      liveRefresh.delete(`yelp-access-${issued}-refresh`);
+      await expire(connectionId);
+      const delivered = await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, {
+        time: "2026-03-14T16:05:42+00:00",
+        object: "business",
+        data: {
+          id: business,
+          updates: [{ event_type: "NEW_EVENT", event_id: "evGone1", lead_id: "leadGone1" }],
+        },
+      });
+      expect(delivered.status).toBe(202);
+      await waitFor(
+        () => jobsOf(connectionId),
+        (rows) => rows.length > 0 && rows.every((job) => job.status === "blocked"),
+      );
+      const view = await tenant.admin.get(`/admin/connections/${connectionId}`);
+      expect([view.body.status, view.body.oauth.status]).toEqual([
+        "credential_error",
+        "reauthorization_required",
+      ]);
+    });
   });
 });
