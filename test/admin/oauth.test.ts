@@ -9,6 +9,7 @@ import type { ReceivedRequest } from "../support/fake-server.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
+import { TokenRefreshSweep } from "../../src/jobs/token-refresh-sweep.js";
 
 const YELP_TOKEN = "yelp-platform-token-0123456789";
 const REPLY = "Thanks for reaching out! We will call you within the hour.";
@@ -700,6 +701,28 @@ describe("OAuth: connecting provider accounts", () => {
         "credential_error",
         "reauthorization_required",
       ]);
+    });
+
+    it("the scheduled sweep refreshes an idle connection's token before it lapses, once", async () => {
+      const c = await connectThumbtack();
+      const presentedBefore = refreshesPresented.length;
+      // An hour-long token with two minutes left: within the margin (300 s), and nobody calls.
+      await app.sql.query(
+        `UPDATE connections SET token_issued_at = now() - interval '58 minutes',
+           token_expires_at = now() + interval '2 minutes' WHERE id = $1`,
+        [c.connectionId],
+      );
+      const sweep = app.worker.get(TokenRefreshSweep);
+      await Promise.all([sweep.sweep(), sweep.sweep()]);
+      const ofThis = () =>
+        refreshesPresented.slice(presentedBefore).filter((token) => token.startsWith(c.token));
+      expect(ofThis()).toEqual([`${c.token}-refresh`]);
+      const view = await tenant.admin.get(`/admin/connections/${c.connectionId}`);
+      expect(Date.parse(view.body.oauth.tokenExpiresAt as string) - Date.now()).toBeGreaterThan(3500_000);
+      expect(view.body.oauth.lastRefreshedAt).not.toBeNull();
+      // Fresh now: the next sweep leaves it alone.
+      await sweep.sweep();
+      expect(ofThis()).toHaveLength(1);
     });
   });
 });
