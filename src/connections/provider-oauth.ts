@@ -58,6 +58,11 @@ export class ProviderOAuth {
     return client;
   }
 
+  /** Whether the provider has a client registration (OAUTH client id set). */
+  configured(provider: OAuthProvider): boolean {
+    return this.config.oauth[provider] !== undefined;
+  }
+
   /** `${PUBLIC_BASE_URL}/oauth/{provider}/callback`: the redirect URI registered with the provider. */
   redirectUri(provider: OAuthProvider): string {
     return `${this.config.publicBaseUrl}/oauth/${provider}/callback`;
@@ -129,6 +134,25 @@ export class ProviderOAuth {
     }
     try {
       return tokenSet(await oauth.processRefreshTokenResponse(as, client, response), scopes);
+    } catch (error) {
+      throw new TokenExchangeFailed(reasonOf(error));
+    }
+  }
+
+  /**
+   * Revokes the grant (RFC 7009) where the provider has a revoke endpoint (Thumbtack's
+   * THUMBTACK_OAUTH_REVOKE_URL): "revoked", "no_endpoint", or `TokenExchangeFailed`.
+   */
+  async revoke(provider: OAuthProvider, token: string, hint: "refresh_token" | "access_token") {
+    const { as, client, auth, options, config } = this.parts(provider);
+    if (config.revokeUrl === undefined) return "no_endpoint" as const;
+    try {
+      const response = await oauth.revocationRequest(as, client, auth, token, {
+        ...options,
+        additionalParameters: { token_type_hint: hint },
+      });
+      await oauth.processRevocationResponse(response);
+      return "revoked" as const;
     } catch (error) {
       throw new TokenExchangeFailed(reasonOf(error));
     }

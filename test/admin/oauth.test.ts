@@ -60,6 +60,7 @@ describe("OAuth: connecting provider accounts", () => {
       }
       return { status: 302, headers: { location: back.toString() } };
     }
+    if (url.pathname === "/thumbtack/revoke" && request.method === "POST") return { status: 200, body: {} };
     const token = /^\/(yelp|thumbtack)\/token$/.exec(url.pathname);
     if (token && request.method === "POST") {
       if (tokenEndpoint === "fail") return { status: 500, text: "upstream broke" };
@@ -186,6 +187,7 @@ describe("OAuth: connecting provider accounts", () => {
       THUMBTACK_OAUTH_CLIENT_SECRET: "thumbtack-client-secret-0123456789",
       THUMBTACK_OAUTH_AUTHORIZE_URL: `${auth.url}/thumbtack/authorize`,
       THUMBTACK_OAUTH_TOKEN_URL: `${auth.url}/thumbtack/token`,
+      THUMBTACK_OAUTH_REVOKE_URL: `${auth.url}/thumbtack/revoke`,
       OAUTH_RETURN_URL_ORIGINS: RETURN_ORIGIN,
       JOB_BACKOFF_BASE_MS: "50",
       DISPATCHER_INTERVAL_MS: "300",
@@ -723,6 +725,38 @@ describe("OAuth: connecting provider accounts", () => {
       // Fresh now: the next sweep leaves it alone.
       await sweep.sweep();
       expect(ofThis()).toHaveLength(1);
+    });
+
+    it("disconnect disables at once, then revokes the grant (retried after a failure) and deletes the tokens", async () => {
+      const c = await connectThumbtack();
+      const deleted = await tenant.admin.delete(`/admin/connections/${c.connectionId}`);
+      expect(deleted.status).toBe(204);
+      expect((await tenant.admin.get(`/admin/connections/${c.connectionId}`)).body.status).toBe("disabled");
+      const revokes = () => auth.received.filter((request) => request.path === "/thumbtack/revoke");
+      const sweep = app.worker.get(TokenRefreshSweep);
+
+      auth.reply({ status: 503, body: {} }); // the revoke endpoint is down once
+      await sweep.cleanUp();
+      expect(revokes()).toHaveLength(1);
+      const failed = await tenant.admin.get(`/admin/connections/${c.connectionId}`);
+      expect([failed.body.hasCredentials, failed.body.oauth.lastError]).toEqual([true, "revoke_failed"]);
+
+      await app.sql.query("UPDATE connections SET cleanup_due_at = now() WHERE id = $1", [c.connectionId]);
+      await sweep.cleanUp();
+      expect(revokes()).toHaveLength(2);
+      const form = new URLSearchParams(revokes()[1]!.body);
+      expect([form.get("token"), form.get("token_type_hint")]).toEqual([
+        `${c.token}-refresh`,
+        "refresh_token",
+      ]);
+      expect(revokes()[1]!.headers.authorization).toMatch(/^Basic /);
+      const { rows } = await app.sql.query(
+        "SELECT credentials, oauth_status, cleanup_due_at FROM connections WHERE id = $1",
+        [c.connectionId],
+      );
+      expect(rows).toEqual([{ credentials: null, oauth_status: "not_connected", cleanup_due_at: null }]);
+      await sweep.cleanUp();
+      expect(revokes()).toHaveLength(2); // done once
     });
   });
 });

@@ -8,6 +8,7 @@ ADD COLUMN     "oauth_scopes" TEXT[] DEFAULT ARRAY[]::TEXT[],
 ADD COLUMN     "oauth_status" TEXT NOT NULL DEFAULT 'not_connected',
 ADD COLUMN     "refresh_lease_owner" UUID,
 ADD COLUMN     "refresh_lease_until" TIMESTAMPTZ(3),
+ADD COLUMN     "cleanup_due_at" TIMESTAMPTZ(3),
 ADD COLUMN     "token_expires_at" TIMESTAMPTZ(3),
 ADD COLUMN     "token_issued_at" TIMESTAMPTZ(3);
 

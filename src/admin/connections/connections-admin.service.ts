@@ -330,7 +330,12 @@ export class ConnectionsAdminService {
       if (row.status === "disabled") return;
       await tx.connection.update({
         where: { id: row.id, tenantId: row.tenantId },
-        data: { status: "disabled", disabledAt: new Date() },
+        // The worker's clean-up revokes the grant and deletes the tokens (ConnectionCleanup).
+        data: {
+          status: "disabled",
+          disabledAt: new Date(),
+          cleanupDueAt: row.credentials === null ? null : new Date(),
+        },
       });
       const cancelled = await this.state.cancelConnection(tx, row.tenantId, row.id);
       await this.audit.record(tx, by, {
