@@ -32,6 +32,9 @@ describe("OAuth: connecting provider accounts", () => {
   /** The token endpoint's answer overrides: "fail" (500), "garbage" (200, not a token). */
   let tokenEndpoint: "ok" | "fail" | "garbage" = "ok";
   let issued = 0;
+  /** Lifetime of the access tokens the fake issues (seconds), and when each one expires. */
+  let accessLifetime = 3600;
+  const expiry = new Map<string, number>();
   /** Live refresh tokens → the access token of the grant they belong to (for reach). */
   const liveRefresh = new Map<string, string>();
   /** Every refresh token the token endpoint was shown, in order. */
@@ -83,6 +86,7 @@ describe("OAuth: connecting provider accounts", () => {
         const accessToken = `${first}-r${refreshesPresented.length}`;
         reach.set(accessToken, reach.get(first) ?? []);
         liveRefresh.set(`${accessToken}-refresh`, first);
+        expiry.set(accessToken, Date.now() + accessLifetime * 1000);
         return {
           status: 200,
           // Slow, as a real token endpoint can be: every job that needs the token meanwhile must wait.
@@ -90,7 +94,7 @@ describe("OAuth: connecting provider accounts", () => {
           body: {
             access_token: accessToken,
             token_type: "Bearer",
-            expires_in: 3600,
+            expires_in: accessLifetime,
             refresh_token: `${accessToken}-refresh`,
           },
         };
@@ -108,12 +112,13 @@ describe("OAuth: connecting provider accounts", () => {
       }
       codes.delete(form.get("code")!);
       liveRefresh.set(`${grant.accessToken}-refresh`, grant.accessToken);
+      expiry.set(grant.accessToken, Date.now() + accessLifetime * 1000);
       return {
         status: 200,
         body: {
           access_token: grant.accessToken,
           token_type: "Bearer",
-          expires_in: 3600,
+          expires_in: accessLifetime,
           refresh_token: `${grant.accessToken}-refresh`,
           scope: token[1] === "yelp" ? "leads" : "offline_access supply::messages",
         },
@@ -160,6 +165,14 @@ describe("OAuth: connecting provider accounts", () => {
   });
   const thumbtack = useFakeServer({ status: 201, body: {} }, (request) => {
     const url = new URL(request.path, "http://fake");
+    const expiresAt = expiry.get(bearerOf(request));
+    if (
+      url.pathname.startsWith("/api/v4/negotiations/") &&
+      expiresAt !== undefined &&
+      expiresAt < Date.now()
+    ) {
+      return { status: 401, body: {} }; // an expired access token
+    }
     const webhooks = /^\/api\/v4\/businesses\/([^/]+)\/webhooks$/.exec(url.pathname);
     if (webhooks && request.method === "GET") {
       return reaches(request, decodeURIComponent(webhooks[1]!))
@@ -200,6 +213,7 @@ describe("OAuth: connecting provider accounts", () => {
   });
   beforeEach(() => {
     tokenEndpoint = "ok";
+    accessLifetime = 3600;
   });
 
   let businesses = 0;
@@ -757,6 +771,35 @@ describe("OAuth: connecting provider accounts", () => {
       expect(rows).toEqual([{ credentials: null, oauth_status: "not_connected", cleanup_due_at: null }]);
       await sweep.cleanUp();
       expect(revokes()).toHaveLength(2); // done once
+    });
+
+    it("3-second tokens, two workers, 60 deliveries over 6 s: every reply sent, none blocked or dead, each refresh token presented once", async () => {
+      accessLifetime = 3;
+      const c = await connectThumbtack();
+      await app.startWorker(); // a second worker on the same database and queues
+      const presentedBefore = refreshesPresented.length;
+      for (let n = 0; n < 60; n += 1) {
+        expect((await c.deliver(`neg-life-${n}`)).status).toBe(202);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const jobs = await waitFor(
+        () => jobsOf(c.connectionId),
+        (rows) =>
+          rows.length === 120 && rows.every((job) => ["succeeded", "dead", "blocked"].includes(job.status)),
+        60_000,
+      );
+      expect(jobs.filter((job) => job.status !== "succeeded")).toEqual([]);
+      const presented = refreshesPresented.slice(presentedBefore);
+      expect(presented.length).toBeGreaterThanOrEqual(2); // the tokens did lapse during the run
+      expect(new Set(presented).size).toBe(presented.length);
+      const replied = new Set(
+        repliesTo("neg-life-")
+          .filter((request) => (expiry.get(bearerOf(request)) ?? 0) >= request.at)
+          .map((request) => request.path),
+      );
+      expect(replied.size).toBe(60);
+      const view = await tenant.admin.get(`/admin/connections/${c.connectionId}`);
+      expect([view.body.status, view.body.oauth.status]).toEqual(["active", "connected"]);
     });
   });
 });
