@@ -365,6 +365,13 @@ describe("OAuth: connecting provider accounts", () => {
   it("a forged, a reused and an expired state answer 400 invalid_oauth_state and write nothing", async () => {
     const business = newBusiness("yelp");
     const url = await authorize(start("yelp", business));
+    // The attempt keeps the state only hashed and the PKCE verifier only encrypted.
+    const state = new URL(url).searchParams.get("state")!;
+    const stored = await app.sql.query("SELECT state_hash, code_verifier FROM oauth_attempts");
+    expect(JSON.stringify(stored.rows)).not.toContain(state);
+    expect(stored.rows.every((row: { code_verifier: string }) => row.code_verifier.startsWith("v2."))).toBe(
+      true,
+    );
     const before = await counts();
     const forged = new URL(url);
     forged.searchParams.set("state", "forged-state-0123456789");
