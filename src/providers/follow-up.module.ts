@@ -21,7 +21,7 @@ import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
       provide: ProviderQuota,
       inject: [QUEUE_CONNECTION, APP_CONFIG],
       useFactory: (redis: Redis, config: AppConfig) =>
-        new ProviderQuota(redis, config.redisPrefix, config.providerRateLimits),
+        new ProviderQuota(redis, config.redisPrefix, config.providerRateLimits, config.sideEffectTimeoutMs),
     },
     YelpClient,
     ThumbtackClient,

@@ -49,7 +49,7 @@ describe("ProviderApi", () => {
     const address = server.address();
     if (address === null || typeof address === "string") throw new Error("no TCP address");
     api = new ProviderApi("acme", `http://127.0.0.1:${address.port}`, 2000, {
-      take: () => Promise.resolve(),
+      paced: (_provider, _endpoint, call) => call(),
     });
     Logger.overrideLogger(capture);
   });

@@ -21,13 +21,13 @@ export class ProviderApi {
   /**
    * @param provider named in the log line of a bad answer
    * @param baseUrl the API origin, e.g. https://api.yelp.com
-   * @param quota the provider's call budgets, taken before every call
+   * @param quota the provider's call budgets, which every call goes through
    */
   constructor(
     private readonly provider: string,
     private readonly baseUrl: string,
     private readonly timeoutMs: number,
-    private readonly quota: Pick<ProviderQuota, "take">,
+    private readonly quota: Pick<ProviderQuota, "paced">,
   ) {}
 
   /**
@@ -69,9 +69,8 @@ export class ProviderApi {
   }
 
   /**
-   * One call, after taking its turn in the provider's budgets (which may wait, or throw
-   * `WaitRequired`). A 429 with Retry-After is a quota wait too: the job waits (no attempt used)
-   * until then.
+   * One call, in its turn of the provider's budgets (which may wait, or throw `WaitRequired`).
+   * A 429 with Retry-After is a quota wait too: the job waits (no attempt used) until then.
    */
   private async call(
     method: "GET" | "POST",
@@ -82,17 +81,18 @@ export class ProviderApi {
   ): Promise<Response> {
     // No token: the connection needs one (credential problem), nothing is sent.
     if (!token) throw new CredentialError("no_credentials");
-    await this.quota.take(this.provider, endpoint(method, route));
     try {
-      return await callDestination(
-        `${this.baseUrl}${expand(route, params)}`,
-        {
-          method,
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        },
-        this.timeoutMs,
-        "provider",
+      return await this.quota.paced(this.provider, endpoint(method, route), () =>
+        callDestination(
+          `${this.baseUrl}${expand(route, params)}`,
+          {
+            method,
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          },
+          this.timeoutMs,
+          "provider",
+        ),
       );
     } catch (error) {
       if (error instanceof RetryableError && error.code === "http_429" && error.retryAfterMs !== undefined)

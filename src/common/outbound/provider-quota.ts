@@ -7,105 +7,116 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limite
 import type { ApiProvider, ProviderRateLimit } from "../../config/config.js";
 import { WaitRequired } from "./errors.js";
 
-/**
- * A provider's "second", with 10% headroom: the provider times calls by their arrival, and two calls
- * granted just over a second apart may arrive just under one (network and event-loop jitter).
- */
-const SECOND = 1.1;
-const DAY = 86_400;
+const DAY_SECONDS = 86_400;
 /**
  * A call waits in process for its turn while the whole wait stays this short: under a per-second
- * budget every turn is less than a second away, and a job that went `waiting` instead would lose
- * the calls it already made in this run (a Yelp lead-upsert makes two). Beyond (a long backlog on
- * a busy endpoint), the job goes `waiting` (quota) and frees its worker slot for other work.
+ * budget turns come several times a second, and a job that went `waiting` instead would lose the
+ * calls it already made in this run (a Yelp lead-upsert makes two). Beyond (a long backlog on a busy
+ * endpoint), the job goes `waiting` (quota) and frees its worker slot for other work.
  */
 const MAX_INLINE_WAIT_MS = 30_000;
-
-/**
- * rate-limiter-flexible's own increment script with the window in milliseconds (PX from the
- * limiter's `duration`, which it passes as ARGV[4]) instead of whole seconds, so SECOND can be 1.1.
- * For whole seconds it does what the built-in script does.
- */
-const INCR_TTL_MS = `local ms = math.floor(tonumber(ARGV[4]) * 1000)
-redis.call('set', KEYS[1], 0, 'PX', ms, 'NX')
-local consumed = redis.call('incrby', KEYS[1], ARGV[1])
-local ttl = redis.call('pttl', KEYS[1])
-if ttl == -1 then
-  redis.call('pexpire', KEYS[1], ms)
-  ttl = ms
-end
-return {consumed, ttl}`;
+/** While every slot is taken, the first caller in line asks again this often. */
+const POLL_MS = 50;
 
 interface Budget {
   limiter: RateLimiterRedis;
-  /** Keys of one endpoint's budget: a rate of N/s is N slots of one call per SECOND each. */
+  /** A rate of N/s is N slots per endpoint. */
   slots: number;
 }
 
 /**
  * Budgets per provider: a per-second budget per endpoint (`GET /v3/leads/{id}`: method and path
  * template, so every lead shares it), and a daily budget over all of the provider's endpoints.
- * A rate of N/s is N keys ("slots") that each grant one call per SECOND: a slot's next call comes a
- * full SECOND after its last, so any window of a second holds at most N calls (a single counter of
- * N per window would allow 2N across a window boundary). While Redis is not ready each process
- * counts alone (the library's insurance limiter), so pacing holds per process.
+ *
+ * A rate of N/s is N slots per endpoint, each a Redis key. A call takes a free slot, holds it while
+ * it is in flight, and leaves it blocked for one second after it ended. So two calls on one slot
+ * reach the provider more than a second apart however long either took on the way (the second
+ * starts after the first was answered, so after it arrived), and any second of the provider's
+ * clock sees at most N calls per endpoint. (A counter of N per window would let 2N through across
+ * a window's edge, and a fixed spacing would not survive network or event-loop delays.) A slot
+ * whose holder died frees itself once the call would have timed out. While Redis is not ready each
+ * process counts alone (the library's insurance limiter), so pacing then holds per process.
  */
 export class ProviderQuota {
   private readonly perSecond = new Map<string, Budget>();
   private readonly perDay = new Map<string, RateLimiterRedis>();
+  /**
+   * This process's callers of each endpoint, in line: only the first asks Redis for a slot, so
+   * waiting callers neither stampede Redis nor overtake each other.
+   */
+  private readonly lines = new Map<string, Promise<unknown>>();
 
-  constructor(redis: Redis, redisPrefix: string, limits: Record<ApiProvider, ProviderRateLimit>) {
+  /** @param callTimeoutMs the longest a call can hold its slot (SIDE_EFFECT_TIMEOUT_MS) */
+  constructor(
+    redis: Redis,
+    redisPrefix: string,
+    limits: Record<ApiProvider, ProviderRateLimit>,
+    callTimeoutMs: number,
+  ) {
     const limiter = (name: string, points: number, duration: number) =>
       new RateLimiterRedis({
         storeClient: redis,
         keyPrefix: `${redisPrefix}:quota:${name}`,
         points,
         duration,
-        customIncrTtlLuaScript: INCR_TTL_MS,
         rejectIfRedisNotReady: true,
         insuranceLimiter: new RateLimiterMemory({ points, duration }),
       });
+    const holdSeconds = Math.ceil(callTimeoutMs / 1000) + 1;
     for (const [provider, { perSecond, perDay }] of Object.entries(limits)) {
       if (perSecond !== undefined)
-        this.perSecond.set(provider, { limiter: limiter(`${provider}:second`, 1, SECOND), slots: perSecond });
-      if (perDay !== undefined) this.perDay.set(provider, limiter(`${provider}:day`, perDay, DAY));
+        this.perSecond.set(provider, {
+          limiter: limiter(`${provider}:slot`, 1, holdSeconds),
+          slots: perSecond,
+        });
+      if (perDay !== undefined) this.perDay.set(provider, limiter(`${provider}:day`, perDay, DAY_SECONDS));
     }
   }
 
   /**
-   * Takes one call of `endpoint` from the provider's budgets: resolves when the call may go (after a
-   * short wait in process), or throws `WaitRequired("quota", retryAt)` when its turn is further off.
+   * Runs `call` (one call of `endpoint`) within the provider's budgets: after a short wait in
+   * process for its turn, or not at all: `WaitRequired("quota", retryAt)` when its turn is further off.
    */
-  async take(provider: string, endpoint: string): Promise<void> {
+  async paced<T>(provider: string, endpoint: string, call: () => Promise<T>): Promise<T> {
+    const started = Date.now();
     const budget = this.perSecond.get(provider);
-    if (budget) await this.turn(budget, endpoint);
-    // After the per-second turn, so that a call still to wait for its second spends no daily budget.
-    const daily = this.perDay.get(provider);
-    const refusedMs = daily ? await over(daily.consume(provider)) : undefined;
-    if (refusedMs !== undefined) throw quotaWait(refusedMs);
+    const slot = budget
+      ? await this.inLine(`${provider} ${endpoint}`, () => this.takeSlot(budget, endpoint, started))
+      : undefined;
+    try {
+      // After the per-second turn, so that a call still to wait for its second spends no daily budget.
+      const daily = this.perDay.get(provider);
+      const refusedMs = daily ? await over(daily.consume(provider)) : undefined;
+      if (refusedMs !== undefined) throw quotaWait(refusedMs);
+      return await call();
+    } finally {
+      // Free again one second from now; if this fails, the hold expires by itself.
+      if (slot !== undefined) await budget!.limiter.block(slot, 1).catch(() => undefined);
+    }
   }
 
-  /** Waits in process for a free slot of the endpoint, at most MAX_INLINE_WAIT_MS in all. */
-  private async turn(budget: Budget, endpoint: string): Promise<void> {
-    const started = Date.now();
+  /** Runs `run` once every caller before it in the line is done (whether it got a slot or not). */
+  private inLine<T>(line: string, run: () => Promise<T>): Promise<T> {
+    const turn = (this.lines.get(line) ?? Promise.resolve()).then(run);
+    const done = turn.catch(() => undefined);
+    this.lines.set(line, done);
+    void done.then(() => this.lines.get(line) === done && this.lines.delete(line));
+    return turn;
+  }
+
+  /** Takes a free slot of the endpoint (its key), waiting while the whole wait since `started` stays short. */
+  private async takeSlot({ limiter, slots }: Budget, endpoint: string, started: number): Promise<string> {
     for (;;) {
-      const waitMs = await this.slot(budget, endpoint);
-      if (waitMs === 0) return;
+      let waitMs = POLL_MS;
+      for (let i = 0; i < slots; i++) {
+        const slot = `${endpoint}:${i}`;
+        const refusedMs = await over(limiter.consume(slot));
+        if (refusedMs === undefined) return slot;
+        waitMs = Math.min(waitMs, Math.max(1, refusedMs));
+      }
       if (Date.now() - started + waitMs > MAX_INLINE_WAIT_MS) throw quotaWait(waitMs);
       await sleep(waitMs);
     }
-  }
-
-  /** Takes a free slot of the endpoint (0), or answers how long until the first one frees up. */
-  private async slot({ limiter, slots }: Budget, endpoint: string): Promise<number> {
-    const first = Math.floor(Math.random() * slots); // spread callers over the slots
-    let waitMs = Infinity;
-    for (let i = 0; i < slots; i++) {
-      const refused = await over(limiter.consume(`${endpoint}:${(first + i) % slots}`));
-      if (refused === undefined) return 0;
-      waitMs = Math.min(waitMs, refused);
-    }
-    return Math.max(1, waitMs);
   }
 }
 
