@@ -76,6 +76,42 @@ describe("loadConfig", () => {
     expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
   });
 
+  it("paces Yelp at its documented 5 requests/s per endpoint by default, daily budgets off", () => {
+    expect(loadConfig(BASE).providerRateLimits).toEqual({
+      yelp: { perSecond: 5, perDay: undefined },
+      thumbtack: { perSecond: undefined, perDay: undefined },
+    });
+  });
+
+  it("parses PROVIDER_RATE_LIMITS: each entry overrides its default", () => {
+    const config = loadConfig({ ...BASE, PROVIDER_RATE_LIMITS: "yelp=off, yelp-daily=500,thumbtack=3/s" });
+    expect(config.providerRateLimits).toEqual({
+      yelp: { perSecond: undefined, perDay: 500 },
+      thumbtack: { perSecond: 3, perDay: undefined },
+    });
+    expect(loadConfig({ ...BASE, PROVIDER_RATE_LIMITS: "thumbtack-daily=1000" }).providerRateLimits).toEqual({
+      yelp: { perSecond: 5, perDay: undefined },
+      thumbtack: { perSecond: undefined, perDay: 1000 },
+    });
+  });
+
+  it.each([
+    ["no budget", "yelp"],
+    ["a per-second budget without /s", "yelp=5"],
+    ["a daily budget with /s", "yelp-daily=500/s"],
+    ["zero", "yelp=0/s"],
+    ["a fraction", "yelp=2.5/s"],
+    ["an unknown provider", "staticforms=5/s"],
+    ["an unknown window", "yelp-hourly=100"],
+    ["a name twice", "yelp=5/s,yelp=off"],
+    ["an empty entry", "yelp=5/s,,thumbtack=off"],
+  ])("stops on a malformed PROVIDER_RATE_LIMITS (%s) with one line naming it", (_, value) => {
+    const error = errorOf({ ...BASE, PROVIDER_RATE_LIMITS: value });
+    expect(error.variable).toBe("PROVIDER_RATE_LIMITS");
+    expect(error.message).toMatch(/^PROVIDER_RATE_LIMITS /);
+    expect(error.message.split("\n")).toHaveLength(1);
+  });
+
   it("parses the keys being rotated out", () => {
     const previous = [Buffer.alloc(32, 1), Buffer.alloc(32, 2)];
     const config = loadConfig({

@@ -45,6 +45,20 @@ export interface AppConfig {
   destinationAllowHttp: boolean;
   /** CIDRs outbound destinations may resolve to although private, loopback or link-local. */
   destinationAllowCidrs: string[];
+  /** Budgets of outbound provider API calls, shared by every tenant and worker (PROVIDER_RATE_LIMITS). */
+  providerRateLimits: Record<ApiProvider, ProviderRateLimit>;
+}
+
+/** The providers Leadgate calls (Static Forms has no API). */
+export const API_PROVIDERS = ["yelp", "thumbtack"] as const;
+export type ApiProvider = (typeof API_PROVIDERS)[number];
+
+/** A provider's call budgets; undefined: off. */
+export interface ProviderRateLimit {
+  /** Calls per second to one endpoint (`<provider>=N/s`). */
+  perSecond: number | undefined;
+  /** Calls per day to all its endpoints together (`<provider>-daily=N`). */
+  perDay: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -174,6 +188,37 @@ function cidrList(env: Env, name: string): string[] {
   return cidrs;
 }
 
+/** Yelp's documented 5 requests/s per endpoint; daily budgets (and Thumbtack, undocumented) off unless set. */
+const DEFAULT_RATE_LIMITS: Record<ApiProvider, ProviderRateLimit> = {
+  yelp: { perSecond: 5, perDay: undefined },
+  thumbtack: { perSecond: undefined, perDay: undefined },
+};
+
+/** `yelp=5/s,yelp-daily=500,thumbtack=off`: each entry overrides its default once. */
+function providerRateLimits(env: Env): Record<ApiProvider, ProviderRateLimit> {
+  const name = "PROVIDER_RATE_LIMITS";
+  const limits = structuredClone(DEFAULT_RATE_LIMITS);
+  const value = read(env, name);
+  if (value === undefined) return limits;
+  const seen = new Set<string>();
+  for (const entry of value.split(",").map((part) => part.trim())) {
+    const perSecond = /^(yelp|thumbtack)=(?:off|([1-9]\d{0,5})\/s)$/.exec(entry);
+    const perDay = /^(yelp|thumbtack)-daily=(?:off|([1-9]\d{0,8}))$/.exec(entry);
+    const match = perSecond ?? perDay;
+    const key = entry.split("=")[0]!;
+    if (!match || seen.has(key)) {
+      throw new ConfigError(
+        name,
+        `must be a comma-separated list like "yelp=5/s,yelp-daily=500,thumbtack=off", each name once (got "${entry}")`,
+      );
+    }
+    seen.add(key);
+    limits[match[1] as ApiProvider][perSecond ? "perSecond" : "perDay"] =
+      match[2] === undefined ? undefined : Number(match[2]);
+  }
+  return limits;
+}
+
 /** The local Postgres (api.md: DATABASE_URL defaults to the local service). */
 const LOCAL_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/leadgate";
 
@@ -210,6 +255,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     replayRatePerSecond: integer(env, "REPLAY_RATE_PER_SECOND", 20, 1, 10_000),
     destinationAllowHttp: flag(env, "DESTINATION_ALLOW_HTTP"),
     destinationAllowCidrs: cidrList(env, "DESTINATION_ALLOW_CIDRS"),
+    providerRateLimits: providerRateLimits(env),
   };
 }
 
