@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
+import helmet, { type FastifyHelmetOptions } from "@fastify/helmet";
 import secureJson from "secure-json-parse";
 import type { LoggerService } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
@@ -124,6 +125,42 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 }
 
 /**
+ * Security headers on every answer (the HTML of /docs and /admin/queues above all): no framing
+ * (`frame-ancestors 'none'`, X-Frame-Options DENY), no MIME sniffing, and a CSP that allows what
+ * Swagger UI and the queue dashboard load: their own scripts, inline styles, data: images.
+ * HSTS is left to the TLS proxy in front (it knows the domain); no upgrade of http asset URLs, so
+ * the pages also load where Leadgate is reached over plain HTTP (local runs).
+ */
+const SECURITY_HEADERS: FastifyHelmetOptions = {
+  contentSecurityPolicy: {
+    directives: { "frame-ancestors": ["'none'"], "upgrade-insecure-requests": null },
+  },
+  frameguard: { action: "deny" },
+  hsts: false,
+};
+
+/**
+ * The Node server's timeouts: a request must arrive whole within HTTP_REQUEST_TIMEOUT_MS (else
+ * 408 and the socket closed: a client trickling its headers or body cannot hold a connection), an
+ * idle keep-alive connection is closed after HTTP_KEEP_ALIVE_TIMEOUT_MS, and a socket silent for
+ * longer than both is closed whatever it was doing. Node checks the request timeout periodically:
+ * at least four times per timeout, at most once a second.
+ */
+function timeouts(config: AppConfig) {
+  const requestTimeout = config.httpRequestTimeoutMs;
+  return {
+    requestTimeout,
+    keepAliveTimeout: config.httpKeepAliveTimeoutMs,
+    connectionTimeout: Math.max(requestTimeout, config.httpKeepAliveTimeoutMs),
+    http: {
+      requestTimeout,
+      headersTimeout: Math.min(requestTimeout, 60_000),
+      connectionsCheckingInterval: Math.min(1_000, Math.floor(requestTimeout / 4)),
+    },
+  };
+}
+
+/**
  * Builds the API application (not yet listening): Fastify with raw bodies for signature checks,
  * the body limit, request ids echoed in `x-request-id`, and every error in api.md's shape.
  * Fastify's own request logging stays off: URLs can carry `?token=` secrets.
@@ -134,6 +171,7 @@ export async function createApiApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.webhookBodyLimitBytes,
+    ...timeouts(config),
     clientErrorHandler: answerClientError,
     trustProxy:
       typeof config.trustProxy === "number"
@@ -155,6 +193,7 @@ export async function createApiApp(
     .addHook("onRequest", async (request, reply) => {
       void reply.header(REQUEST_ID_HEADER, request.id);
     });
+  await app.register(helmet, SECURITY_HEADERS);
   app.useGlobalFilters(new HttpExceptionFilter());
   countDeliveries(app);
   // Plugins after the root hooks (Fastify runs a root hook added later only after them).

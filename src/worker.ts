@@ -14,5 +14,11 @@ const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(conf
 });
 exitCleanlyOnSignals(app, "worker");
 await app.init();
-if (config.workerMetricsPort !== undefined) serveMetrics(app.get(Metrics), config.workerMetricsPort);
+if (config.workerMetricsPort !== undefined) {
+  await serveMetrics(app.get(Metrics), {
+    port: config.workerMetricsPort,
+    host: config.workerMetricsHost,
+    token: config.metricsToken,
+  });
+}
 new Logger("main").log({ msg: "worker started" });

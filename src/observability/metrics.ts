@@ -1,6 +1,7 @@
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import { Injectable } from "@nestjs/common";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { secretsEqual } from "../crypto/constant-time.js";
 
 /** The process's Prometheus metrics (served at GET /metrics). */
 @Injectable()
@@ -81,15 +82,43 @@ export class Metrics {
   }
 }
 
-/** The worker's own /metrics (WORKER_METRICS_PORT): its job, dispatcher and retention counters. */
-export function serveMetrics(metrics: Metrics, port: number): void {
-  createServer((request, response) => {
+/**
+ * Whether a scrape may read the metrics: always without METRICS_TOKEN, else only with
+ * `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time).
+ */
+export function scrapeAllowed(token: string | undefined, authorization: string | undefined): boolean {
+  if (token === undefined) return true;
+  const presented = /^Bearer (.+)$/.exec(authorization ?? "")?.[1];
+  return secretsEqual(presented, token);
+}
+
+const UNAUTHORIZED_BODY = JSON.stringify({
+  error: "unauthorized",
+  message: "The metrics need Authorization: Bearer <METRICS_TOKEN>.",
+});
+
+/**
+ * The worker's own /metrics (WORKER_METRICS_PORT on WORKER_METRICS_HOST, loopback by default): its
+ * job, dispatcher and retention counters. Resolves once it listens.
+ */
+export async function serveMetrics(
+  metrics: Metrics,
+  options: { port: number; host: string; token: string | undefined },
+): Promise<Server> {
+  const server = createServer((request, response) => {
     if (request.url !== "/metrics") return void response.writeHead(404).end();
+    if (!scrapeAllowed(options.token, request.headers.authorization)) {
+      return void response
+        .writeHead(401, { "content-type": "application/json; charset=utf-8" })
+        .end(UNAUTHORIZED_BODY);
+    }
     void metrics.registry.metrics().then(
       (text) => response.writeHead(200, { "content-type": metrics.registry.contentType }).end(text),
       () => response.writeHead(500).end(),
     );
-  })
-    .listen(port, "0.0.0.0")
-    .unref();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject).listen(options.port, options.host, resolve);
+  });
+  return server.unref();
 }
