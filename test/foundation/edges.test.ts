@@ -25,11 +25,16 @@ function rawClient(url: string): { socket: Socket; received(): string; closed: P
   return { socket, received: () => received, closed };
 }
 
-const within = <T>(promise: Promise<T>, ms: number): Promise<T | "still open"> =>
-  Promise.race([
-    promise,
-    new Promise<"still open">((resolve) => setTimeout(() => resolve("still open"), ms)),
-  ]);
+/** The promise's value, or "still open" if it takes longer than `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | "still open"> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"still open">((resolve) => (timer = setTimeout(() => resolve("still open"), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 describe("the edges", () => {
   const app = useApp({
