@@ -10,7 +10,8 @@ import { AppModule } from "./app.module.js";
 import { AppError } from "./common/app-error.js";
 import { HttpExceptionFilter } from "./common/http-exception.filter.js";
 import type { AppConfig } from "./config/config.js";
-import { Metrics } from "./observability/metrics.js";
+import { bearerMatches } from "./crypto/constant-time.js";
+import { METRICS_UNAUTHORIZED, Metrics } from "./observability/metrics.js";
 import { PROVIDERS } from "./providers/provider-event.js";
 import { mountDocs } from "./observability/docs.js";
 import { createLogger } from "./observability/logger.js";
@@ -93,6 +94,20 @@ function countDeliveries(app: NestFastifyApplication): void {
       metrics.deliveries.inc({ provider, outcome });
       metrics.ingestSeconds.observe({ provider }, reply.elapsedTime / 1000);
       return payload;
+    });
+}
+
+/** METRICS_TOKEN set: GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`, else 401. */
+function guardMetrics(app: NestFastifyApplication, token: string | undefined): void {
+  if (token === undefined) return;
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook("onRequest", async (request, reply) => {
+      if (request.url.split("?")[0] !== "/metrics") return;
+      if (!bearerMatches(request.headers.authorization, token)) {
+        return reply.code(401).send(METRICS_UNAUTHORIZED);
+      }
     });
 }
 
@@ -196,6 +211,7 @@ export async function createApiApp(
   await app.register(helmet, SECURITY_HEADERS);
   app.useGlobalFilters(new HttpExceptionFilter());
   countDeliveries(app);
+  guardMetrics(app, config.metricsToken);
   // Plugins after the root hooks (Fastify runs a root hook added later only after them).
   mountDocs(app);
   mountQueueDashboard(app, app.get(Queues).all());

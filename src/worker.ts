@@ -3,6 +3,7 @@ import "reflect-metadata";
 import { Logger } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { loadConfigOrExit } from "./config/config.js";
+import { bearerMatches } from "./crypto/constant-time.js";
 import { createLogger } from "./observability/logger.js";
 import { exitCleanlyOnSignals } from "./lifecycle.js";
 import { Metrics, serveMetrics } from "./observability/metrics.js";
@@ -18,7 +19,8 @@ if (config.workerMetricsPort !== undefined) {
   await serveMetrics(app.get(Metrics), {
     port: config.workerMetricsPort,
     host: config.workerMetricsHost,
-    token: config.metricsToken,
+    authorized: (authorization) =>
+      config.metricsToken === undefined || bearerMatches(authorization, config.metricsToken),
   });
 }
 new Logger("main").log({ msg: "worker started" });

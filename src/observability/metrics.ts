@@ -1,7 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { Injectable } from "@nestjs/common";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { secretsEqual } from "../crypto/constant-time.js";
 
 /** The process's Prometheus metrics (served at GET /metrics). */
 @Injectable()
@@ -82,35 +81,26 @@ export class Metrics {
   }
 }
 
-/**
- * Whether a scrape may read the metrics: always without METRICS_TOKEN, else only with
- * `Authorization: Bearer <METRICS_TOKEN>` (compared in constant time).
- */
-export function scrapeAllowed(token: string | undefined, authorization: string | undefined): boolean {
-  if (token === undefined) return true;
-  const presented = /^Bearer (.+)$/.exec(authorization ?? "")?.[1];
-  return secretsEqual(presented, token);
-}
-
-const UNAUTHORIZED_BODY = JSON.stringify({
+export const METRICS_UNAUTHORIZED = {
   error: "unauthorized",
   message: "The metrics need Authorization: Bearer <METRICS_TOKEN>.",
-});
+};
 
 /**
  * The worker's own /metrics (WORKER_METRICS_PORT on WORKER_METRICS_HOST, loopback by default): its
- * job, dispatcher and retention counters. Resolves once it listens.
+ * job, dispatcher and retention counters, for scrapes whose Authorization header `authorized`
+ * accepts (401 otherwise). Resolves once it listens.
  */
 export async function serveMetrics(
   metrics: Metrics,
-  options: { port: number; host: string; token: string | undefined },
+  options: { port: number; host: string; authorized: (authorization: string | undefined) => boolean },
 ): Promise<Server> {
   const server = createServer((request, response) => {
     if (request.url !== "/metrics") return void response.writeHead(404).end();
-    if (!scrapeAllowed(options.token, request.headers.authorization)) {
+    if (!options.authorized(request.headers.authorization)) {
       return void response
         .writeHead(401, { "content-type": "application/json; charset=utf-8" })
-        .end(UNAUTHORIZED_BODY);
+        .end(JSON.stringify(METRICS_UNAUTHORIZED));
     }
     void metrics.registry.metrics().then(
       (text) => response.writeHead(200, { "content-type": metrics.registry.contentType }).end(text),

@@ -45,7 +45,7 @@ describe("ingest queue bound", () => {
       const rest = Array.from({ length: 5 }, (_, i) => track(deliver(`queue-${i + 1}`)));
       all = Promise.all([first, ...rest]);
       await waitFor(
-        async () => settled.length,
+        () => Promise.resolve(settled.length),
         (n) => n >= 3,
         10_000,
       );
@@ -59,7 +59,7 @@ describe("ingest queue bound", () => {
       await lock.query("ROLLBACK");
       lock.release();
     }
-    const answers = await all!;
+    const answers = await all;
     expect(answers.map((answer) => answer.status).sort()).toEqual([202, 202, 202, 503, 503, 503]);
     expect(await storedFor(app.sql, c.tenantId)).toMatchObject({ receipts: 3 });
     // The queue drained: the next delivery is written.
