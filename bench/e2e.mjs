@@ -1,9 +1,13 @@
 // End-to-end throughput: N Static Forms deliveries (default 5,000) through Leadgate's API and worker
 // processes to a fake CRM on loopback, from the first request to the last job `succeeded`.
-// Prints events/s and the p50/p99 of acknowledgement-to-done. Needs `npm run build`.
+// Prints events/s, the p50/p99 of acknowledgement-to-done, and what each event cost: commits and rows
+// written in this run's database (pg_stat_database, its own database, so other work on the server does
+// not count) and Redis commands (INFO stats: server-wide, so only meaningful on a quiet server).
+// Needs `npm run build`.
 import { execFileSync } from "node:child_process";
 import { dropRedisKeys, freshDatabase, start } from "./processes.mjs";
 import { createServer } from "node:http";
+import { Redis } from "ioredis";
 import pg from "pg";
 
 const EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 5000);
@@ -33,6 +37,9 @@ async function main() {
     REDIS_PREFIX: `lg-bench-e2e-${process.pid}`,
     PORT: "3102",
     WEBHOOK_RATE_LIMIT: "10000000", // one connection sends the whole load
+    // The bench CRM listens on loopback over http.
+    DESTINATION_ALLOW_HTTP: "true",
+    DESTINATION_ALLOW_CIDRS: "127.0.0.0/8",
   };
   const connection = JSON.parse(
     execFileSync(process.execPath, ["bench/create-connection.mjs"], {
@@ -46,7 +53,18 @@ async function main() {
   const api = await start("dist/main.js", env, /api listening/);
   const worker = await start("dist/worker.js", env, /worker started/);
   const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const redis = new Redis();
+  const counters = async () => {
+    const { rows } = await sql.query(
+      `SELECT xact_commit::float8 AS commits, tup_inserted::float8 AS inserted, tup_updated::float8 AS updated,
+              tup_deleted::float8 AS deleted
+       FROM pg_stat_database WHERE datname = current_database()`,
+    );
+    const commands = Number(/total_commands_processed:(\d+)/.exec(await redis.info("stats"))[1]);
+    return { ...rows[0], commands };
+  };
   try {
+    const before = await counters();
     const url = `http://127.0.0.1:3102/webhooks/staticforms/${connection.id}`;
     const acked = new Map();
     let next = 0;
@@ -78,6 +96,10 @@ async function main() {
       if (Date.now() - started > 600_000) throw new Error(`timed out: ${JSON.stringify(rows[0])}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    // Backends flush their statistics at most once a second when idle: let them.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const after = await counters();
+    const perEvent = (key) => ((after[key] - before[key]) / EVENTS).toFixed(1);
     const { rows } = await sql.query(
       `SELECT r.event_id, (extract(epoch FROM max(j.completed_at)) * 1000)::float8 AS done_ms, count(*) FILTER (WHERE j.status <> 'succeeded')::int AS failed
        FROM receipts r JOIN jobs j ON j.receipt_id = r.id GROUP BY r.id`,
@@ -99,8 +121,12 @@ async function main() {
       `  ack to done: p50 ${Math.round(percentile(latencies, 50))} ms, p99 ${Math.round(percentile(latencies, 99))} ms`,
     );
     console.log(`  jobs not succeeded: ${failed}; CRM deliveries ${crmIds.size}, received twice: ${twice}`);
+    console.log(
+      `  per event: ${perEvent("commits")} commits, ${perEvent("inserted")} rows inserted, ${perEvent("updated")} updated, ${perEvent("deleted")} deleted (this database); ${perEvent("commands")} Redis commands (whole server)`,
+    );
   } finally {
     await sql.end();
+    redis.disconnect();
     api.kill("SIGTERM");
     worker.kill("SIGTERM");
     crm.close();

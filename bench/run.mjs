@@ -40,6 +40,9 @@ async function main() {
     PORT: "3100",
     // The load sends far more per connection than a provider would; the limit's cost is measured, not its refusals.
     WEBHOOK_RATE_LIMIT: process.env.BENCH_RATE_LIMIT ?? "10000000",
+    // The bench CRM listens on loopback over http.
+    DESTINATION_ALLOW_HTTP: "true",
+    DESTINATION_ALLOW_CIDRS: "127.0.0.0/8",
   };
   const connection = await createConnection(env);
   const leadgate = await start("dist/main.js", env, /api listening/);

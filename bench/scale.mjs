@@ -32,6 +32,9 @@ async function prepare(name, port, fill) {
     REDIS_PREFIX: `lg-bench-scale-${name}-${process.pid}`,
     PORT: String(port),
     WEBHOOK_RATE_LIMIT: "10000000",
+    // The bench CRM listens on loopback over http.
+    DESTINATION_ALLOW_HTTP: "true",
+    DESTINATION_ALLOW_CIDRS: "127.0.0.0/8",
   };
   const connection = JSON.parse(
     execFileSync(process.execPath, ["bench/create-connection.mjs"], {

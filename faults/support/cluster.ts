@@ -75,6 +75,9 @@ export class Leadgate {
       WEBHOOK_RATE_LIMIT: "1000000",
       JOB_BACKOFF_BASE_MS: "200",
       DISPATCHER_INTERVAL_MS: "1000",
+      // The fake CRM listens on loopback over http.
+      DESTINATION_ALLOW_HTTP: "true",
+      DESTINATION_ALLOW_CIDRS: "127.0.0.0/8",
       ...env,
     };
   }

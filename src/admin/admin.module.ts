@@ -1,6 +1,7 @@
 import { Module } from "@nestjs/common";
 import { AuthModule } from "../auth/auth.module.js";
 import { ConnectionsModule } from "../connections/connections.module.js";
+import { OutboundModule } from "../common/outbound/outbound.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
 import { ApiKeysController } from "./api-keys.js";
 import { AuditController, AuditRepository } from "./audit.js";
@@ -14,7 +15,7 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
 
 /** The admin API (api.md "Admin API"): every route needs an API key; tenant-admin keys see their tenant only. */
 @Module({
-  imports: [AuthModule, ConnectionsModule, JobsModule],
+  imports: [AuthModule, ConnectionsModule, JobsModule, OutboundModule],
   controllers: [
     TenantsController,
     ApiKeysController,

@@ -34,6 +34,8 @@ describe("loadConfig", () => {
       httpKeepAliveTimeoutMs: 72_000,
       preauthFailureLimit: 300,
       ingestQueueLimit: 2_000,
+      destinationAllowHttp: false,
+      destinationAllowCidrs: [],
     });
     expect(config.encryptionKey).toHaveLength(32);
   });
@@ -83,6 +85,9 @@ describe("loadConfig", () => {
     ["HTTP_KEEP_ALIVE_TIMEOUT_MS", "soon"],
     ["PREAUTH_FAILURE_LIMIT", "-1"],
     ["INGEST_QUEUE_LIMIT", "0"],
+    ["DESTINATION_ALLOW_HTTP", "yes"],
+    ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/8,10.0.0.1"],
+    ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/33"],
   ])("rejects %s=%s", (variable, value) => {
     expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
   });
@@ -146,5 +151,16 @@ describe("loadConfig", () => {
       preauthFailureLimit: 0,
       ingestQueueLimit: 10,
     });
+  });
+
+  it("parses the outbound destination settings", () => {
+    const config = loadConfig({
+      ...BASE,
+      DESTINATION_ALLOW_HTTP: "true",
+      DESTINATION_ALLOW_CIDRS: "192.168.10.0/24, fd00::/8",
+    });
+    expect(config.destinationAllowHttp).toBe(true);
+    expect(config.destinationAllowCidrs).toEqual(["192.168.10.0/24", "fd00::/8"]);
+    expect(loadConfig({ ...BASE, DESTINATION_ALLOW_HTTP: "false" }).destinationAllowHttp).toBe(false);
   });
 });

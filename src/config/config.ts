@@ -3,6 +3,7 @@
 // secret values are never echoed.
 import { isIP } from "node:net";
 import { type IpRange, parseIpRange } from "../common/ip-ranges.js";
+import ipaddr from "ipaddr.js";
 
 export interface AppConfig {
   databaseUrl: string;
@@ -54,6 +55,10 @@ export interface AppConfig {
   replayRatePerSecond: number;
   /** Which proxies' X-Forwarded-For to believe (for YELP_ALLOWED_IPS): none, a hop count, or addresses/CIDRs. */
   trustProxy: false | number | string[];
+  /** `http://` tenant-set outbound URLs (CRM destinations) are allowed; otherwise https only. */
+  destinationAllowHttp: boolean;
+  /** CIDRs outbound destinations may resolve to although private, loopback or link-local. */
+  destinationAllowCidrs: string[];
 }
 
 export class ConfigError extends Error {
@@ -174,6 +179,26 @@ function trustProxy(env: Env): false | number | string[] {
   return entries;
 }
 
+function flag(env: Env, name: string): boolean {
+  const value = read(env, name);
+  if (value === undefined) return false;
+  if (value !== "true" && value !== "false") {
+    throw new ConfigError(name, `must be true or false (got "${value}")`);
+  }
+  return value === "true";
+}
+
+function cidrList(env: Env, name: string): string[] {
+  const value = read(env, name);
+  if (value === undefined) return [];
+  const cidrs = value.split(",").map((cidr) => cidr.trim());
+  const bad = cidrs.find((cidr) => !ipaddr.isValidCIDR(cidr));
+  if (bad !== undefined) {
+    throw new ConfigError(name, `must be a comma-separated list of CIDRs such as 10.0.0.0/8 (got "${bad}")`);
+  }
+  return cidrs;
+}
+
 /** The local Postgres (api.md: DATABASE_URL defaults to the local service). */
 const LOCAL_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/leadgate";
 
@@ -214,6 +239,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dispatcherIntervalMs: integer(env, "DISPATCHER_INTERVAL_MS", 5_000, 100, 3_600_000),
     jobMaxWaitSeconds: integer(env, "JOB_MAX_WAIT_SECONDS", 86_400, 1, 30 * 86_400),
     replayRatePerSecond: integer(env, "REPLAY_RATE_PER_SECOND", 20, 1, 10_000),
+    destinationAllowHttp: flag(env, "DESTINATION_ALLOW_HTTP"),
+    destinationAllowCidrs: cidrList(env, "DESTINATION_ALLOW_CIDRS"),
   };
 }
 

@@ -22,7 +22,7 @@ export function planJobs(
   const job = (operation: Operation, scopeKey: string): PlannedJob => ({
     operation,
     jobKey: jobKey(operation, scopeKey),
-    status: initialStatus(paused),
+    status: initialStatus(paused, OPERATION_SETTINGS[operation].after !== undefined),
     maxAttempts: OPERATION_SETTINGS[operation].attempts,
   });
   const jobs = [job("lead-upsert", receiptKey)];

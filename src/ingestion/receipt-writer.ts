@@ -211,8 +211,7 @@ matched AS (
 job AS (
   ${insertJobsSql(`SELECT m.tenant_id, m.connection_id, m.receipt_id, j.operation, j.job_key, j.status, j.max_attempts
   FROM matched m CROSS JOIN LATERAL jsonb_to_recordset(m.jobs) AS j(job_key text, operation text, status text, max_attempts int)
-  WHERE m.inserted
-  ORDER BY j.job_key`)}
+  WHERE m.inserted`)}
 ),
 conflict AS (
   INSERT INTO payload_conflicts (tenant_id, receipt_id, idempotency_key, stored_digest, incoming_digest)

@@ -14,11 +14,14 @@ import { JobStateMachine } from "./state/job-state-machine.js";
 const BATCH = 500;
 /** A running job untouched this long lost its worker and its BullMQ job (e.g. Redis lost it). */
 const STALE_RUNNING_MS = 2 * 60_000;
+/** A dependency's success releases its dependents at once; the sweep only takes what that missed. */
+const DEPENDENCY_GRACE_MS = 30_000;
 
 /**
  * Enqueues job rows that are due but may not be in BullMQ (a crash between commit and enqueue, a
  * Redis outage at ingest, jobs moved back to queued, waiting jobs whose wait is over), held jobs
- * whose connection is active again, and ends waits longer than JOB_MAX_WAIT_SECONDS. Deterministic
+ * whose connection is active again, jobs whose dependency succeeded without releasing them, and
+ * ends waits longer than JOB_MAX_WAIT_SECONDS. Deterministic
  * job ids make one that is already in BullMQ a no-op, so any number of worker replicas can run this
  * at once.
  */
@@ -56,6 +59,12 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
           msg: "released held and blocked jobs of active connections",
           jobs: released.length,
         });
+      }
+      const satisfied = await this.state.releaseSatisfiedWaits(DEPENDENCY_GRACE_MS, BATCH);
+      if (satisfied.length > 0) {
+        await this.queue.enqueue(satisfied);
+        this.metrics.dispatched.inc({ reason: "released" }, satisfied.length);
+        this.logger.log({ msg: "released jobs whose dependency had succeeded", jobs: satisfied.length });
       }
       const expired = await this.state.expireWaits(this.config.jobMaxWaitSeconds, BATCH);
       if (expired > 0) this.logger.warn({ msg: "jobs waited too long: dead (wait_expired)", jobs: expired });

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from "@nestjs/common";
 import type { JobsOptions } from "bullmq";
+import { NaturalBatcher } from "../common/natural-batcher.js";
 import { withTimeout } from "../common/with-timeout.js";
 import { Metrics } from "../observability/metrics.js";
 import { Queues } from "../queues/queues.js";
@@ -37,10 +38,24 @@ export function jobOptions(operation: Operation, key: string): JobsOptions {
 export class JobQueue {
   private readonly logger = new Logger("job-queue");
 
+  /** Jobs handed over while one enqueue is in flight go together in the next (one round trip). */
+  private readonly batcher = new NaturalBatcher<EnqueueableJob[], void>(
+    async (groups) => {
+      await this.enqueue(groups.flat());
+      return groups.map(() => undefined);
+    },
+    { maxBatch: 200 },
+  );
+
   constructor(
     private readonly queues: Queues,
     private readonly metrics: Metrics,
   ) {}
+
+  /** `enqueue`, naturally batched with the other callers of this process (workers releasing jobs). */
+  enqueueSoon(jobs: EnqueueableJob[]): Promise<void> {
+    return this.batcher.submit(jobs);
+  }
 
   /**
    * Hands committed jobs to BullMQ. Never throws: the rows are durable either way, and the

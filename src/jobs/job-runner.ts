@@ -7,6 +7,7 @@ import type { ConnectionStatus } from "../connections/connection.js";
 import { ConnectionsRepository } from "../connections/connections.repository.js";
 import { backoffDelay } from "./backoff.js";
 import { Metrics } from "../observability/metrics.js";
+import { JobQueue } from "./job-queue.js";
 import { CONTEXT_COLUMNS, type ContextRow, JobContextLoader } from "./job-context.js";
 import type { Processor } from "./processor.js";
 import { ABANDONED_AFTER_MS, type ClaimedJob, JobStateMachine } from "./state/job-state-machine.js";
@@ -40,6 +41,7 @@ export class JobRunner {
     private readonly state: JobStateMachine,
     private readonly contexts: JobContextLoader,
     private readonly connections: ConnectionsRepository,
+    private readonly queue: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {}
@@ -95,6 +97,13 @@ export class JobRunner {
       const skip =
         status === "credential_error" && !processor.needsCredentials(context) ? undefined : SKIP[status];
       if (skip) return recorded(await this.state.skip(job, skip), TRANSITIONS[skip].to);
+      if (job.dependencyStatus !== null && job.dependencyStatus !== "succeeded") {
+        // Runs after another job of its receipt (a CRM delivery after the lead-upsert): that job's
+        // success releases it; JOB_MAX_WAIT_SECONDS bounds the wait.
+        const until = new Date(Date.now() + this.config.jobMaxWaitSeconds * 1000);
+        const { waiting, satisfied } = await this.state.waitForDependency(job, until);
+        if (!satisfied) return recorded(waiting, "waiting");
+      }
       await processor.run(context);
     } catch (error) {
       if (error instanceof WaitRequired) {
@@ -140,9 +149,13 @@ export class JobRunner {
       recorded(retrying, "retrying", () => this.logger.log({ msg: "job will retry", ...outcome, delayMs }));
       throw new RetryScheduled(failure.code, delayMs);
     }
-    recorded(await this.state.finish(job, "succeed", { outcome: "succeeded" }), "succeeded", () =>
+    const released = await this.state.succeed(job);
+    recorded(released !== undefined, "succeeded", () =>
       this.logger.log({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() }),
     );
+    // The jobs that waited for this one (released by the same statement) run now; should this
+    // process die first, the dispatcher enqueues them (they are queued in Postgres).
+    if (released?.length) await this.queue.enqueueSoon(released);
   }
 }
 

@@ -14,6 +14,11 @@ export interface OperationSettings {
   attempts: number;
   /** Jobs of this operation one worker process runs at once. */
   concurrency: number;
+  /**
+   * The operation of the same receipt that must have succeeded first: until then the job is
+   * `waiting` (`dependency`), and that job's success releases it.
+   */
+  after?: Operation;
 }
 
 /**
@@ -24,7 +29,8 @@ export interface OperationSettings {
 export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   "lead-upsert": { attempts: 6, concurrency: 20 },
   "initial-response": { attempts: 5, concurrency: 10 },
-  "crm-delivery": { attempts: 8, concurrency: 20 },
+  // The CRM receives the lead as known after this event's lead-upsert (for Yelp, fetched by it).
+  "crm-delivery": { attempts: 8, concurrency: 20, after: "lead-upsert" },
 };
 
 /** The readable, deterministic job key kept in Postgres: `<operation>:<scope key>`. */

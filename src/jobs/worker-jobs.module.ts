@@ -1,6 +1,7 @@
 import { Module } from "@nestjs/common";
 import { LeadsRepository } from "../leads/leads.repository.js";
 import { FollowUpModule } from "../providers/follow-up.module.js";
+import { OutboundModule } from "../common/outbound/outbound.module.js";
 import { Dispatcher } from "./dispatcher.js";
 import { JobContextLoader } from "./job-context.js";
 import { JobRunner } from "./job-runner.js";
@@ -17,7 +18,7 @@ import { SideEffectsRepository } from "./side-effects.repository.js";
  * per operation (started and stopped by the queues module), the dispatcher.
  */
 @Module({
-  imports: [JobsModule, ConnectionsModule, FollowUpModule],
+  imports: [JobsModule, ConnectionsModule, FollowUpModule, OutboundModule],
   providers: [
     SideEffectsRepository,
     LeadsRepository,

@@ -16,16 +16,27 @@ export class LeadsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * Upserts the lead's contact data as of `eventAt`. An older event never overwrites newer data;
-   * a placeholder (a message that came before its lead) is always filled.
+   * Upserts the lead's contact data as of `eventAt`, from the event of receipt `receiptId`. An older
+   * event never overwrites newer data; a placeholder (a message that came before its lead) is always
+   * filled. The receipt that makes the lead complete for the first time (inserts it, or fills the
+   * placeholder) is kept as `created_by_receipt_id`, once: its CRM delivery is `lead.created`.
    */
-  async upsertContact(key: LeadKey, contact: Contact, details: JsonObject, eventAt: Date): Promise<string> {
+  async upsertContact(
+    key: LeadKey,
+    receiptId: string,
+    contact: Contact,
+    details: JsonObject,
+    eventAt: Date,
+  ): Promise<string> {
     const { rows } = await this.prisma.pool.query<{ id: string }>(
       `WITH upserted AS (
-         INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, name, email, phone, details, last_event_at)
-         VALUES ($1::uuid, $2::uuid, $3, $4, 'open', $5, $6, $7, $8::jsonb, $9)
+         INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, name, email, phone, details,
+                                 last_event_at, created_by_receipt_id)
+         VALUES ($1::uuid, $2::uuid, $3, $4, 'open', $5, $6, $7, $8::jsonb, $9, $10::uuid)
          ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
            status = 'open',
+           created_by_receipt_id = CASE WHEN l.status = 'placeholder' THEN COALESCE(l.created_by_receipt_id, EXCLUDED.created_by_receipt_id)
+                                        ELSE l.created_by_receipt_id END,
            name = COALESCE(EXCLUDED.name, l.name),
            email = COALESCE(EXCLUDED.email, l.email),
            phone = COALESCE(EXCLUDED.phone, l.phone),
@@ -49,6 +60,7 @@ export class LeadsRepository {
         contact.phone ?? null,
         JSON.stringify(details),
         eventAt,
+        receiptId,
       ],
     );
     // The lead was inserted by a concurrent transaction after this statement's snapshot: read it now.
@@ -101,13 +113,24 @@ export class LeadsRepository {
     );
   }
 
-  /** The lead as stored, for deliveries to the tenant's CRM. */
-  async find(tenantId: string, provider: string, externalLeadId: string): Promise<JsonObject | null> {
-    const { rows } = await this.prisma.pool.query<JsonObject>(
-      `SELECT id, status, name, email, phone, details, last_event_at AS "lastEventAt"
+  /**
+   * The lead as stored, as a CRM delivery carries it (api.md, "CRM deliveries"), and the receipt that
+   * first made it complete.
+   */
+  async find(
+    tenantId: string,
+    provider: string,
+    externalLeadId: string,
+  ): Promise<{ lead: JsonObject; createdByReceiptId: string | null } | undefined> {
+    const { rows } = await this.prisma.pool.query<JsonObject & { created_by_receipt_id: string | null }>(
+      // phoneConsent: not tracked yet (null: unknown), see the README's provider notes.
+      `SELECT id, name, email, phone, NULL::boolean AS "phoneConsent", status, details,
+              last_event_at AS "lastEventAt", created_by_receipt_id
        FROM leads WHERE tenant_id = $1::uuid AND provider = $2 AND external_lead_id = $3`,
       [tenantId, provider, externalLeadId],
     );
-    return rows[0] ?? null;
+    if (!rows[0]) return undefined;
+    const { created_by_receipt_id: createdByReceiptId, ...lead } = rows[0];
+    return { lead, createdByReceiptId };
   }
 }

@@ -106,11 +106,12 @@ describe("admin API: replay", () => {
     try {
       const connection = await connect("/two");
       expect((await connection.deliver("sub_waiting", idle)).status).toBe(202);
+      // Waiting for its lead-upsert, which no worker runs here: still on its way.
       const [queued] = await crmJobs(connection.id);
-      expect(queued!.status).toBe("queued");
+      expect(queued!.status).toBe("waiting");
       const refused = await tenant.admin.post(`/admin/jobs/${queued!.id}/replay`);
       expect([refused.status, refused.body.error]).toEqual([409, "job_in_progress"]);
-      expect((await crmJobs(connection.id))[0]!.status).toBe("queued");
+      expect((await crmJobs(connection.id))[0]!.status).toBe("waiting");
     } finally {
       await idle.close();
     }

@@ -88,5 +88,5 @@ describe("npm run db:migrate", () => {
       "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
     );
     expect(after.rows).toEqual(tables.rows);
-  });
+  }, 90_000); // two runs of the Prisma CLI, each over every migration: slow on a busy 2-core machine
 });

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { adminAs, staticFormsDelivery } from "../support/admin.js";
-import { testRedisPrefix } from "../support/app.js";
+import { TEST_DESTINATION_ENV, testRedisPrefix } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { type FakeServer, startFakeServer } from "../support/fake-server.js";
 import { post } from "../support/http.js";
@@ -38,6 +38,7 @@ describe("npm start", () => {
       REDIS_PREFIX: testRedisPrefix(),
       PORT: String(port),
       LEADGATE_ENV_FILE: envFile,
+      ...TEST_DESTINATION_ENV, // the fake CRM listens on loopback over http
     };
   });
   afterAll(async () => {

@@ -72,7 +72,7 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
     expect(jobs.rows).toEqual([
       {
         operation: "crm-delivery",
-        status: "queued",
+        status: "waiting", // for the receipt's lead-upsert
         job_key: expect.stringMatching(/^crm-delivery:[0-9a-f]{64}$/),
       },
       {

@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 // Side effects end to end: deliveries over HTTP to the real API, the real worker (BullMQ on the
 // real Redis), and provider APIs and CRMs as real HTTP servers on loopback.
 import { Webhook } from "standardwebhooks";
 import type { ReceivedRequest } from "../support/fake-server.js";
+import { OPERATOR_KEY } from "../support/admin.js";
 import { fixture } from "../support/fixtures.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
@@ -17,9 +19,15 @@ describe("side effects", () => {
   const yelpEvents = new Map<string, unknown[]>();
   /** Thumbtack messages per negotiation served by the fake Thumbtack API. */
   const thumbtackMessages = new Map<string, unknown[]>();
+  /** Lead ids whose Yelp API answers fail (500) until removed. */
+  const yelpFailing = new Set<string>();
+  /** Lead ids the Yelp API answers 404 for (a permanent failure) until removed. */
+  const yelpGone = new Set<string>();
   const yelp = useFakeServer({ status: 201, body: {} }, (request) => {
     const match = /^\/v3\/leads\/([^/?]+)(\/events)?/.exec(request.path);
     if (!match || request.method !== "GET") return undefined;
+    if (yelpFailing.has(match[1]!)) return { status: 500, body: {} };
+    if (yelpGone.has(match[1]!)) return { status: 404, body: {} };
     if (match[2]) return { status: 200, body: { events: yelpEvents.get(match[1]!) ?? [] } };
     return { status: 200, body: { ...fixture("yelp/api-get-lead.json").json, id: match[1] } };
   });
@@ -38,6 +46,7 @@ describe("side effects", () => {
       JOB_BACKOFF_BASE_MS: "50",
       SIDE_EFFECT_TIMEOUT_MS: "500",
       DISPATCHER_INTERVAL_MS: "300",
+      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
     }),
   });
 
@@ -172,6 +181,20 @@ describe("side effects", () => {
     );
     const filled = await app.sql.query("SELECT status, name FROM leads WHERE tenant_id = $1", [c.tenantId]);
     expect(filled.rows).toEqual([{ status: "open", name: "Priya Okafor" }]);
+    // The message went out with the placeholder lead; the negotiation, which completed it, is lead.created.
+    const delivered = await waitFor(
+      () =>
+        Promise.resolve(
+          crmCalls("tt-early").map(
+            (call) => JSON.parse(call.body) as { type: string; data: { lead: { status: string } } },
+          ),
+        ),
+      (bodies) => bodies.length === 2,
+    );
+    expect(delivered.map((body) => [body.type, body.data.lead.status])).toEqual([
+      ["lead.replied", "placeholder"],
+      ["lead.created", "open"],
+    ]);
   });
 
   it("an older event never overwrites newer data", async () => {
@@ -183,14 +206,17 @@ describe("side effects", () => {
       provider: "staticforms" as const,
       externalLeadId: "ordered",
     };
+    const receiptId = randomUUID(); // the receipt whose event this is (no CRM delivery here)
     await leads.upsertContact(
       key,
+      receiptId,
       { name: "New Name", phone: "2" },
       { v: 2 },
       new Date("2026-05-02T00:00:00Z"),
     );
     await leads.upsertContact(
       key,
+      receiptId,
       { name: "Old Name", phone: "1" },
       { v: 1 },
       new Date("2026-05-01T00:00:00Z"),
@@ -202,7 +228,7 @@ describe("side effects", () => {
     expect(rows).toEqual([
       { name: "New Name", phone: "2", details: { v: 2 }, last_event_at: new Date("2026-05-02T00:00:00Z") },
     ]);
-    await leads.upsertContact(key, { name: "Newest" }, { v: 3 }, new Date("2026-05-03T00:00:00Z"));
+    await leads.upsertContact(key, receiptId, { name: "Newest" }, { v: 3 }, new Date("2026-05-03T00:00:00Z"));
     const after = await app.sql.query("SELECT name, phone, details FROM leads WHERE tenant_id = $1", [
       c.tenantId,
     ]);
@@ -238,7 +264,97 @@ describe("side effects", () => {
     expect(replies.map((request) => [request.path, JSON.parse(request.body) as unknown])).toEqual([
       ["/v3/leads/lEad7Pq2Wx9Mn4Bv6Ct8Dd/events", { request_type: "TEXT", request_content: REPLY }],
     ]);
-    expect(crmCalls("yelp")).toHaveLength(1);
+    const calls = crmCalls("yelp");
+    expect(calls).toHaveLength(1);
+    // A new lead: the CRM hears of it once complete, with what the Yelp API said about it.
+    const delivered = JSON.parse(calls[0]!.body);
+    expect(delivered.type).toBe("lead.created");
+    expect(delivered.data.lead).toMatchObject({
+      id: lead.rows[0].id,
+      name: "Marta K.",
+      email: "m.k.4f2a9c@messaging.yelp.example.test",
+      phoneConsent: null,
+      status: "open",
+    });
+  });
+
+  it("Yelp: a dead lead-upsert leaves its CRM delivery waiting, visibly; replaying the upsert releases it", async () => {
+    const c = await connect("yelp", "yelp-dead", { externalAccountId: "deadBiz_00000000000001" });
+    yelpGone.add("deadLead1");
+    const delivery = {
+      time: "2026-03-14T16:05:42+00:00",
+      object: "business",
+      data: {
+        id: "deadBiz_00000000000001",
+        updates: [{ event_type: "NEW_EVENT", event_id: "deadEv1", lead_id: "deadLead1" }],
+      },
+    };
+    expect((await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, delivery)).status).toBe(202);
+    const jobs = await waitFor(
+      () => jobsOf(c.tenantId),
+      (rows) => rows.find((job) => job.operation === "lead-upsert")?.status === "dead",
+    );
+    const crmJob = jobs.find((job) => job.operation === "crm-delivery")!;
+    const view = await app.operator.get(`/admin/jobs/${crmJob.id}`);
+    expect([view.body.status, view.body.waitingFor]).toEqual(["waiting", "dependency"]);
+    expect(crmCalls("yelp-dead")).toEqual([]);
+
+    yelpGone.delete("deadLead1");
+    const upsert = jobs.find((job) => job.operation === "lead-upsert")!;
+    expect((await app.operator.post(`/admin/jobs/${upsert.id}/replay`)).status).toBe(202);
+    const calls = await waitFor(
+      () => Promise.resolve(crmCalls("yelp-dead")),
+      (list) => list.length === 1,
+    );
+    const body = JSON.parse(calls[0]!.body);
+    expect([body.type, body.data.lead.name]).toEqual(["lead.created", "Marta K."]);
+  });
+
+  it("Yelp: the CRM delivery waits for the lead-upsert (visibly), then carries the fetched lead; a later event is lead.updated", async () => {
+    const c = await connect("yelp", "yelp-wait", { externalAccountId: "waitBiz_00000000000001" });
+    yelpFailing.add("waitLead1");
+    const event = (eventId: string) => ({
+      time: "2026-03-14T16:05:42+00:00",
+      object: "business",
+      data: {
+        id: "waitBiz_00000000000001",
+        updates: [{ event_type: "NEW_EVENT", event_id: eventId, lead_id: "waitLead1" }],
+      },
+    });
+    expect((await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, event("waitEv1"))).status).toBe(202);
+    const waiting = await waitFor(
+      () =>
+        app.sql
+          .query<{ operation: string; status: string; waiting_for: string | null }>(
+            `SELECT operation, status, waiting_for FROM jobs WHERE tenant_id = $1 AND operation <> 'initial-response'
+             ORDER BY operation`,
+            [c.tenantId],
+          )
+          .then((result) => result.rows),
+      (rows) => rows[1]?.status === "retrying",
+    );
+    expect(waiting).toEqual([
+      { operation: "crm-delivery", status: "waiting", waiting_for: "dependency" },
+      { operation: "lead-upsert", status: "retrying", waiting_for: null },
+    ]);
+    expect(crmCalls("yelp-wait")).toEqual([]);
+
+    yelpFailing.delete("waitLead1");
+    await waitFor(
+      () => Promise.resolve(crmCalls("yelp-wait")),
+      (calls) => calls.length === 1,
+    );
+    const first = JSON.parse(crmCalls("yelp-wait")[0]!.body);
+    expect(first.type).toBe("lead.created");
+    expect(first.data.lead.name).toBe("Marta K.");
+
+    // The same lead's next event: the lead existed before it, so it keeps its kind.
+    expect((await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, event("waitEv2"))).status).toBe(202);
+    await waitFor(
+      () => Promise.resolve(crmCalls("yelp-wait")),
+      (calls) => calls.length === 2,
+    );
+    expect(JSON.parse(crmCalls("yelp-wait")[1]!.body).type).toBe("lead.updated");
   });
 
   it("Yelp: no auto-reply when the newest event is our own API-SELF message", async () => {

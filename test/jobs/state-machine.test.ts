@@ -41,6 +41,26 @@ describe("job state machine", () => {
     ]);
     return rows[0]!.id;
   };
+  /** A stored receipt's lead-upsert and crm-delivery (Static Forms with a CRM): their row ids. */
+  const storedPair = async () => {
+    const c = await createTenantWithConnection(api.app, {
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: "http://127.0.0.1:9/crm" } },
+    });
+    const response = await post(
+      `${api.url}/webhooks/staticforms/${c.connectionId}`,
+      { event: "form.submitted", data: { submissionId: `p-${Date.now()}`, formData: { name: "Ada" } } },
+      { authorization: `Bearer ${c.secrets.bearerToken}` },
+    );
+    expect(response.status).toBe(202);
+    const { rows } = await app.sql.query<{ id: string; operation: string }>(
+      "SELECT id, operation FROM jobs WHERE tenant_id = $1",
+      [c.tenantId],
+    );
+    const idOf = (operation: string) => rows.find((job) => job.operation === operation)!.id;
+    return { upsert: idOf("lead-upsert"), crm: idOf("crm-delivery") };
+  };
   const row = async (id: string): Promise<Record<string, unknown>> =>
     (
       await app.sql.query<Record<string, unknown>>(
@@ -59,7 +79,7 @@ describe("job state machine", () => {
   it("refuses a transition from a status it may not start from, reports it, and changes nothing", async () => {
     const id = await storedJob();
     const claimed = (await claim(id))!;
-    expect(await state.finish(claimed.job, "succeed", { outcome: "succeeded" })).toBe(true);
+    expect(await state.succeed(claimed.job)).toEqual([]);
 
     const before = await refused("retry");
     expect(await state.finish(claimed.job, "retry", { outcome: "retryable", errorCode: "late" })).toBe(false);
@@ -97,7 +117,7 @@ describe("job state machine", () => {
       { number: 1, outcome: "abandoned", error_code: null },
       { number: 2, outcome: null, error_code: null },
     ]);
-    expect(await state.finish(stale.job, "succeed", { outcome: "succeeded" })).toBe(false);
+    expect(await state.succeed(stale.job)).toBeUndefined();
     expect(await state.finish(stale.job, "retry", { outcome: "retryable", errorCode: "late" })).toBe(false);
     expect(await state.skip(stale.job, "hold")).toBe(false);
     expect(await state.wait(stale.job, "quota", new Date())).toBe(false);
@@ -164,5 +184,65 @@ describe("job state machine", () => {
     const released = await state.releaseParked(0, 100);
     expect(released.map((job) => job.id)).toContain(id);
     expect(await row(id)).toMatchObject({ status: "queued", attempts: 3, max_attempts: 9 });
+  });
+
+  it("creates a CRM delivery waiting for its lead-upsert, whose success releases it in the same statement", async () => {
+    const { upsert, crm } = await storedPair();
+    expect(await row(crm)).toMatchObject({ status: "waiting", waiting_for: "dependency", attempts: 0 });
+    expect(await claim(crm)).toBeUndefined(); // a dependency wait is claimed only once released
+    const claimed = (await claim(upsert))!;
+    expect(await state.succeed(claimed.job)).toEqual([
+      { id: crm, jobKey: expect.stringMatching(/^crm-delivery:/), operation: "crm-delivery" },
+    ]);
+    expect(await row(crm)).toMatchObject({
+      status: "queued",
+      waiting_for: null,
+      attempts: 0,
+      max_attempts: 8,
+    });
+    expect((await claim(crm))!.job.dependencyStatus).toBe("succeeded");
+  });
+
+  it("a CRM delivery claimed before its lead-upsert succeeded waits; one claimed after the success runs", async () => {
+    // Both queued, as a resume or a receipt replay leaves them.
+    const { upsert, crm } = await storedPair();
+    await app.sql.query(
+      "UPDATE jobs SET status = 'queued', waiting_for = NULL, waiting_since = NULL WHERE id = $1",
+      [crm],
+    );
+    const early = (await claim(crm))!;
+    expect(early.job.dependencyStatus).toBe("queued");
+    const until = new Date(Date.now() + 3_600_000);
+    expect(await state.waitForDependency(early.job, until)).toEqual({ waiting: true, satisfied: false });
+    expect(await row(crm)).toMatchObject({
+      status: "waiting",
+      waiting_for: "dependency",
+      attempts: 0,
+      attempt_rows: 0,
+    });
+    // The upsert's success finds it waiting and releases it.
+    expect((await state.succeed((await claim(upsert))!.job))!.map((job) => job.id)).toEqual([crm]);
+
+    // Claimed while the upsert ran, and the upsert succeeded before the wait: no wait, it runs.
+    const second = await storedPair();
+    await app.sql.query(
+      "UPDATE jobs SET status = 'queued', waiting_for = NULL, waiting_since = NULL WHERE id = $1",
+      [second.crm],
+    );
+    const upsertRun = (await claim(second.upsert))!;
+    const crmRun = (await claim(second.crm))!;
+    expect(crmRun.job.dependencyStatus).toBe("running");
+    expect(await state.succeed(upsertRun.job)).toEqual([]); // the CRM delivery is running, not waiting
+    expect(await state.waitForDependency(crmRun.job, until)).toEqual({ waiting: false, satisfied: true });
+    expect(await row(second.crm)).toMatchObject({ status: "running", attempts: 1, attempt_rows: 1 });
+  });
+
+  it("releases, on the dispatcher's sweep, a dependency wait whose dependency succeeded without releasing it", async () => {
+    const { upsert, crm } = await storedPair();
+    // What a worker that died between the upsert's success and its follow-up release leaves behind.
+    await app.sql.query("UPDATE jobs SET status = 'succeeded' WHERE id = $1", [upsert]);
+    await app.sql.query("UPDATE jobs SET updated_at = now() - interval '1 minute' WHERE id = $1", [crm]);
+    expect((await state.releaseSatisfiedWaits(30_000, 100)).map((job) => job.id)).toContain(crm);
+    expect(await row(crm)).toMatchObject({ status: "queued", waiting_for: null });
   });
 });

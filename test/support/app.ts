@@ -13,12 +13,22 @@ export function testRedisPrefix(): string {
   return `lgt-${randomBytes(4).toString("hex")}`;
 }
 
+/**
+ * The fake CRMs of the tests listen on loopback over http: allowed by default (as an operator
+ * would allow a LAN CRM). Tests of the outbound check override these.
+ */
+export const TEST_DESTINATION_ENV = {
+  DESTINATION_ALLOW_HTTP: "true",
+  DESTINATION_ALLOW_CIDRS: "127.0.0.0/8,::1/128",
+};
+
 /** The app's config for a test database, built through the real parser (env vars as in production). */
 export function testConfig(databaseUrl: string, env: Record<string, string> = {}): AppConfig {
   return loadConfig({
     DATABASE_URL: databaseUrl,
     LEADGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     REDIS_PREFIX: testRedisPrefix(),
+    ...TEST_DESTINATION_ENV,
     ...env,
   });
 }

@@ -19,6 +19,7 @@ import {
   type RunningApi,
   startApi,
   startWorker,
+  TEST_DESTINATION_ENV,
   TEST_ENCRYPTION_KEY,
   testConfig,
   testRedisPrefix,
@@ -52,7 +53,10 @@ export interface TestApp {
   readonly sql: pg.Pool;
   /** The config the API and worker run with. */
   readonly config: AppConfig;
-  /** That config's env vars (DATABASE_URL, encryption key, Redis prefix, options.env): for child processes. */
+  /**
+   * That config's env vars (DATABASE_URL, encryption key, Redis prefix, TEST_DESTINATION_ENV,
+   * options.env): for child processes.
+   */
   readonly env: Env;
   readonly api: RunningApi;
   /** The API's base URL (`http://127.0.0.1:<port>`). */
@@ -123,6 +127,7 @@ export function useApp(options: AppOptions = {}): TestApp {
       DATABASE_URL: db.url,
       LEADGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       REDIS_PREFIX: testRedisPrefix(),
+      ...TEST_DESTINATION_ENV,
       ...(typeof options.env === "function" ? options.env() : options.env),
     };
     config = configWith();

@@ -6,6 +6,8 @@ import type { Principal, TenantScope } from "../../auth/principal.js";
 import { PLATFORM, tenantParam, tenantWhere } from "../../auth/principal.js";
 import { ownTenant, TenantsRepository } from "../tenants.js";
 import { AppError } from "../../common/app-error.js";
+import { DestinationGuard, DestinationUnresolved } from "../../common/outbound/destination-guard.js";
+import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
 import type { ConnectionSettings } from "../../connections/connection.js";
 import {
   ConnectionsService,
@@ -52,10 +54,12 @@ export class ConnectionsAdminService {
     private readonly queue: JobQueue,
     private readonly tenants: TenantsRepository,
     private readonly state: JobStateMachine,
+    private readonly destinations: DestinationGuard,
   ) {}
 
   async create(by: Principal, body: CreateConnectionBody) {
     const tenantId = await this.tenantOfNew(by, body.tenantId);
+    await this.checkDestination(body.settings?.crmDestination?.url);
     const { tenantId: _given, ...input } = body;
     const settings = withoutNulls(input.settings ?? {});
     return this.transactions.run(async (tx) => {
@@ -96,6 +100,7 @@ export class ConnectionsAdminService {
 
   /** Display name, provider credentials, settings; adding a CRM destination creates its signing secret (shown once). */
   async update(by: Principal, scope: TenantScope, id: string, body: UpdateConnectionBody) {
+    await this.checkDestination(body.settings?.crmDestination?.url);
     return this.transactions.run(async (tx) => {
       const row = await this.find(tx, scope, id, true);
       if (row.status === "disabled") throw disabled();
@@ -244,6 +249,24 @@ export class ConnectionsAdminService {
         details: { cancelledJobs: cancelled },
       });
     });
+  }
+
+  /**
+   * A CRM URL being set must pass the outbound check (before any transaction: resolving its host
+   * may take up to 2 s). The processor checks it again before each call.
+   */
+  private async checkDestination(url: string | undefined): Promise<void> {
+    if (url === undefined) return;
+    try {
+      await this.destinations.check(url);
+    } catch (error) {
+      if (!(error instanceof DestinationForbidden || error instanceof DestinationUnresolved)) throw error;
+      throw new AppError(
+        400,
+        "destination_forbidden",
+        `settings.crmDestination.url is refused: ${error.message}. Leadgate calls public https addresses only, unless the operator allows http or private ranges.`,
+      );
+    }
   }
 
   private view(row: Connection): ConnectionView {

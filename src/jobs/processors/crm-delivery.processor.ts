@@ -3,14 +3,19 @@
 // dedupes. A local record under the job key remembers a delivery the CRM accepted, so a new job
 // under the same key (the event delivered again after retention purged its receipt) sends nothing;
 // a run whose outcome is unknown sends again (the CRM cannot be asked), and a forced replay clears it.
+// The URL is checked again before each call (DNS may have changed since it was set): a forbidden
+// destination is `dead` with destination_forbidden and nothing is sent.
 import { Inject, Injectable } from "@nestjs/common";
 import { Webhook } from "standardwebhooks";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { LeadsRepository } from "../../leads/leads.repository.js";
-import { callDestination } from "../../common/outbound/destination.js";
-import { PermanentError } from "../../common/outbound/errors.js";
+import { callCheckedDestination } from "../../common/outbound/destination.js";
+import { DestinationGuard, type CheckedDestination } from "../../common/outbound/destination-guard.js";
+import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
+import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
 import { SideEffectsRepository } from "../side-effects.repository.js";
+import type { EventKind } from "../../providers/provider-event.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
 
@@ -21,6 +26,7 @@ export class CrmDeliveryProcessor implements Processor {
   constructor(
     private readonly leads: LeadsRepository,
     private readonly sideEffects: SideEffectsRepository,
+    private readonly guard: DestinationGuard,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -33,12 +39,15 @@ export class CrmDeliveryProcessor implements Processor {
     const url = connection.settings.crmDestination?.url;
     if (!url) return; // the destination was removed after the event arrived: nothing to deliver
     if (!connection.crmSigningSecret) throw new PermanentError("no_signing_secret");
+    const target = await this.check(url);
     const { earlier } = await this.sideEffects.begin(job);
     if (earlier === "succeeded") return;
-    const lead = await this.leads.find(connection.tenantId, receipt.provider, receipt.leadId);
+    // Runs after this receipt's lead-upsert (OPERATION_SETTINGS.after), so the lead exists.
+    const stored = await this.leads.find(connection.tenantId, receipt.provider, receipt.leadId);
+    if (!stored) throw new RetryableError("lead_not_found");
     const sentAt = new Date();
     const body = JSON.stringify({
-      type: receipt.kind,
+      type: deliveryType(receipt.kind, stored.createdByReceiptId === receipt.id),
       timestamp: sentAt.toISOString(),
       data: {
         receiptId: receipt.id,
@@ -50,12 +59,12 @@ export class CrmDeliveryProcessor implements Processor {
         kind: receipt.kind,
         occurredAt: receipt.occurredAt.toISOString(),
         payload: receipt.payload,
-        lead,
+        lead: stored.lead,
       },
     });
     const signature = new Webhook(connection.crmSigningSecret).sign(job.jobKey, sentAt, body);
-    await callDestination(
-      url,
+    await callCheckedDestination(
+      target,
       {
         method: "POST",
         headers: {
@@ -67,8 +76,28 @@ export class CrmDeliveryProcessor implements Processor {
         body,
       },
       this.config.sideEffectTimeoutMs,
-      "crm",
     );
     await this.sideEffects.finish(job, "succeeded");
   }
+
+  /** The destination as checked now: forbidden is permanent; a host that does not resolve may come back. */
+  private async check(url: string): Promise<CheckedDestination> {
+    try {
+      return await this.guard.check(url);
+    } catch (error) {
+      if (error instanceof DestinationForbidden) throw new PermanentError("destination_forbidden");
+      throw new RetryableError("network");
+    }
+  }
+}
+
+/**
+ * The delivery's `type` (api.md, "CRM deliveries"): `lead.created` for the receipt whose lead-upsert
+ * first made the lead complete (recorded by that upsert, once: a retry or replay sends the same);
+ * any other event keeps its kind, an event that says "created" about a lead that existed before
+ * being an update.
+ */
+export function deliveryType(kind: EventKind, createdTheLead: boolean): EventKind {
+  if (createdTheLead) return "lead.created";
+  return kind === "lead.created" ? "lead.updated" : kind;
 }

@@ -1,6 +1,7 @@
 // lead-upsert: the event's effect on the tenant's lead record, keyed by (tenant, provider, lead id).
 // The provider's rules (src/providers/<provider>/*.follow-up.ts) say what the event changes, fetching
 // from the provider API where the webhook is only a trigger; this writes it. Re-running leaves the same rows.
+// The receipt's CRM delivery runs after it, with the lead as written here (OPERATION_SETTINGS.after).
 import { Injectable } from "@nestjs/common";
 import { type LeadKey, LeadsRepository } from "../../leads/leads.repository.js";
 import { FollowUpRegistry } from "../../providers/follow-up-registry.js";
@@ -32,6 +33,7 @@ export class LeadUpsertProcessor implements Processor {
     const leadId = update.profile
       ? await this.leads.upsertContact(
           key,
+          receipt.id,
           update.profile.contact,
           update.profile.details,
           update.lastEventAt,

@@ -32,6 +32,11 @@ export interface ClaimedJob {
   /** The attempt row opened by the claim. */
   attemptId: string;
   startedAt: Date;
+  /**
+   * The status of the job of the same receipt this one runs after (OperationSettings.after), null
+   * when it has none (or it is gone): anything but `succeeded` means wait.
+   */
+  dependencyStatus: JobStatus | null;
 }
 
 /** How an attempt that ran ended (the attempt row's outcome). */
@@ -41,6 +46,18 @@ export type AttemptOutcome = "succeeded" | "retryable" | "permanent" | "credenti
 type Finish = Extract<TransitionName, "succeed" | "retry" | "die" | "block">;
 /** The transitions that undo the claim: the job did not run and used no attempt. */
 type Skip = Extract<TransitionName, "hold" | "park" | "cancelRun">;
+
+/** The operations that run after `operation` (OperationSettings.after). */
+const dependentsOf = (operation: Operation) =>
+  Object.entries(OPERATION_SETTINGS).flatMap(([dependent, settings]) =>
+    settings.after === operation ? [dependent] : [],
+  );
+/** The operation each operation runs after, as a jsonb parameter (`$n::jsonb ->> operation`: null for none). */
+const AFTER = JSON.stringify(
+  Object.fromEntries(
+    Object.entries(OPERATION_SETTINGS).map(([op, settings]) => [op, settings.after ?? null]),
+  ),
+);
 
 /** How many jobs a single-job transition moved (1, or 0 when the database refused it). */
 interface Moved {
@@ -61,11 +78,15 @@ const REQUEUE_SET = (allowancesParam: string) => `status = 'queued', waiting_for
 /**
  * Creating jobs is the machine's first step: the INSERT that the receipt writer embeds in its
  * single ingest statement. `source` selects (tenant_id, connection_id, receipt_id, operation,
- * job_key, status, max_attempts), with status from `initialStatus`.
+ * job_key, status, max_attempts), with status from `initialStatus`; a job created `waiting` waits
+ * for its dependency. Rows go in job-key order (concurrent batches lock keys in one order).
  */
 export function insertJobsSql(source: string): string {
-  return `INSERT INTO jobs (tenant_id, connection_id, receipt_id, operation, job_key, status, max_attempts)
-  ${source}
+  return `INSERT INTO jobs (tenant_id, connection_id, receipt_id, operation, job_key, status, max_attempts,
+                    waiting_for, waiting_since)
+  SELECT s.*, CASE WHEN s.status = 'waiting' THEN 'dependency' END, CASE WHEN s.status = 'waiting' THEN now() END
+  FROM (${source}) AS s(tenant_id, connection_id, receipt_id, operation, job_key, status, max_attempts)
+  ORDER BY s.job_key
   ON CONFLICT (job_key) DO NOTHING
   RETURNING id, receipt_id, job_key, operation, status`;
 }
@@ -111,11 +132,13 @@ export class JobStateMachine {
        )
        SELECT job.id, job.tenant_id AS "tenantId", job.connection_id AS "connectionId", job.receipt_id AS "receiptId",
               job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
-              attempt.id AS "attemptId", attempt.started_at AS "startedAt", ${context}
+              attempt.id AS "attemptId", attempt.started_at AS "startedAt",
+              (SELECT d.status FROM jobs d WHERE d.receipt_id = job.receipt_id AND d.tenant_id = job.tenant_id
+                 AND d.operation = ($4::jsonb ->> job.operation)) AS "dependencyStatus", ${context}
        FROM job CROSS JOIN attempt
        LEFT JOIN receipts r ON r.id = job.receipt_id AND r.tenant_id = job.tenant_id
        LEFT JOIN connections c ON c.id = job.connection_id AND c.tenant_id = job.tenant_id`,
-      [jobId, ABANDONED_AFTER_MS, from("claim")],
+      [jobId, ABANDONED_AFTER_MS, from("claim"), AFTER],
     );
     const row = rows[0];
     // One row holds both: the job's columns and its receipt's and connection's.
@@ -142,18 +165,42 @@ export class JobStateMachine {
   }
 
   /**
-   * succeed / retry / die / block: closes the attempt that ran and moves the job on, in one
-   * statement. Only this run's attempt of a `running` job moves (`attempts` matches); the attempt
-   * row changes only with it, so a late finish of a run taken over as abandoned changes nothing.
+   * retry / die / block: closes the attempt that ran and moves the job on, in one statement. Only
+   * this run's attempt of a `running` job moves (`attempts` matches); the attempt row changes only
+   * with it, so a late finish of a run taken over as abandoned changes nothing.
    */
   async finish(
     job: ClaimedJob,
+    transition: Exclude<Finish, "succeed">,
+    result: { outcome: AttemptOutcome; errorCode: string; nextAttemptAt?: Date },
+  ): Promise<boolean> {
+    return (await this.close(job, transition, result)) !== undefined;
+  }
+
+  /**
+   * succeed, as `finish`; in the same statement, release: the jobs of its receipt that wait for it
+   * (OPERATION_SETTINGS.after) go to queued. Answers them, to be enqueued (undefined: refused).
+   *
+   * A dependent that was queued or running when this statement began may be moving to waiting
+   * right now (waitForDependency), unseen by this statement: then one more release runs after it.
+   * Its wait cannot slip past that one: the wait reads this job's status under a share lock, so it
+   * either sees `succeeded` (and runs instead) or holds this job's row until the wait is committed.
+   */
+  async succeed(job: ClaimedJob): Promise<EnqueueableJob[] | undefined> {
+    const closed = await this.close(job, "succeed", { outcome: "succeeded" });
+    if (!closed?.unsettled) return closed?.released;
+    return [...closed.released, ...(await this.releaseDependents(job))];
+  }
+
+  private async close(
+    job: ClaimedJob,
     transition: Finish,
     result: { outcome: AttemptOutcome; errorCode?: string; nextAttemptAt?: Date },
-  ): Promise<boolean> {
+  ): Promise<{ released: EnqueueableJob[]; unsettled: boolean } | undefined> {
     const { to } = TRANSITIONS[transition];
     const terminal = transition === "succeed" || transition === "die";
-    const { rows } = await this.prisma.pool.query<Moved>(
+    const dependents = transition === "succeed" && job.receiptId !== null ? dependentsOf(job.operation) : [];
+    const { rows } = await this.prisma.pool.query<Moved & { released: EnqueueableJob[]; unsettled: boolean }>(
       `WITH moved AS (
          UPDATE jobs SET status = $6, updated_at = now(), waiting_since = NULL,
                 next_attempt_at = COALESCE($7::timestamptz, next_attempt_at),
@@ -161,13 +208,21 @@ export class JobStateMachine {
                 last_error_at = CASE WHEN $3 = 'succeeded' THEN last_error_at ELSE now() END,
                 completed_at = CASE WHEN $8 THEN now() ELSE completed_at END
          WHERE id = $1::uuid AND tenant_id = $5::uuid AND status = ANY($10::text[]) AND attempts = $9
-         RETURNING id
+         RETURNING id, receipt_id
        ), attempt AS (
          UPDATE job_attempts SET finished_at = now(), outcome = $3, error_code = $4,
                 duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
          WHERE id = $2::uuid AND tenant_id = $5::uuid AND EXISTS (SELECT 1 FROM moved)
+       ), released AS (
+         UPDATE jobs SET ${REQUEUE_SET("$13")}
+         WHERE tenant_id = $5::uuid AND receipt_id = (SELECT receipt_id FROM moved)
+           AND operation = ANY($11::text[]) AND status = ANY($12::text[]) AND waiting_for = 'dependency'
+         RETURNING id, job_key AS "jobKey", operation
        )
-       SELECT count(*)::int AS moved FROM moved`,
+       SELECT (SELECT count(*) FROM moved)::int AS moved,
+              COALESCE((SELECT json_agg(released) FROM released), '[]'::json) AS released,
+              EXISTS (SELECT 1 FROM jobs WHERE tenant_id = $5::uuid AND receipt_id = (SELECT receipt_id FROM moved)
+                        AND operation = ANY($11::text[]) AND status IN ('queued', 'retrying', 'running')) AS unsettled`,
       [
         job.id,
         job.attemptId,
@@ -179,9 +234,25 @@ export class JobStateMachine {
         terminal,
         job.attempts,
         from(transition),
+        dependents,
+        from("release", ["waiting"]),
+        ALLOWANCES,
       ],
     );
-    return this.applied(job, transition, rows[0]?.moved);
+    const row = rows[0];
+    return this.applied(job, transition, row?.moved) ? row : undefined;
+  }
+
+  /** release: the jobs of `job`'s receipt that wait for it (see succeed). */
+  private async releaseDependents(job: ClaimedJob): Promise<EnqueueableJob[]> {
+    const { rows } = await this.prisma.pool.query<EnqueueableJob>(
+      `UPDATE jobs SET ${REQUEUE_SET("$5")}
+       WHERE tenant_id = $1::uuid AND receipt_id = $2::uuid AND operation = ANY($3::text[])
+         AND status = ANY($4::text[]) AND waiting_for = 'dependency'
+       RETURNING id, job_key AS "jobKey", operation`,
+      [job.tenantId, job.receiptId, dependentsOf(job.operation), from("release", ["waiting"]), ALLOWANCES],
+    );
+    return rows;
   }
 
   /**
@@ -198,10 +269,10 @@ export class JobStateMachine {
   }
 
   /**
-   * wait: the job may not run yet (`reason`); it runs again at `until`. (A `dependency` wait is
-   * claimed only once released, which the CRM dependency work will add; until then it can only
-   * expire.) The claim is undone, so the wait uses no attempt; the wait's start is kept across
-   * repeated waits, and bounds it (expireWaits).
+   * wait: the job may not run yet (`reason`). A time-based wait (quota, circuit) runs again at
+   * `until`; a `dependency` wait is claimed only once released (its dependency's `succeed`, or the
+   * dispatcher's releaseSatisfiedWaits). The claim is undone, so the wait uses no attempt; the wait's
+   * start is kept across repeated waits, and bounds it (expireWaits).
    */
   wait(job: ClaimedJob, reason: WaitingFor, until: Date): Promise<boolean> {
     return this.undoClaim(
@@ -210,6 +281,45 @@ export class JobStateMachine {
       "status = 'waiting', waiting_for = $6, waiting_since = COALESCE(waiting_since, now()), next_attempt_at = $7",
       [reason, until],
     );
+  }
+
+  /**
+   * wait, for a job claimed before the job it runs after succeeded (a resume or replay queued both):
+   * applied only while that job has still not succeeded, read under a share lock (see succeed).
+   * Answers whether it waits; false with `satisfied`: the dependency succeeded meanwhile, run now.
+   */
+  async waitForDependency(job: ClaimedJob, until: Date): Promise<{ waiting: boolean; satisfied: boolean }> {
+    const { rows } = await this.prisma.pool.query<Moved & { satisfied: boolean }>(
+      `WITH dependency AS (
+         SELECT status FROM jobs
+         WHERE tenant_id = $3::uuid AND receipt_id = $6::uuid AND operation = ($7::jsonb ->> $8::text)
+         FOR SHARE
+       ), moved AS (
+         UPDATE jobs SET status = 'waiting', waiting_for = 'dependency', waiting_since = COALESCE(waiting_since, now()),
+                next_attempt_at = $9, attempts = attempts - 1, updated_at = now()
+         WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($5::text[]) AND attempts = $4
+           AND EXISTS (SELECT 1 FROM dependency WHERE status <> 'succeeded')
+         RETURNING id
+       ), attempt AS (
+         DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid AND EXISTS (SELECT 1 FROM moved)
+       )
+       SELECT (SELECT count(*) FROM moved)::int AS moved,
+              NOT EXISTS (SELECT 1 FROM dependency WHERE status <> 'succeeded') AS satisfied`,
+      [
+        job.id,
+        job.attemptId,
+        job.tenantId,
+        job.attempts,
+        from("wait"),
+        job.receiptId,
+        AFTER,
+        job.operation,
+        until,
+      ],
+    );
+    const { moved = 0, satisfied = false } = rows[0] ?? {};
+    if (satisfied) return { waiting: false, satisfied: true };
+    return { waiting: this.applied(job, "wait", moved), satisfied: false };
   }
 
   /**
@@ -272,6 +382,29 @@ export class JobStateMachine {
       from("release"),
       ALLOWANCES,
     );
+  }
+
+  /**
+   * release, by the dispatcher: jobs waiting at least `graceMs` for a dependency that succeeded (or
+   * is gone) meanwhile. The dependency's `succeed` releases its dependents itself; this catches the
+   * one it cannot see: a dependent that found its dependency unfinished and moved to waiting while
+   * that dependency's success was committing.
+   */
+  async releaseSatisfiedWaits(graceMs: number, limit: number): Promise<EnqueueableJob[]> {
+    const { rows } = await this.prisma.pool.query<EnqueueableJob>(
+      `UPDATE jobs SET ${REQUEUE_SET("$4")}
+       WHERE id IN (
+         SELECT j.id FROM jobs j
+         WHERE j.status = 'waiting' AND j.waiting_for = 'dependency'
+           AND j.updated_at <= now() - make_interval(secs => $1)
+           AND NOT EXISTS (SELECT 1 FROM jobs d WHERE d.receipt_id = j.receipt_id AND d.tenant_id = j.tenant_id
+                             AND d.operation = ($5::jsonb ->> j.operation) AND d.status <> 'succeeded')
+         LIMIT $2)
+         AND status = ANY($3::text[]) AND waiting_for = 'dependency'
+       RETURNING id, job_key AS "jobKey", operation`,
+      [graceMs / 1000, limit, from("release", ["waiting"]), ALLOWANCES, AFTER],
+    );
+    return rows;
   }
 
   /** cancel: a disabled connection's jobs that are not running (inside the disable's transaction); answers how many. */

@@ -64,9 +64,9 @@ describe("the job state machine's transition table", () => {
     }
   });
 
-  it("ends a wait only by claim, expiry or a disabled connection", () => {
+  it("ends a wait only by claim, release (its dependency succeeded), expiry or a disabled connection", () => {
     expect(NAMES.filter((name) => allowed(name, "waiting")).sort()).toEqual(
-      ["cancel", "claim", "expire"].sort(),
+      ["cancel", "claim", "expire", "release"].sort(),
     );
     expect(TRANSITIONS.expire.to).toBe("dead");
   });
@@ -92,7 +92,6 @@ describe("the job state machine's transition table", () => {
     expect(allowed("resume", "dead")).toBe(false);
     expect(allowed("expire", "running")).toBe(false);
     expect(allowed("release", "dead")).toBe(false);
-    expect(allowed("release", "waiting")).toBe(false);
   });
 
   it("answers replay's 409 for every status still on its way, and replays without force only dead, blocked, cancelled", () => {
@@ -109,8 +108,10 @@ describe("the job state machine's transition table", () => {
     expect(requeuedMaxAttempts(2, 8)).toBe(10); // earlier attempts stay counted in the history
   });
 
-  it("starts a job held while its connection is paused, else queued", () => {
+  it("starts a job held while its connection is paused, waiting when it runs after another job, else queued", () => {
     expect(initialStatus(true)).toBe("held");
     expect(initialStatus(false)).toBe("queued");
+    expect(initialStatus(false, true)).toBe("waiting"); // runs after another job of its receipt
+    expect(initialStatus(true, true)).toBe("held");
   });
 });

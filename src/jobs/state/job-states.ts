@@ -64,10 +64,11 @@ export const TRANSITIONS = {
   /** Waited longer than JOB_MAX_WAIT_SECONDS: dead with wait_expired. */
   expire: { from: ["waiting"], to: "dead" },
   /**
-   * The dispatcher: a held or blocked job whose connection is active again (a worker parked it
-   * just as the connection was resumed, or a delivery stored it held just after).
+   * A held or blocked job whose connection is active again (a worker parked it just as the
+   * connection was resumed, or a delivery stored it held just after), or a job waiting for its
+   * dependency once that succeeded.
    */
-  release: { from: ["held", "blocked"], to: "queued" },
+  release: { from: ["held", "blocked", "waiting"], to: "queued" },
   /** An operator resumed (or reconnected) the connection. */
   resume: { from: ["held", "blocked"], to: "queued" },
   /** An operator replays a finished job (succeeded only with force). */
@@ -99,7 +100,14 @@ export function requeuedMaxAttempts(attemptsMade: number, allowance: number): nu
   return attemptsMade + allowance;
 }
 
-/** The status a new job starts in: held while its connection is paused, else queued. */
-export function initialStatus(connectionPaused: boolean): Extract<JobStatus, "queued" | "held"> {
-  return connectionPaused ? "held" : "queued";
+/**
+ * The status a new job starts in: held while its connection is paused; waiting (for its
+ * dependency) when it runs after another job of its receipt; else queued.
+ */
+export function initialStatus(
+  connectionPaused: boolean,
+  hasDependency = false,
+): Extract<JobStatus, "queued" | "held" | "waiting"> {
+  if (connectionPaused) return "held";
+  return hasDependency ? "waiting" : "queued";
 }
