@@ -1,4 +1,4 @@
-import { inIpRanges } from "../common/ip-ranges.js";
+import { inIpRanges } from "./ip-ranges.js";
 import { ConfigError, loadConfig } from "./config.js";
 
 const KEY = Buffer.alloc(32, 1).toString("base64");

@@ -2,7 +2,7 @@
 // A missing or malformed value throws a ConfigError whose message is one line naming the variable;
 // secret values are never echoed.
 import { isIP } from "node:net";
-import { type IpRange, parseIpRange } from "../common/ip-ranges.js";
+import { type IpRange, parseIpRange } from "./ip-ranges.js";
 import ipaddr from "ipaddr.js";
 
 export interface AppConfig {

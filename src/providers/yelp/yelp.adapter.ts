@@ -4,7 +4,7 @@
 import { Inject, Injectable } from "@nestjs/common";
 import { AppError } from "../../common/app-error.js";
 import { canonicalJson, sha256Hex } from "../../common/canonical-json.js";
-import { inIpRanges } from "../../common/ip-ranges.js";
+import { inIpRanges } from "../../config/ip-ranges.js";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { secretsEqual } from "../../crypto/constant-time.js";
