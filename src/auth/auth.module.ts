@@ -3,9 +3,13 @@ import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { ApiKeyGuard } from "./api-key.guard.js";
 import { ApiKeysRepository } from "./api-keys.repository.js";
+import { PreauthBudget } from "./preauth-budget.js";
 
 /** API keys and the guard of the admin API; ensures the bootstrap operator key at boot. */
-@Module({ providers: [ApiKeysRepository, ApiKeyGuard], exports: [ApiKeysRepository, ApiKeyGuard] })
+@Module({
+  providers: [ApiKeysRepository, ApiKeyGuard, PreauthBudget],
+  exports: [ApiKeysRepository, ApiKeyGuard, PreauthBudget],
+})
 export class AuthModule implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly keys: ApiKeysRepository,

@@ -1,3 +1,4 @@
+import { inIpRanges } from "./ip-ranges.js";
 import { ConfigError, loadConfig } from "./config.js";
 
 const KEY = Buffer.alloc(32, 1).toString("base64");
@@ -27,6 +28,12 @@ describe("loadConfig", () => {
       webhookBodyLimitBytes: 262144,
       yelpAllowedIps: [],
       trustProxy: false,
+      workerMetricsHost: "127.0.0.1",
+      metricsToken: undefined,
+      httpRequestTimeoutMs: 30_000,
+      httpKeepAliveTimeoutMs: 72_000,
+      preauthFailureLimit: 300,
+      ingestQueueLimit: 2_000,
       destinationAllowHttp: false,
       destinationAllowCidrs: [],
     });
@@ -69,6 +76,15 @@ describe("loadConfig", () => {
     ["TRUST_PROXY", "proxy.example"],
     ["LEADGATE_PREVIOUS_ENCRYPTION_KEYS", `${Buffer.alloc(32, 1).toString("base64")},short`],
     ["REPLAY_RATE_PER_SECOND", "0"],
+    ["YELP_ALLOWED_IPS", "10.0.0.0/33"],
+    ["YELP_ALLOWED_IPS", "127.1"],
+    ["YELP_ALLOWED_IPS", "10.0.0.0/8/8"],
+    ["WORKER_METRICS_HOST", "localhost"],
+    ["METRICS_TOKEN", "short"],
+    ["HTTP_REQUEST_TIMEOUT_MS", "100"],
+    ["HTTP_KEEP_ALIVE_TIMEOUT_MS", "soon"],
+    ["PREAUTH_FAILURE_LIMIT", "-1"],
+    ["INGEST_QUEUE_LIMIT", "0"],
     ["DESTINATION_ALLOW_HTTP", "yes"],
     ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/8,10.0.0.1"],
     ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/33"],
@@ -133,11 +149,44 @@ describe("loadConfig", () => {
   it("parses the optional Yelp settings", () => {
     const config = loadConfig({
       ...BASE,
-      YELP_ALLOWED_IPS: "52.35.20.1, ::1",
+      YELP_ALLOWED_IPS: "52.35.20.1, ::1, 10.1.0.0/16, 2001:db8::/32",
       YELP_WEBHOOK_TOKEN: "t".repeat(20),
     });
-    expect(config.yelpAllowedIps).toEqual(["52.35.20.1", "::1"]);
+    const allowed = (ip: string) => inIpRanges(ip, config.yelpAllowedIps);
+    expect(["52.35.20.1", "::1", "10.1.255.3", "::ffff:10.1.0.9", "2001:db8::7"].map(allowed)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(["52.35.20.2", "10.2.0.1", "2001:db9::1", "not-an-ip"].map(allowed)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(config.yelpWebhookToken).toBe("t".repeat(20));
+  });
+
+  it("parses the edge settings", () => {
+    const config = loadConfig({
+      ...BASE,
+      WORKER_METRICS_HOST: "0.0.0.0",
+      METRICS_TOKEN: "m".repeat(24),
+      HTTP_REQUEST_TIMEOUT_MS: "1500",
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: "5000",
+      PREAUTH_FAILURE_LIMIT: "0",
+      INGEST_QUEUE_LIMIT: "10",
+    });
+    expect(config).toMatchObject({
+      workerMetricsHost: "0.0.0.0",
+      metricsToken: "m".repeat(24),
+      httpRequestTimeoutMs: 1500,
+      httpKeepAliveTimeoutMs: 5000,
+      preauthFailureLimit: 0,
+      ingestQueueLimit: 10,
+    });
   });
 
   it("parses the outbound destination settings", () => {

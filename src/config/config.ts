@@ -2,6 +2,7 @@
 // A missing or malformed value throws a ConfigError whose message is one line naming the variable;
 // secret values are never echoed.
 import { isIP } from "node:net";
+import { type IpRange, parseIpRange } from "./ip-ranges.js";
 import ipaddr from "ipaddr.js";
 
 export interface AppConfig {
@@ -16,13 +17,26 @@ export interface AppConfig {
   previousEncryptionKeys: Buffer[];
   bootstrapOperatorKey: string | undefined;
   yelpWebhookToken: string | undefined;
-  yelpAllowedIps: string[];
+  /** Yelp sender addresses or CIDRs (empty: any sender with the URL token). */
+  yelpAllowedIps: IpRange[];
   yelpApiBaseUrl: string;
   thumbtackApiBaseUrl: string;
   payloadRetentionDays: number;
   receiptRetentionDays: number;
   /** The worker serves its Prometheus metrics on this port (unset: no HTTP port at all). */
   workerMetricsPort: number | undefined;
+  /** The address the worker's metrics port binds to (loopback unless an operator opens it). */
+  workerMetricsHost: string;
+  /** When set, `/metrics` (API and worker) wants `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+  /** A request (headers and body) must arrive within this, or it is answered 408 and the socket closed. */
+  httpRequestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  httpKeepAliveTimeoutMs: number;
+  /** Failed authentications per client IP per minute before that IP's failures answer 429 (0: no limit). */
+  preauthFailureLimit: number;
+  /** Deliveries waiting in memory for their receipt write; more answer 503 with Retry-After. */
+  ingestQueueLimit: number;
   /** How often the worker runs retention. */
   retentionIntervalMinutes: number;
   webhookBodyLimitBytes: number;
@@ -135,14 +149,25 @@ function secret(env: Env, name: string, minLength: number): string | undefined {
   return value;
 }
 
-function ipList(env: Env, name: string): string[] {
+function ipRanges(env: Env, name: string): IpRange[] {
   const value = read(env, name);
   if (value === undefined) return [];
-  const ips = value.split(",").map((ip) => ip.trim());
-  const bad = ips.find((ip) => isIP(ip) === 0);
-  if (bad !== undefined)
-    throw new ConfigError(name, `must be a comma-separated list of IP addresses (got "${bad}")`);
-  return ips;
+  return value.split(",").map((entry) => {
+    const range = parseIpRange(entry.trim());
+    if (range === undefined) {
+      throw new ConfigError(
+        name,
+        `must be a comma-separated list of IP addresses or CIDRs (got "${entry.trim()}")`,
+      );
+    }
+    return range;
+  });
+}
+
+function ipAddress(env: Env, name: string, fallback: string): string {
+  const value = read(env, name) ?? fallback;
+  if (isIP(value) === 0) throw new ConfigError(name, `must be an IP address (got "${value}")`);
+  return value;
 }
 
 function redisPrefix(env: Env): string {
@@ -234,7 +259,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     previousEncryptionKeys: previousEncryptionKeys(env),
     bootstrapOperatorKey: secret(env, "LEADGATE_BOOTSTRAP_OPERATOR_KEY", 24),
     yelpWebhookToken: secret(env, "YELP_WEBHOOK_TOKEN", 16),
-    yelpAllowedIps: ipList(env, "YELP_ALLOWED_IPS"),
+    yelpAllowedIps: ipRanges(env, "YELP_ALLOWED_IPS"),
     yelpApiBaseUrl: url(env, "YELP_API_BASE_URL", "https://api.yelp.com", ["https:", "http:"]),
     thumbtackApiBaseUrl: url(env, "THUMBTACK_API_BASE_URL", "https://api.thumbtack.com", ["https:", "http:"]),
     payloadRetentionDays: integer(env, "PAYLOAD_RETENTION_DAYS", 30, 1, 36500),
@@ -244,6 +269,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
       read(env, "WORKER_METRICS_PORT") === undefined
         ? undefined
         : integer(env, "WORKER_METRICS_PORT", 0, 1, 65535),
+    workerMetricsHost: ipAddress(env, "WORKER_METRICS_HOST", "127.0.0.1"),
+    metricsToken: secret(env, "METRICS_TOKEN", 16),
+    httpRequestTimeoutMs: integer(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000, 500, 600_000),
+    httpKeepAliveTimeoutMs: integer(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 72_000, 1_000, 600_000),
+    preauthFailureLimit: integer(env, "PREAUTH_FAILURE_LIMIT", 300, 0, 1_000_000),
+    ingestQueueLimit: integer(env, "INGEST_QUEUE_LIMIT", 2_000, 1, 1_000_000),
     webhookBodyLimitBytes: integer(env, "WEBHOOK_BODY_LIMIT_BYTES", 262144, 1024, 64 * 1024 * 1024),
     webhookRateLimit: integer(env, "WEBHOOK_RATE_LIMIT", 12_000, 0, 10_000_000),
     webhookRateLimitWindowSeconds: integer(env, "WEBHOOK_RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),
