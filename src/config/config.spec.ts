@@ -67,6 +67,11 @@ describe("loadConfig", () => {
     ["TRUST_PROXY", "proxy.example"],
     ["LEADGATE_PREVIOUS_ENCRYPTION_KEYS", `${Buffer.alloc(32, 1).toString("base64")},short`],
     ["REPLAY_RATE_PER_SECOND", "0"],
+    ["DESTINATION_MAX_CONCURRENCY", "0"],
+    ["DESTINATION_MAX_CONCURRENCY", "half"],
+    ["CIRCUIT_FAILURE_THRESHOLD", "0"],
+    ["CIRCUIT_PROBE_SECONDS", "-5"],
+    ["ADMIN_RATE_LIMIT", "1200/min"],
   ])("rejects %s=%s", (variable, value) => {
     expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
   });
@@ -97,5 +102,28 @@ describe("loadConfig", () => {
     });
     expect(config.yelpAllowedIps).toEqual(["52.35.20.1", "::1"]);
     expect(config.yelpWebhookToken).toBe("t".repeat(20));
+  });
+
+  it("parses the fairness limits (api.md's defaults: half the operation's slots, 10 failures, 30 s, 1200/min)", () => {
+    expect(loadConfig(BASE)).toMatchObject({
+      destinationMaxConcurrency: undefined,
+      circuitFailureThreshold: 10,
+      circuitProbeSeconds: 30,
+      adminRateLimit: 1200,
+    });
+    expect(
+      loadConfig({
+        ...BASE,
+        DESTINATION_MAX_CONCURRENCY: "4",
+        CIRCUIT_FAILURE_THRESHOLD: "3",
+        CIRCUIT_PROBE_SECONDS: "2",
+        ADMIN_RATE_LIMIT: "60",
+      }),
+    ).toMatchObject({
+      destinationMaxConcurrency: 4,
+      circuitFailureThreshold: 3,
+      circuitProbeSeconds: 2,
+      adminRateLimit: 60,
+    });
   });
 });
