@@ -1,6 +1,8 @@
 import { Module } from "@nestjs/common";
 import { LeadsRepository } from "../leads/leads.repository.js";
 import { FollowUpModule } from "../providers/follow-up.module.js";
+import { CircuitBreaker } from "../common/outbound/circuit-breaker.js";
+import { DestinationGuard } from "./destination-guard.js";
 import { Dispatcher } from "./dispatcher.js";
 import { JobContextLoader } from "./job-context.js";
 import { JobRunner } from "./job-runner.js";
@@ -26,6 +28,8 @@ import { SideEffectsRepository } from "./side-effects.repository.js";
     LeadUpsertProcessor,
     InitialResponseProcessor,
     CrmDeliveryProcessor,
+    CircuitBreaker,
+    DestinationGuard,
     ...Object.values(OPERATION_WORKERS),
     Dispatcher,
   ],

@@ -10,6 +10,7 @@ import { APP_CONFIG } from "../../config/config.module.js";
 import { LeadsRepository } from "../../leads/leads.repository.js";
 import { callDestination } from "../../common/outbound/destination.js";
 import { PermanentError } from "../../common/outbound/errors.js";
+import { DestinationGuard } from "../destination-guard.js";
 import { SideEffectsRepository } from "../side-effects.repository.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
@@ -21,6 +22,7 @@ export class CrmDeliveryProcessor implements Processor {
   constructor(
     private readonly leads: LeadsRepository,
     private readonly sideEffects: SideEffectsRepository,
+    private readonly destinations: DestinationGuard,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -54,20 +56,23 @@ export class CrmDeliveryProcessor implements Processor {
       },
     });
     const signature = new Webhook(connection.crmSigningSecret).sign(job.jobKey, sentAt, body);
-    await callDestination(
-      url,
-      {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "webhook-id": job.jobKey,
-          "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)),
-          "webhook-signature": signature,
+    // The destination's concurrency cap and circuit decide whether the call goes out now.
+    await this.destinations.call(this.operation, url, () =>
+      callDestination(
+        url,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "webhook-id": job.jobKey,
+            "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)),
+            "webhook-signature": signature,
+          },
+          body,
         },
-        body,
-      },
-      this.config.sideEffectTimeoutMs,
-      "crm",
+        this.config.sideEffectTimeoutMs,
+        "crm",
+      ),
     );
     await this.sideEffects.finish(job, "succeeded");
   }
