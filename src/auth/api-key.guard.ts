@@ -19,6 +19,7 @@ import {
 import type { FastifyRequest } from "fastify";
 import { adminValidationPipe } from "../common/validation.js";
 import { AppError } from "../common/app-error.js";
+import { AdminRateLimit } from "./admin-rate-limit.js";
 import { apiKeyMatches, prefixOf, type Role } from "./api-key.js";
 import { ApiKeysRepository, LAST_USED_RESOLUTION_MS } from "./api-keys.repository.js";
 import type { Principal } from "./principal.js";
@@ -60,11 +61,13 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly reflector: Reflector,
+    private readonly rateLimit: AdminRateLimit,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     request.principal = await this.authenticate(request.headers.authorization);
+    await this.rateLimit.consume(request.principal.keyId);
     const operatorOnly = this.reflector.getAllAndOverride<boolean | undefined>(OPERATOR_ONLY, [
       context.getHandler(),
       context.getClass(),
