@@ -63,6 +63,14 @@ export class DestinationGuard {
     }
   }
 
+  /**
+   * Throws `WaitRequired("circuit")` when the destination of `url` is known to be failing: a cheap
+   * check before a job prepares its call (free while the circuit is closed).
+   */
+  check(url: string): Promise<void> {
+    return this.circuits.check(originOf(url));
+  }
+
   private limitsOf(operation: Operation): DestinationLimits {
     let limits = this.limits.get(operation);
     if (!limits) {

@@ -49,16 +49,24 @@ export class CircuitBreaker {
   ) {}
 
   /**
+   * Throws `WaitRequired("circuit")` while the circuit of `origin` is open (or half-open with a
+   * probe out) and no probe is due; free while it is closed (this process's view of the last second).
+   */
+  async check(origin: string): Promise<void> {
+    const circuit = await this.read(origin);
+    if (circuit.state !== "closed" && circuit.probeAt && circuit.probeAt.getTime() > Date.now()) {
+      throw this.waitFor(circuit.probeAt);
+    }
+  }
+
+  /**
    * May a call to `origin` go out now? Resolves `false` for an ordinary call and `true` for the
-   * probe of an open circuit (this process won it); throws `WaitRequired("circuit", probeAt)` while
-   * the circuit is open, or half-open with another process's probe out.
+   * probe of an open circuit (this process won it); throws `WaitRequired("circuit")` while the
+   * circuit is open, or half-open with another process's probe out.
    */
   async admit(origin: string): Promise<boolean> {
-    const circuit = await this.read(origin);
-    if (circuit.state === "closed") return false;
-    if (circuit.probeAt && circuit.probeAt.getTime() > Date.now()) {
-      throw new WaitRequired("circuit", circuit.probeAt);
-    }
+    await this.check(origin);
+    if (this.known.get(origin)?.state === "closed") return false;
     // The probe is due: the process whose statement moves the circuit to half-open sends it.
     const { rows } = await this.prisma.pool.query<{ probeAt: Date }>(
       `UPDATE destination_circuits SET state = 'half_open', updated_at = now(),
@@ -68,12 +76,22 @@ export class CircuitBreaker {
       [origin, this.config.circuitProbeSeconds],
     );
     if (rows[0]) {
-      this.remember(origin, { ...circuit, state: "half_open", probeAt: rows[0].probeAt });
+      this.remember(origin, { state: "half_open", failures: 0, probeAt: rows[0].probeAt });
       return true;
     }
     const now = await this.read(origin);
     if (now.state === "closed") return false;
-    throw new WaitRequired("circuit", now.probeAt ?? new Date(Date.now() + 1000));
+    throw this.waitFor(now.probeAt ?? new Date());
+  }
+
+  /**
+   * The wait of a job that found the circuit open: until the probe time plus a random part of a
+   * probe period, so the jobs of a circuit come back spread out (the first one after the probe time
+   * probes) rather than all at once. A closing ends their waits at once (DestinationGuard).
+   */
+  private waitFor(probeAt: Date): WaitRequired {
+    const spread = Math.random() * this.config.circuitProbeSeconds * 1000;
+    return new WaitRequired("circuit", new Date(Math.max(probeAt.getTime(), Date.now()) + spread));
   }
 
   /**
