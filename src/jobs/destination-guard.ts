@@ -13,8 +13,11 @@ import { JobQueue } from "./job-queue.js";
 import { type Operation, OPERATION_SETTINGS } from "./operations.js";
 import { JobStateMachine } from "./state/job-state-machine.js";
 
-/** A call over the cap waits this long for a slot (a fast destination frees one within milliseconds). */
-const SLOT_WAIT_MS = 250;
+/**
+ * A call over the cap waits this long for a slot (a fast destination frees one within
+ * milliseconds); when even the newest call in flight is older than this, it does not wait.
+ */
+const SLOT_WAIT_MS = 500;
 /** ...and then the job waits this long (`waitingFor: "quota"`, no attempt) with its worker slot given back. */
 const SATURATED_WAIT_MS = 1_000;
 /** Jobs released at most per closing (the rest run when their wait is over). */

@@ -1,13 +1,15 @@
 // How many calls one process makes at once to one destination (DESTINATION_MAX_CONCURRENCY), so a
 // slow destination cannot hold every slot of an operation's worker. A call over the cap waits a
-// moment for a slot (a fast destination frees one within milliseconds); when none frees in time,
-// the destination is slow and the caller gives its worker slot back instead of holding it.
+// moment for a slot (a fast destination frees one within milliseconds); when none frees in time, or
+// the calls in flight are already slow, the caller gives its worker slot back instead of holding it.
 
 /** Gives the slot back. */
 export type Release = () => void;
 
 interface Destination {
   inFlight: number;
+  /** When each call in flight started (a slot handed to a waiting call starts again). */
+  started: Set<{ at: number }>;
   /** Calls waiting for a slot, first come first served. */
   waiting: ((release: Release) => void)[];
 }
@@ -24,14 +26,19 @@ export class DestinationLimits {
     private readonly maxWaitMs: number,
   ) {}
 
-  /** A slot for a call to `origin`, or `undefined` when none freed within `maxWaitMs`. */
+  /**
+   * A slot for a call to `origin`, or `undefined` when none freed within `maxWaitMs`, or at once
+   * when every call in flight has run longer than that (the destination is slow: waiting is futile).
+   */
   acquire(origin: string): Promise<Release | undefined> {
-    const destination = this.destinations.get(origin) ?? { inFlight: 0, waiting: [] };
+    const destination = this.destinations.get(origin) ?? { inFlight: 0, started: new Set(), waiting: [] };
     this.destinations.set(origin, destination);
     if (destination.inFlight < this.limit) {
       destination.inFlight += 1;
       return Promise.resolve(this.releaser(origin, destination));
     }
+    const youngest = Math.max(...[...destination.started].map((call) => call.at));
+    if (Date.now() - youngest > this.maxWaitMs) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const take = (release: Release) => {
         clearTimeout(timer);
@@ -52,9 +59,12 @@ export class DestinationLimits {
 
   private releaser(origin: string, destination: Destination): Release {
     let released = false;
+    const call = { at: Date.now() };
+    destination.started.add(call);
     return () => {
       if (released) return;
       released = true;
+      destination.started.delete(call);
       const next = destination.waiting.shift();
       // The slot passes straight to the next waiting call; the last one out forgets the destination.
       if (next) return next(this.releaser(origin, destination));
