@@ -14,6 +14,7 @@ import {
   ApiNotFoundResponse,
   ApiExtension,
   ApiForbiddenResponse,
+  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from "@nestjs/swagger";
 import type { FastifyRequest } from "fastify";
@@ -41,6 +42,10 @@ export const AdminApi = () =>
     UsePipes(adminValidationPipe),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: "no key, an unknown key, or a revoked key" }),
+    ApiTooManyRequestsResponse({
+      description:
+        "rate_limited: the key is over ADMIN_RATE_LIMIT requests per minute; Retry-After says when to retry",
+    }),
     ApiBadRequestResponse({ description: "validation_failed: `details` maps each field to its errors" }),
     ApiNotFoundResponse({
       description: "no such id in the key's scope (another tenant's ids answer 404 too)",
