@@ -1,6 +1,6 @@
 // Fairness between tenants (issue 12 §2): tenant A's CRM hangs, tenant B's answers in 20 ms; an API
 // and two workers with the default settings. Both tenants send at a steady rate through three
-// phases: A healthy, A hanging, A recovered. Prints B's acknowledgement-to-delivered latency
+// phases (after a 5 s warm-up that is not measured): A healthy, A hanging, A recovered. Prints B's acknowledgement-to-delivered latency
 // (p50/p99, measured at B's CRM) with A healthy and with A hanging, whether any of A's jobs went
 // `dead` while its circuit was open, and how long A's backlog took to be delivered after A recovered.
 // The bar: B's p99 with A hanging within 2× of B's p99 with A healthy; none of A's jobs dead; A's
@@ -89,11 +89,11 @@ async function main() {
     acked.set(id, Date.now());
     return id;
   };
-  /** Both tenants send RATE events/s for SECONDS; resolves B's event ids. */
-  const phase = async (name) => {
+  /** Both tenants send RATE events/s for `seconds`; resolves B's event ids. */
+  const phase = async (name, seconds = SECONDS) => {
     const sent = [];
     const ids = [];
-    const ends = Date.now() + SECONDS * 1000;
+    const ends = Date.now() + seconds * 1000;
     while (Date.now() < ends) {
       sent.push(
         send(a, "a", name),
@@ -107,6 +107,14 @@ async function main() {
   /** B's ack-to-delivered latencies of `ids`, once all of them arrived. */
   const latencies = async (ids) => {
     while (ids.some((id) => !crmB.arrived.has(id))) await sleep(100);
+    if (process.env.BENCH_VERBOSE) {
+      const start = Math.min(...ids.map((id) => acked.get(id)));
+      const slowest = ids
+        .map((id) => [Math.round((acked.get(id) - start) / 100) / 10, crmB.arrived.get(id) - acked.get(id)])
+        .sort((x, y) => y[1] - x[1])
+        .slice(0, 8);
+      console.log("slowest B events [s into the phase, ms]:", JSON.stringify(slowest));
+    }
     return ids.map((id) => crmB.arrived.get(id) - acked.get(id)).sort((x, y) => x - y);
   };
   const aJobs = async () =>
@@ -122,6 +130,7 @@ async function main() {
       )
     ).rows[0];
   try {
+    await latencies(await phase("warm-up", 5)); // not measured: first connections, JIT
     const healthy = await latencies(await phase("healthy"));
     aMode = "hanging";
     const hanging = await latencies(await phase("hanging"));

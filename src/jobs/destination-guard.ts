@@ -18,7 +18,11 @@ import { JobStateMachine } from "./state/job-state-machine.js";
  * milliseconds); when even the newest call in flight is older than this, it does not wait.
  */
 const SLOT_WAIT_MS = 500;
-/** ...and then the job waits this long (`waitingFor: "quota"`, no attempt) with its worker slot given back. */
+/**
+ * ...and then the job gives its worker slot back and waits (`waitingFor: "quota"`, no attempt) at
+ * least this long, or as long as the newest call in flight has run (a slow destination frees no
+ * slot sooner), spread by up to half again.
+ */
 const SATURATED_WAIT_MS = 1_000;
 /** Jobs released at most per closing (the rest run when their wait is over). */
 const RELEASE_LIMIT = 10_000;
@@ -44,8 +48,9 @@ export class DestinationGuard {
    */
   async call<T>(operation: Operation, url: string, send: () => Promise<T>): Promise<T> {
     const origin = originOf(url);
-    const release = await this.limitsOf(operation).acquire(origin);
-    if (!release) throw new WaitRequired("quota", new Date(Date.now() + SATURATED_WAIT_MS));
+    const limits = this.limitsOf(operation);
+    const release = await limits.acquire(origin);
+    if (!release) throw saturated(limits.slowFor(origin));
     try {
       const probe = await this.circuits.admit(origin);
       try {
@@ -67,11 +72,14 @@ export class DestinationGuard {
   }
 
   /**
-   * Throws `WaitRequired("circuit")` when the destination of `url` is known to be failing: a cheap
-   * check before a job prepares its call (free while the circuit is closed).
+   * Throws `WaitRequired` when the destination of `url` is known to be failing (its circuit) or
+   * slow with every slot of this worker taken (its cap): a cheap check before a job prepares its call.
    */
-  check(url: string): Promise<void> {
-    return this.circuits.check(originOf(url));
+  check(operation: Operation, url: string): Promise<void> {
+    const origin = originOf(url);
+    const slow = this.limitsOf(operation).slowFor(origin);
+    if (slow !== undefined) throw saturated(slow);
+    return this.circuits.check(origin);
   }
 
   private limitsOf(operation: Operation): DestinationLimits {
@@ -112,6 +120,12 @@ export class DestinationGuard {
     await this.queue.enqueue(released);
     this.logger.log({ msg: "released the jobs waiting for a closed circuit", origin, jobs: released.length });
   }
+}
+
+/** The wait of a job whose destination's slots in this worker are all taken (by calls running `slowMs`). */
+function saturated(slowMs = 0): WaitRequired {
+  const waitMs = Math.max(SATURATED_WAIT_MS, slowMs) * (1 + Math.random() / 2);
+  return new WaitRequired("quota", new Date(Date.now() + waitMs));
 }
 
 /** An HTTP answer of the destination (a 4xx, a 429): it is up, whatever it said. */

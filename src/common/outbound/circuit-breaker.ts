@@ -55,7 +55,7 @@ export class CircuitBreaker {
   async check(origin: string): Promise<void> {
     const circuit = await this.read(origin);
     if (circuit.state !== "closed" && circuit.probeAt && circuit.probeAt.getTime() > Date.now()) {
-      throw this.waitFor(circuit.probeAt);
+      throw this.waitFor(circuit);
     }
   }
 
@@ -81,17 +81,25 @@ export class CircuitBreaker {
     }
     const now = await this.read(origin);
     if (now.state === "closed") return false;
-    throw this.waitFor(now.probeAt ?? new Date());
+    throw this.waitFor(now);
   }
 
   /**
    * The wait of a job that found the circuit open: until the probe time plus a random part of a
    * probe period, so the jobs of a circuit come back spread out (the first one after the probe time
-   * probes) rather than all at once. A closing ends their waits at once (DestinationGuard).
+   * probes) rather than all at once; a closing ends their waits at once (DestinationGuard). While a
+   * probe is out (half-open), a job looks again in a second or two: the probe's answer is near,
+   * and a job that decides to wait just as the probe closes the circuit would miss the release.
    */
-  private waitFor(probeAt: Date): WaitRequired {
-    const spread = Math.random() * this.config.circuitProbeSeconds * 1000;
-    return new WaitRequired("circuit", new Date(Math.max(probeAt.getTime(), Date.now()) + spread));
+  private waitFor(circuit: Circuit): WaitRequired {
+    if (circuit.state === "half_open") {
+      return new WaitRequired("circuit", new Date(Date.now() + 1000 + Math.random() * 1000));
+    }
+    const probeAt = Math.max(circuit.probeAt?.getTime() ?? 0, Date.now());
+    return new WaitRequired(
+      "circuit",
+      new Date(probeAt + Math.random() * this.config.circuitProbeSeconds * 1000),
+    );
   }
 
   /**

@@ -37,8 +37,7 @@ export class DestinationLimits {
       destination.inFlight += 1;
       return Promise.resolve(this.releaser(origin, destination));
     }
-    const youngest = Math.max(...[...destination.started].map((call) => call.at));
-    if (Date.now() - youngest > this.maxWaitMs) return Promise.resolve(undefined);
+    if (this.slowFor(origin) !== undefined) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const take = (release: Release) => {
         clearTimeout(timer);
@@ -50,6 +49,17 @@ export class DestinationLimits {
       }, this.maxWaitMs);
       destination.waiting.push(take);
     });
+  }
+
+  /**
+   * When every slot of `origin` is taken by a call that has run longer than `maxWaitMs`: how long
+   * the newest of them has run (a call now would wait at least about that long). Else undefined.
+   */
+  slowFor(origin: string): number | undefined {
+    const destination = this.destinations.get(origin);
+    if (!destination || destination.inFlight < this.limit) return undefined;
+    const age = Date.now() - Math.max(...[...destination.started].map((call) => call.at));
+    return age > this.maxWaitMs ? age : undefined;
   }
 
   /** Calls in flight to `origin` now. */

@@ -35,7 +35,7 @@ export class CrmDeliveryProcessor implements Processor {
     const url = connection.settings.crmDestination?.url;
     if (!url) return; // the destination was removed after the event arrived: nothing to deliver
     if (!connection.crmSigningSecret) throw new PermanentError("no_signing_secret");
-    await this.destinations.check(url); // its circuit is open: wait, before any work
+    await this.destinations.check(this.operation, url); // open circuit or full cap: wait, before any work
     const { earlier } = await this.sideEffects.begin(job);
     if (earlier === "succeeded") return;
     const lead = await this.leads.find(connection.tenantId, receipt.provider, receipt.leadId);
