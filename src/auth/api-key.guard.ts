@@ -14,11 +14,13 @@ import {
   ApiNotFoundResponse,
   ApiExtension,
   ApiForbiddenResponse,
+  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from "@nestjs/swagger";
 import type { FastifyRequest } from "fastify";
 import { adminValidationPipe } from "../common/validation.js";
 import { AppError } from "../common/app-error.js";
+import { AdminRateLimit } from "./admin-rate-limit.js";
 import { apiKeyMatches, prefixOf, type Role } from "./api-key.js";
 import { ApiKeysRepository, LAST_USED_RESOLUTION_MS } from "./api-keys.repository.js";
 import { PreauthBudget } from "./preauth-budget.js";
@@ -41,6 +43,10 @@ export const AdminApi = () =>
     UsePipes(adminValidationPipe),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: "no key, an unknown key, or a revoked key" }),
+    ApiTooManyRequestsResponse({
+      description:
+        "rate_limited: the key is over ADMIN_RATE_LIMIT requests per minute; Retry-After says when to retry",
+    }),
     ApiBadRequestResponse({ description: "validation_failed: `details` maps each field to its errors" }),
     ApiNotFoundResponse({
       description: "no such id in the key's scope (another tenant's ids answer 404 too)",
@@ -64,11 +70,13 @@ export class ApiKeyGuard implements CanActivate {
     private readonly keys: ApiKeysRepository,
     private readonly reflector: Reflector,
     private readonly budget: PreauthBudget,
+    private readonly rateLimit: AdminRateLimit,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     request.principal = await this.authenticate(request.headers.authorization, request.ip);
+    await this.rateLimit.consume(request.principal.keyId);
     const operatorOnly = this.reflector.getAllAndOverride<boolean | undefined>(OPERATOR_ONLY, [
       context.getHandler(),
       context.getClass(),

@@ -88,6 +88,11 @@ describe("loadConfig", () => {
     ["DESTINATION_ALLOW_HTTP", "yes"],
     ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/8,10.0.0.1"],
     ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/33"],
+    ["DESTINATION_MAX_CONCURRENCY", "0"],
+    ["DESTINATION_MAX_CONCURRENCY", "half"],
+    ["CIRCUIT_FAILURE_THRESHOLD", "0"],
+    ["CIRCUIT_PROBE_SECONDS", "-5"],
+    ["ADMIN_RATE_LIMIT", "1200/min"],
   ])("rejects %s=%s", (variable, value) => {
     expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
   });
@@ -198,5 +203,28 @@ describe("loadConfig", () => {
     expect(config.destinationAllowHttp).toBe(true);
     expect(config.destinationAllowCidrs).toEqual(["192.168.10.0/24", "fd00::/8"]);
     expect(loadConfig({ ...BASE, DESTINATION_ALLOW_HTTP: "false" }).destinationAllowHttp).toBe(false);
+  });
+
+  it("parses the fairness limits (api.md's defaults: half the operation's slots, 10 failures, 30 s, 1200/min)", () => {
+    expect(loadConfig(BASE)).toMatchObject({
+      destinationMaxConcurrency: undefined,
+      circuitFailureThreshold: 10,
+      circuitProbeSeconds: 30,
+      adminRateLimit: 1200,
+    });
+    expect(
+      loadConfig({
+        ...BASE,
+        DESTINATION_MAX_CONCURRENCY: "4",
+        CIRCUIT_FAILURE_THRESHOLD: "3",
+        CIRCUIT_PROBE_SECONDS: "2",
+        ADMIN_RATE_LIMIT: "60",
+      }),
+    ).toMatchObject({
+      destinationMaxConcurrency: 4,
+      circuitFailureThreshold: 3,
+      circuitProbeSeconds: 2,
+      adminRateLimit: 60,
+    });
   });
 });

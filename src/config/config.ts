@@ -53,6 +53,14 @@ export interface AppConfig {
   jobMaxWaitSeconds: number;
   /** Bulk replays re-queue at most this many jobs per second (so a replay cannot flood destinations). */
   replayRatePerSecond: number;
+  /** Calls one worker makes at once to one destination (an origin); undefined: half the operation's concurrency. */
+  destinationMaxConcurrency: number | undefined;
+  /** Consecutive failures (timeouts, connection errors, 5xx) that open a destination's circuit. */
+  circuitFailureThreshold: number;
+  /** How long an open circuit waits before a probe call tries the destination again. */
+  circuitProbeSeconds: number;
+  /** Admin API requests per API key per minute; more answer 429. */
+  adminRateLimit: number;
   /** Which proxies' X-Forwarded-For to believe (for YELP_ALLOWED_IPS): none, a hop count, or addresses/CIDRs. */
   trustProxy: false | number | string[];
   /** `http://` tenant-set outbound URLs (CRM destinations) are allowed; otherwise https only. */
@@ -287,6 +295,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     destinationAllowHttp: flag(env, "DESTINATION_ALLOW_HTTP"),
     destinationAllowCidrs: cidrList(env, "DESTINATION_ALLOW_CIDRS"),
     providerRateLimits: providerRateLimits(env),
+    destinationMaxConcurrency:
+      read(env, "DESTINATION_MAX_CONCURRENCY") === undefined
+        ? undefined
+        : integer(env, "DESTINATION_MAX_CONCURRENCY", 0, 1, 10_000),
+    circuitFailureThreshold: integer(env, "CIRCUIT_FAILURE_THRESHOLD", 10, 1, 100_000),
+    circuitProbeSeconds: integer(env, "CIRCUIT_PROBE_SECONDS", 30, 1, 86_400),
+    adminRateLimit: integer(env, "ADMIN_RATE_LIMIT", 1200, 1, 10_000_000),
   };
 }
 
