@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
+import helmet, { type FastifyHelmetOptions } from "@fastify/helmet";
 import secureJson from "secure-json-parse";
 import type { LoggerService } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
@@ -9,7 +10,8 @@ import { AppModule } from "./app.module.js";
 import { AppError } from "./common/app-error.js";
 import { HttpExceptionFilter } from "./common/http-exception.filter.js";
 import type { AppConfig } from "./config/config.js";
-import { Metrics } from "./observability/metrics.js";
+import { bearerMatches } from "./crypto/constant-time.js";
+import { METRICS_UNAUTHORIZED, Metrics } from "./observability/metrics.js";
 import { PROVIDERS } from "./providers/provider-event.js";
 import { mountDocs } from "./observability/docs.js";
 import { createLogger } from "./observability/logger.js";
@@ -95,6 +97,20 @@ function countDeliveries(app: NestFastifyApplication): void {
     });
 }
 
+/** METRICS_TOKEN set: GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`, else 401. */
+function guardMetrics(app: NestFastifyApplication, token: string | undefined): void {
+  if (token === undefined) return;
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook("onRequest", async (request, reply) => {
+      if (request.url.split("?")[0] !== "/metrics") return;
+      if (!bearerMatches(request.headers.authorization, token)) {
+        return reply.code(401).send(METRICS_UNAUTHORIZED);
+      }
+    });
+}
+
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (headers over the limit, malformed
  * request lines, header timeouts): answered in api.md's error shape and with `Connection: close`,
@@ -124,6 +140,42 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 }
 
 /**
+ * Security headers on every answer (the HTML of /docs and /admin/queues above all): no framing
+ * (`frame-ancestors 'none'`, X-Frame-Options DENY), no MIME sniffing, and a CSP that allows what
+ * Swagger UI and the queue dashboard load: their own scripts, inline styles, data: images.
+ * HSTS is left to the TLS proxy in front (it knows the domain); no upgrade of http asset URLs, so
+ * the pages also load where Leadgate is reached over plain HTTP (local runs).
+ */
+const SECURITY_HEADERS: FastifyHelmetOptions = {
+  contentSecurityPolicy: {
+    directives: { "frame-ancestors": ["'none'"], "upgrade-insecure-requests": null },
+  },
+  frameguard: { action: "deny" },
+  hsts: false,
+};
+
+/**
+ * The Node server's timeouts: a request must arrive whole within HTTP_REQUEST_TIMEOUT_MS (else
+ * 408 and the socket closed: a client trickling its headers or body cannot hold a connection), an
+ * idle keep-alive connection is closed after HTTP_KEEP_ALIVE_TIMEOUT_MS, and a socket silent for
+ * longer than both is closed whatever it was doing. Node checks the request timeout periodically:
+ * at least four times per timeout, at most once a second.
+ */
+function timeouts(config: AppConfig) {
+  const requestTimeout = config.httpRequestTimeoutMs;
+  return {
+    requestTimeout,
+    keepAliveTimeout: config.httpKeepAliveTimeoutMs,
+    connectionTimeout: Math.max(requestTimeout, config.httpKeepAliveTimeoutMs),
+    http: {
+      requestTimeout,
+      headersTimeout: Math.min(requestTimeout, 60_000),
+      connectionsCheckingInterval: Math.min(1_000, Math.floor(requestTimeout / 4)),
+    },
+  };
+}
+
+/**
  * Builds the API application (not yet listening): Fastify with raw bodies for signature checks,
  * the body limit, request ids echoed in `x-request-id`, and every error in api.md's shape.
  * Fastify's own request logging stays off: URLs can carry `?token=` secrets.
@@ -134,6 +186,7 @@ export async function createApiApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.webhookBodyLimitBytes,
+    ...timeouts(config),
     clientErrorHandler: answerClientError,
     trustProxy:
       typeof config.trustProxy === "number"
@@ -155,8 +208,10 @@ export async function createApiApp(
     .addHook("onRequest", async (request, reply) => {
       void reply.header(REQUEST_ID_HEADER, request.id);
     });
+  await app.register(helmet, SECURITY_HEADERS);
   app.useGlobalFilters(new HttpExceptionFilter());
   countDeliveries(app);
+  guardMetrics(app, config.metricsToken);
   // Plugins after the root hooks (Fastify runs a root hook added later only after them).
   mountDocs(app);
   mountQueueDashboard(app, app.get(Queues).all());

@@ -3,6 +3,7 @@ import "reflect-metadata";
 import { Logger } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import { loadConfigOrExit } from "./config/config.js";
+import { bearerMatches } from "./crypto/constant-time.js";
 import { createLogger } from "./observability/logger.js";
 import { exitCleanlyOnSignals } from "./lifecycle.js";
 import { Metrics, serveMetrics } from "./observability/metrics.js";
@@ -14,5 +15,12 @@ const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(conf
 });
 exitCleanlyOnSignals(app, "worker");
 await app.init();
-if (config.workerMetricsPort !== undefined) serveMetrics(app.get(Metrics), config.workerMetricsPort);
+if (config.workerMetricsPort !== undefined) {
+  await serveMetrics(app.get(Metrics), {
+    port: config.workerMetricsPort,
+    host: config.workerMetricsHost,
+    authorized: (authorization) =>
+      config.metricsToken === undefined || bearerMatches(authorization, config.metricsToken),
+  });
+}
 new Logger("main").log({ msg: "worker started" });

@@ -1,5 +1,6 @@
 import { Module } from "@nestjs/common";
 import { AuthModule } from "../auth/auth.module.js";
+import { AdminDatabaseModule } from "../database/database.module.js";
 import { ConnectionsModule } from "../connections/connections.module.js";
 import { OutboundModule } from "../common/outbound/outbound.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
@@ -15,7 +16,8 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
 
 /** The admin API (api.md "Admin API"): every route needs an API key; tenant-admin keys see their tenant only. */
 @Module({
-  imports: [AuthModule, ConnectionsModule, JobsModule, OutboundModule],
+  // Admin repositories run on the admin pool (AdminDatabaseModule), apart from ingest's.
+  imports: [AdminDatabaseModule, AuthModule, ConnectionsModule, JobsModule, OutboundModule],
   controllers: [
     TenantsController,
     ApiKeysController,

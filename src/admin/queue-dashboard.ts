@@ -4,6 +4,8 @@ import { FastifyAdapter as BullBoardAdapter } from "@bull-board/fastify";
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import type { Queue } from "bullmq";
 import { ApiKeyGuard } from "../auth/api-key.guard.js";
+import { AppError } from "../common/app-error.js";
+import { sendError } from "../common/http-exception.filter.js";
 
 const BASE_PATH = "/admin/queues";
 
@@ -31,9 +33,12 @@ export function mountQueueDashboard(app: NestFastifyApplication, queues: Queue[]
     .register(
       async (scope) => {
         scope.addHook("onRequest", async (request, reply) => {
-          const principal = await guard
-            .authenticate(presentedKey(request.headers.authorization))
-            .catch(() => undefined);
+          let principal;
+          try {
+            principal = await guard.authenticate(presentedKey(request.headers.authorization), request.ip);
+          } catch (error) {
+            if (error instanceof AppError && error.status === 429) return sendError(reply, request, error);
+          }
           if (principal?.role === "operator") return;
           return reply
             .code(principal ? 403 : 401)

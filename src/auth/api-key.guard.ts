@@ -14,13 +14,16 @@ import {
   ApiNotFoundResponse,
   ApiExtension,
   ApiForbiddenResponse,
+  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from "@nestjs/swagger";
 import type { FastifyRequest } from "fastify";
 import { adminValidationPipe } from "../common/validation.js";
 import { AppError } from "../common/app-error.js";
+import { AdminRateLimit } from "./admin-rate-limit.js";
 import { apiKeyMatches, prefixOf, type Role } from "./api-key.js";
 import { ApiKeysRepository, LAST_USED_RESOLUTION_MS } from "./api-keys.repository.js";
+import { PreauthBudget } from "./preauth-budget.js";
 import type { Principal } from "./principal.js";
 
 const OPERATOR_ONLY = "leadgate:operator-only";
@@ -40,6 +43,10 @@ export const AdminApi = () =>
     UsePipes(adminValidationPipe),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: "no key, an unknown key, or a revoked key" }),
+    ApiTooManyRequestsResponse({
+      description:
+        "rate_limited: the key is over ADMIN_RATE_LIMIT requests per minute; Retry-After says when to retry",
+    }),
     ApiBadRequestResponse({ description: "validation_failed: `details` maps each field to its errors" }),
     ApiNotFoundResponse({
       description: "no such id in the key's scope (another tenant's ids answer 404 too)",
@@ -54,17 +61,22 @@ const unauthorized = () =>
 /**
  * Authenticates admin requests by API key: the row is found by the key's prefix, the key's hash is
  * compared in constant time, revoked keys are refused. The caller becomes `request.principal`.
+ * Each failure counts against the client IP's PREAUTH_FAILURE_LIMIT; an IP over it gets 429, and
+ * a key whose prefix no key has is then refused without a query.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly reflector: Reflector,
+    private readonly budget: PreauthBudget,
+    private readonly rateLimit: AdminRateLimit,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    request.principal = await this.authenticate(request.headers.authorization);
+    request.principal = await this.authenticate(request.headers.authorization, request.ip);
+    await this.rateLimit.consume(request.principal.keyId);
     const operatorOnly = this.reflector.getAllAndOverride<boolean | undefined>(OPERATOR_ONLY, [
       context.getHandler(),
       context.getClass(),
@@ -75,12 +87,16 @@ export class ApiKeyGuard implements CanActivate {
     return true;
   }
 
-  async authenticate(authorization: string | undefined): Promise<Principal> {
+  async authenticate(authorization: string | undefined, ip: string): Promise<Principal> {
     const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(authorization ?? "");
-    if (!match) throw unauthorized();
+    if (!match) throw await this.budget.failed(ip, unauthorized());
     const key = match[1]!;
-    const row = await this.keys.findByPrefix(prefixOf(key));
-    if (!row || !apiKeyMatches(key, row.keyHash) || row.revokedAt) throw unauthorized();
+    const prefix = prefixOf(key);
+    if (this.budget.exhausted(ip) && !(await this.keys.mayExist(prefix))) throw this.budget.refusal(ip);
+    const row = await this.keys.findByPrefix(prefix);
+    if (!row || !apiKeyMatches(key, row.keyHash) || row.revokedAt) {
+      throw await this.budget.failed(ip, unauthorized());
+    }
     if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       await this.keys.touch(row.id);
     }

@@ -1,4 +1,5 @@
 import { Injectable } from "@nestjs/common";
+import { KnownIds } from "../database/known-ids.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
 import type { Prisma } from "../generated/prisma/client.js";
@@ -29,7 +30,17 @@ type Db = Pick<Tx, "apiKey">;
 
 @Injectable()
 export class ApiKeysRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  /** Every key's prefix (revoked ones too), so a made-up key can be refused without a query. */
+  private readonly prefixes: KnownIds;
+
+  constructor(private readonly prisma: PrismaService) {
+    this.prefixes = new KnownIds(prisma.pool, "SELECT prefix AS id FROM api_keys WHERE created_at >= $1");
+  }
+
+  /** False when no key has this prefix (see KnownIds: no query per call). */
+  mayExist(prefix: string): Promise<boolean> {
+    return this.prefixes.mayExist(prefix);
+  }
 
   /** Creates a key (inside the caller's transaction when `db` is one). */
   async create(db: Db, input: { tenantId: string | null; name: string; role: Role }): Promise<CreatedApiKey> {
@@ -38,6 +49,7 @@ export class ApiKeysRepository {
       data: { ...input, prefix: prefixOf(key), keyHash: hashApiKey(key) },
       select: { id: true },
     });
+    this.prefixes.add(prefixOf(key));
     return { id: row.id, key };
   }
 

@@ -1,11 +1,16 @@
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
+import { AdminRateLimit } from "./admin-rate-limit.js";
 import { ApiKeyGuard } from "./api-key.guard.js";
 import { ApiKeysRepository } from "./api-keys.repository.js";
+import { PreauthBudget } from "./preauth-budget.js";
 
 /** API keys and the guard of the admin API; ensures the bootstrap operator key at boot. */
-@Module({ providers: [ApiKeysRepository, ApiKeyGuard], exports: [ApiKeysRepository, ApiKeyGuard] })
+@Module({
+  providers: [ApiKeysRepository, ApiKeyGuard, PreauthBudget, AdminRateLimit],
+  exports: [ApiKeysRepository, ApiKeyGuard, PreauthBudget, AdminRateLimit],
+})
 export class AuthModule implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly keys: ApiKeysRepository,

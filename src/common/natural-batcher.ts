@@ -6,19 +6,32 @@
  * `run` receives the items of one batch and returns one result per item, in order; if it throws,
  * every item of that batch is rejected with the error. `admit` may hold an item back for a later
  * batch (for example a second item with the same key, which one statement could not take twice).
+ * `maxWaiting` bounds the items waiting behind the batch in flight: beyond it, `submit` rejects at
+ * once with BatcherFull, so a stalled `run` cannot make the queue grow without bound.
  */
+export class BatcherFull extends Error {
+  constructor(readonly waiting: number) {
+    super(`${waiting} items are already waiting`);
+  }
+}
+
 export class NaturalBatcher<In, Out> {
   private waiting: { item: In; resolve: (out: Out) => void; reject: (error: unknown) => void }[] = [];
   private draining = false;
 
   constructor(
     private readonly run: (items: In[]) => Promise<Out[]>,
-    private readonly options: { maxBatch: number; admit?: () => (item: In) => boolean } = {
-      maxBatch: 500,
-    },
+    private readonly options: {
+      maxBatch: number;
+      maxWaiting?: number;
+      admit?: () => (item: In) => boolean;
+    } = { maxBatch: 500 },
   ) {}
 
   submit(item: In): Promise<Out> {
+    if (this.waiting.length >= (this.options.maxWaiting ?? Infinity)) {
+      return Promise.reject(new BatcherFull(this.waiting.length));
+    }
     return new Promise<Out>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
       if (!this.draining) void this.drain();

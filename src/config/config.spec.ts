@@ -1,3 +1,4 @@
+import { inIpRanges } from "./ip-ranges.js";
 import { ConfigError, loadConfig } from "./config.js";
 
 const KEY = Buffer.alloc(32, 1).toString("base64");
@@ -27,6 +28,12 @@ describe("loadConfig", () => {
       webhookBodyLimitBytes: 262144,
       yelpAllowedIps: [],
       trustProxy: false,
+      workerMetricsHost: "127.0.0.1",
+      metricsToken: undefined,
+      httpRequestTimeoutMs: 30_000,
+      httpKeepAliveTimeoutMs: 72_000,
+      preauthFailureLimit: 300,
+      ingestQueueLimit: 2_000,
       destinationAllowHttp: false,
       destinationAllowCidrs: [],
     });
@@ -69,11 +76,61 @@ describe("loadConfig", () => {
     ["TRUST_PROXY", "proxy.example"],
     ["LEADGATE_PREVIOUS_ENCRYPTION_KEYS", `${Buffer.alloc(32, 1).toString("base64")},short`],
     ["REPLAY_RATE_PER_SECOND", "0"],
+    ["YELP_ALLOWED_IPS", "10.0.0.0/33"],
+    ["YELP_ALLOWED_IPS", "127.1"],
+    ["YELP_ALLOWED_IPS", "10.0.0.0/8/8"],
+    ["WORKER_METRICS_HOST", "localhost"],
+    ["METRICS_TOKEN", "short"],
+    ["HTTP_REQUEST_TIMEOUT_MS", "100"],
+    ["HTTP_KEEP_ALIVE_TIMEOUT_MS", "soon"],
+    ["PREAUTH_FAILURE_LIMIT", "-1"],
+    ["INGEST_QUEUE_LIMIT", "0"],
     ["DESTINATION_ALLOW_HTTP", "yes"],
     ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/8,10.0.0.1"],
     ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/33"],
+    ["DESTINATION_MAX_CONCURRENCY", "0"],
+    ["DESTINATION_MAX_CONCURRENCY", "half"],
+    ["CIRCUIT_FAILURE_THRESHOLD", "0"],
+    ["CIRCUIT_PROBE_SECONDS", "-5"],
+    ["ADMIN_RATE_LIMIT", "1200/min"],
   ])("rejects %s=%s", (variable, value) => {
     expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
+  });
+
+  it("paces Yelp at its documented 5 requests/s per endpoint by default, daily budgets off", () => {
+    expect(loadConfig(BASE).providerRateLimits).toEqual({
+      yelp: { perSecond: 5, perDay: undefined },
+      thumbtack: { perSecond: undefined, perDay: undefined },
+    });
+  });
+
+  it("parses PROVIDER_RATE_LIMITS: each entry overrides its default", () => {
+    const config = loadConfig({ ...BASE, PROVIDER_RATE_LIMITS: "yelp=off, yelp-daily=500,thumbtack=3/s" });
+    expect(config.providerRateLimits).toEqual({
+      yelp: { perSecond: undefined, perDay: 500 },
+      thumbtack: { perSecond: 3, perDay: undefined },
+    });
+    expect(loadConfig({ ...BASE, PROVIDER_RATE_LIMITS: "thumbtack-daily=1000" }).providerRateLimits).toEqual({
+      yelp: { perSecond: 5, perDay: undefined },
+      thumbtack: { perSecond: undefined, perDay: 1000 },
+    });
+  });
+
+  it.each([
+    ["no budget", "yelp"],
+    ["a per-second budget without /s", "yelp=5"],
+    ["a daily budget with /s", "yelp-daily=500/s"],
+    ["zero", "yelp=0/s"],
+    ["a fraction", "yelp=2.5/s"],
+    ["an unknown provider", "staticforms=5/s"],
+    ["an unknown window", "yelp-hourly=100"],
+    ["a name twice", "yelp=5/s,yelp=off"],
+    ["an empty entry", "yelp=5/s,,thumbtack=off"],
+  ])("stops on a malformed PROVIDER_RATE_LIMITS (%s) with one line naming it", (_, value) => {
+    const error = errorOf({ ...BASE, PROVIDER_RATE_LIMITS: value });
+    expect(error.variable).toBe("PROVIDER_RATE_LIMITS");
+    expect(error.message).toMatch(/^PROVIDER_RATE_LIMITS /);
+    expect(error.message.split("\n")).toHaveLength(1);
   });
 
   it("parses the keys being rotated out", () => {
@@ -97,11 +154,44 @@ describe("loadConfig", () => {
   it("parses the optional Yelp settings", () => {
     const config = loadConfig({
       ...BASE,
-      YELP_ALLOWED_IPS: "52.35.20.1, ::1",
+      YELP_ALLOWED_IPS: "52.35.20.1, ::1, 10.1.0.0/16, 2001:db8::/32",
       YELP_WEBHOOK_TOKEN: "t".repeat(20),
     });
-    expect(config.yelpAllowedIps).toEqual(["52.35.20.1", "::1"]);
+    const allowed = (ip: string) => inIpRanges(ip, config.yelpAllowedIps);
+    expect(["52.35.20.1", "::1", "10.1.255.3", "::ffff:10.1.0.9", "2001:db8::7"].map(allowed)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(["52.35.20.2", "10.2.0.1", "2001:db9::1", "not-an-ip"].map(allowed)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(config.yelpWebhookToken).toBe("t".repeat(20));
+  });
+
+  it("parses the edge settings", () => {
+    const config = loadConfig({
+      ...BASE,
+      WORKER_METRICS_HOST: "0.0.0.0",
+      METRICS_TOKEN: "m".repeat(24),
+      HTTP_REQUEST_TIMEOUT_MS: "1500",
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: "5000",
+      PREAUTH_FAILURE_LIMIT: "0",
+      INGEST_QUEUE_LIMIT: "10",
+    });
+    expect(config).toMatchObject({
+      workerMetricsHost: "0.0.0.0",
+      metricsToken: "m".repeat(24),
+      httpRequestTimeoutMs: 1500,
+      httpKeepAliveTimeoutMs: 5000,
+      preauthFailureLimit: 0,
+      ingestQueueLimit: 10,
+    });
   });
 
   it("parses the outbound destination settings", () => {
@@ -181,5 +271,28 @@ describe("loadConfig", () => {
     expect(error.variable).toBe(variable);
     expect(error.message.split("\n")).toHaveLength(1);
     expect(error.message).not.toContain("yelp-secret");
+  });
+
+  it("parses the fairness limits (api.md's defaults: half the operation's slots, 10 failures, 30 s, 1200/min)", () => {
+    expect(loadConfig(BASE)).toMatchObject({
+      destinationMaxConcurrency: undefined,
+      circuitFailureThreshold: 10,
+      circuitProbeSeconds: 30,
+      adminRateLimit: 1200,
+    });
+    expect(
+      loadConfig({
+        ...BASE,
+        DESTINATION_MAX_CONCURRENCY: "4",
+        CIRCUIT_FAILURE_THRESHOLD: "3",
+        CIRCUIT_PROBE_SECONDS: "2",
+        ADMIN_RATE_LIMIT: "60",
+      }),
+    ).toMatchObject({
+      destinationMaxConcurrency: 4,
+      circuitFailureThreshold: 3,
+      circuitProbeSeconds: 2,
+      adminRateLimit: 60,
+    });
   });
 });

@@ -2,6 +2,7 @@
 // A missing or malformed value throws a ConfigError whose message is one line naming the variable;
 // secret values are never echoed.
 import { isIP } from "node:net";
+import { type IpRange, parseIpRange } from "./ip-ranges.js";
 import ipaddr from "ipaddr.js";
 
 export interface AppConfig {
@@ -16,13 +17,26 @@ export interface AppConfig {
   previousEncryptionKeys: Buffer[];
   bootstrapOperatorKey: string | undefined;
   yelpWebhookToken: string | undefined;
-  yelpAllowedIps: string[];
+  /** Yelp sender addresses or CIDRs (empty: any sender with the URL token). */
+  yelpAllowedIps: IpRange[];
   yelpApiBaseUrl: string;
   thumbtackApiBaseUrl: string;
   payloadRetentionDays: number;
   receiptRetentionDays: number;
   /** The worker serves its Prometheus metrics on this port (unset: no HTTP port at all). */
   workerMetricsPort: number | undefined;
+  /** The address the worker's metrics port binds to (loopback unless an operator opens it). */
+  workerMetricsHost: string;
+  /** When set, `/metrics` (API and worker) wants `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+  /** A request (headers and body) must arrive within this, or it is answered 408 and the socket closed. */
+  httpRequestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  httpKeepAliveTimeoutMs: number;
+  /** Failed authentications per client IP per minute before that IP's failures answer 429 (0: no limit). */
+  preauthFailureLimit: number;
+  /** Deliveries waiting in memory for their receipt write; more answer 503 with Retry-After. */
+  ingestQueueLimit: number;
   /** How often the worker runs retention. */
   retentionIntervalMinutes: number;
   webhookBodyLimitBytes: number;
@@ -39,6 +53,14 @@ export interface AppConfig {
   jobMaxWaitSeconds: number;
   /** Bulk replays re-queue at most this many jobs per second (so a replay cannot flood destinations). */
   replayRatePerSecond: number;
+  /** Calls one worker makes at once to one destination (an origin); undefined: half the operation's concurrency. */
+  destinationMaxConcurrency: number | undefined;
+  /** Consecutive failures (timeouts, connection errors, 5xx) that open a destination's circuit. */
+  circuitFailureThreshold: number;
+  /** How long an open circuit waits before a probe call tries the destination again. */
+  circuitProbeSeconds: number;
+  /** Admin API requests per API key per minute; more answer 429. */
+  adminRateLimit: number;
   /** Which proxies' X-Forwarded-For to believe (for YELP_ALLOWED_IPS): none, a hop count, or addresses/CIDRs. */
   trustProxy: false | number | string[];
   /** `http://` tenant-set outbound URLs (CRM destinations) are allowed; otherwise https only. */
@@ -51,6 +73,8 @@ export interface AppConfig {
   oauthReturnUrlOrigins: string[];
   /** A provider token is refreshed before a call when less than this (or half its lifetime) remains. */
   oauthRefreshMarginSeconds: number;
+  /** Budgets of outbound provider API calls, shared by every tenant and worker (PROVIDER_RATE_LIMITS). */
+  providerRateLimits: Record<ApiProvider, ProviderRateLimit>;
 }
 
 /** One provider's OAuth 2 client registration (api.md "Running"). */
@@ -62,6 +86,18 @@ export interface OAuthClientConfig {
   /** RFC 7009 revocation endpoint (Thumbtack only; none documented for Yelp). */
   revokeUrl: string | undefined;
   scopes: string[];
+}
+
+/** The providers Leadgate calls (Static Forms has no API). */
+export const API_PROVIDERS = ["yelp", "thumbtack"] as const;
+export type ApiProvider = (typeof API_PROVIDERS)[number];
+
+/** A provider's call budgets; undefined: off. */
+export interface ProviderRateLimit {
+  /** Calls per second to one endpoint (`<provider>=N/s`). */
+  perSecond: number | undefined;
+  /** Calls per day to all its endpoints together (`<provider>-daily=N`). */
+  perDay: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -138,14 +174,25 @@ function secret(env: Env, name: string, minLength: number): string | undefined {
   return value;
 }
 
-function ipList(env: Env, name: string): string[] {
+function ipRanges(env: Env, name: string): IpRange[] {
   const value = read(env, name);
   if (value === undefined) return [];
-  const ips = value.split(",").map((ip) => ip.trim());
-  const bad = ips.find((ip) => isIP(ip) === 0);
-  if (bad !== undefined)
-    throw new ConfigError(name, `must be a comma-separated list of IP addresses (got "${bad}")`);
-  return ips;
+  return value.split(",").map((entry) => {
+    const range = parseIpRange(entry.trim());
+    if (range === undefined) {
+      throw new ConfigError(
+        name,
+        `must be a comma-separated list of IP addresses or CIDRs (got "${entry.trim()}")`,
+      );
+    }
+    return range;
+  });
+}
+
+function ipAddress(env: Env, name: string, fallback: string): string {
+  const value = read(env, name) ?? fallback;
+  if (isIP(value) === 0) throw new ConfigError(name, `must be an IP address (got "${value}")`);
+  return value;
 }
 
 function redisPrefix(env: Env): string {
@@ -252,6 +299,37 @@ function originList(env: Env, name: string): string[] {
   });
 }
 
+/** Yelp's documented 5 requests/s per endpoint; daily budgets (and Thumbtack, undocumented) off unless set. */
+const DEFAULT_RATE_LIMITS: Record<ApiProvider, ProviderRateLimit> = {
+  yelp: { perSecond: 5, perDay: undefined },
+  thumbtack: { perSecond: undefined, perDay: undefined },
+};
+
+/** `yelp=5/s,yelp-daily=500,thumbtack=off`: each entry overrides its default once. */
+function providerRateLimits(env: Env): Record<ApiProvider, ProviderRateLimit> {
+  const name = "PROVIDER_RATE_LIMITS";
+  const limits = structuredClone(DEFAULT_RATE_LIMITS);
+  const value = read(env, name);
+  if (value === undefined) return limits;
+  const seen = new Set<string>();
+  for (const entry of value.split(",").map((part) => part.trim())) {
+    const perSecond = /^(yelp|thumbtack)=(?:off|([1-9]\d{0,5})\/s)$/.exec(entry);
+    const perDay = /^(yelp|thumbtack)-daily=(?:off|([1-9]\d{0,8}))$/.exec(entry);
+    const match = perSecond ?? perDay;
+    const key = entry.split("=")[0]!;
+    if (!match || seen.has(key)) {
+      throw new ConfigError(
+        name,
+        `must be a comma-separated list like "yelp=5/s,yelp-daily=500,thumbtack=off", each name once (got "${entry}")`,
+      );
+    }
+    seen.add(key);
+    limits[match[1] as ApiProvider][perSecond ? "perSecond" : "perDay"] =
+      match[2] === undefined ? undefined : Number(match[2]);
+  }
+  return limits;
+}
+
 /** The local Postgres (api.md: DATABASE_URL defaults to the local service). */
 const LOCAL_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/leadgate";
 
@@ -267,7 +345,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     previousEncryptionKeys: previousEncryptionKeys(env),
     bootstrapOperatorKey: secret(env, "LEADGATE_BOOTSTRAP_OPERATOR_KEY", 24),
     yelpWebhookToken: secret(env, "YELP_WEBHOOK_TOKEN", 16),
-    yelpAllowedIps: ipList(env, "YELP_ALLOWED_IPS"),
+    yelpAllowedIps: ipRanges(env, "YELP_ALLOWED_IPS"),
     yelpApiBaseUrl: url(env, "YELP_API_BASE_URL", "https://api.yelp.com", ["https:", "http:"]),
     thumbtackApiBaseUrl: url(env, "THUMBTACK_API_BASE_URL", "https://api.thumbtack.com", ["https:", "http:"]),
     payloadRetentionDays: integer(env, "PAYLOAD_RETENTION_DAYS", 30, 1, 36500),
@@ -277,6 +355,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
       read(env, "WORKER_METRICS_PORT") === undefined
         ? undefined
         : integer(env, "WORKER_METRICS_PORT", 0, 1, 65535),
+    workerMetricsHost: ipAddress(env, "WORKER_METRICS_HOST", "127.0.0.1"),
+    metricsToken: secret(env, "METRICS_TOKEN", 16),
+    httpRequestTimeoutMs: integer(env, "HTTP_REQUEST_TIMEOUT_MS", 30_000, 500, 600_000),
+    httpKeepAliveTimeoutMs: integer(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 72_000, 1_000, 600_000),
+    preauthFailureLimit: integer(env, "PREAUTH_FAILURE_LIMIT", 300, 0, 1_000_000),
+    ingestQueueLimit: integer(env, "INGEST_QUEUE_LIMIT", 2_000, 1, 1_000_000),
     webhookBodyLimitBytes: integer(env, "WEBHOOK_BODY_LIMIT_BYTES", 262144, 1024, 64 * 1024 * 1024),
     webhookRateLimit: integer(env, "WEBHOOK_RATE_LIMIT", 12_000, 0, 10_000_000),
     webhookRateLimitWindowSeconds: integer(env, "WEBHOOK_RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),
@@ -291,6 +375,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     oauth: { yelp: oauthClient(env, "yelp"), thumbtack: oauthClient(env, "thumbtack") },
     oauthReturnUrlOrigins: originList(env, "OAUTH_RETURN_URL_ORIGINS"),
     oauthRefreshMarginSeconds: integer(env, "OAUTH_REFRESH_MARGIN_SECONDS", 300, 0, 86_400),
+    providerRateLimits: providerRateLimits(env),
+    destinationMaxConcurrency:
+      read(env, "DESTINATION_MAX_CONCURRENCY") === undefined
+        ? undefined
+        : integer(env, "DESTINATION_MAX_CONCURRENCY", 0, 1, 10_000),
+    circuitFailureThreshold: integer(env, "CIRCUIT_FAILURE_THRESHOLD", 10, 1, 100_000),
+    circuitProbeSeconds: integer(env, "CIRCUIT_PROBE_SECONDS", 30, 1, 86_400),
+    adminRateLimit: integer(env, "ADMIN_RATE_LIMIT", 1200, 1, 10_000_000),
   };
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from "@nestjs/common";
 import { NaturalBatcher } from "../common/natural-batcher.js";
+import { KnownIds } from "../database/known-ids.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Provider } from "../providers/provider-event.js";
 import type { ConnectionSettings, ConnectionStatus } from "./connection.js";
@@ -18,6 +19,10 @@ export interface IngestConnectionRow {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** How long an id found to be unknown answers "unknown" without a query, and how many are kept. */
+const UNKNOWN_TTL_MS = 30_000;
+const MAX_UNKNOWN = 10_000;
 
 /**
  * Connection reads on the ingest hot path. A delivery names its connection by id (Static Forms,
@@ -64,10 +69,39 @@ export class ConnectionsRepository {
     { maxBatch: 200 },
   );
 
-  constructor(private readonly prisma: PrismaService) {}
+  /**
+   * Ids looked up and not found, until when they answer "unknown" without a query (a flood of one
+   * made-up id costs one query per 30 s). Ids are random UUIDs the database draws when it creates
+   * a connection, so none can be cached here before its connection exists.
+   */
+  private readonly unknown = new Map<string, number>();
+  /** Every connection id, for callers that must not query for ids that do not exist (KnownIds). */
+  private readonly ids: KnownIds;
 
-  findForIngest(id: string): Promise<IngestConnectionRow | undefined> {
-    return UUID.test(id) ? this.byId.submit(id.toLowerCase()) : Promise.resolve(undefined);
+  constructor(private readonly prisma: PrismaService) {
+    this.ids = new KnownIds(prisma.pool, "SELECT id::text AS id FROM connections WHERE created_at >= $1");
+  }
+
+  async findForIngest(id: string): Promise<IngestConnectionRow | undefined> {
+    if (!UUID.test(id)) return undefined;
+    const key = id.toLowerCase();
+    const until = this.unknown.get(key);
+    if (until !== undefined && until > Date.now()) return undefined;
+    const row = await this.byId.submit(key);
+    if (row) {
+      this.unknown.delete(key);
+      this.ids.add(key);
+    } else {
+      if (this.unknown.size >= MAX_UNKNOWN) this.unknown.delete(this.unknown.keys().next().value!);
+      this.unknown.delete(key); // re-inserted last: the Map's order is the order of expiry
+      this.unknown.set(key, Date.now() + UNKNOWN_TTL_MS);
+    }
+    return row;
+  }
+
+  /** False when no connection has this id (see KnownIds: no query per call). */
+  async mayExist(id: string): Promise<boolean> {
+    return UUID.test(id) && this.ids.mayExist(id.toLowerCase());
   }
 
   findForIngestByAccount(provider: Provider, accountId: string): Promise<IngestConnectionRow | undefined> {

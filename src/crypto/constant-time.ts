@@ -11,3 +11,8 @@ export function secretsEqual(given: string | undefined, expected: string): boole
   const b = createHash("sha256").update(expected).digest();
   return timingSafeEqual(a, b) && given !== undefined;
 }
+
+/** True when `authorization` is `Bearer <token>` (constant-time comparison). */
+export function bearerMatches(authorization: string | undefined, token: string): boolean {
+  return secretsEqual(/^Bearer (.+)$/.exec(authorization ?? "")?.[1], token);
+}

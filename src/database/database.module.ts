@@ -1,7 +1,19 @@
 import { Global, Module } from "@nestjs/common";
-import { PrismaService } from "./prisma.service.js";
+import { ADMIN_POOL, POOL_SETTINGS, PrismaService } from "./prisma.service.js";
 import { Transactions } from "./transactions.js";
 
 @Global()
 @Module({ providers: [PrismaService, Transactions], exports: [PrismaService, Transactions] })
 export class DatabaseModule {}
+
+/**
+ * The admin API's database access over its own small pool (ADMIN_POOL): a module that imports this
+ * gets this PrismaService and Transactions instead of the global ones, so admin queries cannot
+ * starve ingest of connections. (Stores and the job state machine that admin routes call keep the
+ * main pool, except inside an admin transaction, which they join.)
+ */
+@Module({
+  providers: [{ provide: POOL_SETTINGS, useValue: ADMIN_POOL }, PrismaService, Transactions],
+  exports: [PrismaService, Transactions],
+})
+export class AdminDatabaseModule {}

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from "@nestjs/common";
+import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from "@nestjs/common";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client.js";
@@ -7,8 +7,22 @@ import { APP_CONFIG } from "../config/config.module.js";
 
 const logger = new Logger("database");
 
+/** A PrismaService's pool: how many Postgres connections it opens. */
+export interface PoolSettings {
+  max: number;
+}
+
+/** Injection token of the pool settings (absent: the process's main pool). */
+export const POOL_SETTINGS = Symbol("POOL_SETTINGS");
+
 /** Postgres connections per process; the ingest path batches, so a few go far. */
-const POOL_SIZE = 10;
+const MAIN_POOL: PoolSettings = { max: 10 };
+
+/**
+ * The admin API's own pool (src/database/database.module.ts AdminDatabaseModule): slow or many admin
+ * queries wait for these connections and never take the ones ingest and the jobs need.
+ */
+export const ADMIN_POOL: PoolSettings = { max: 4 };
 
 type Adapter = Awaited<ReturnType<PrismaPg["connect"]>>;
 type AdapterTransaction = Awaited<ReturnType<Adapter["startTransaction"]>>;
@@ -81,10 +95,13 @@ function releasedOnFailedEnd(tx: AdapterTransaction): AdapterTransaction {
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
   readonly pool: pg.Pool;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Optional() @Inject(POOL_SETTINGS) settings: PoolSettings = MAIN_POOL,
+  ) {
     const pool = new pg.Pool({
       connectionString: config.databaseUrl,
-      max: POOL_SIZE,
+      max: settings.max,
       connectionTimeoutMillis: 2_000,
       statement_timeout: 10_000,
       // Client side too: a half-open connection must not hold a batch (and every delivery behind it) forever.

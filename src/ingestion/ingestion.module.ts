@@ -1,4 +1,5 @@
 import { Module } from "@nestjs/common";
+import { AuthModule } from "../auth/auth.module.js";
 import { ConnectionsModule } from "../connections/connections.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
 import { ProvidersModule } from "../providers/providers.module.js";
@@ -8,7 +9,7 @@ import { ReceiptWriter } from "./receipt-writer.js";
 import { WebhooksController } from "./webhooks.controller.js";
 
 @Module({
-  imports: [ConnectionsModule, ProvidersModule, JobsModule],
+  imports: [AuthModule, ConnectionsModule, ProvidersModule, JobsModule],
   controllers: [WebhooksController],
   providers: [IngestionService, ReceiptWriter, RateLimiter],
 })

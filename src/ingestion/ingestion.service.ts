@@ -1,4 +1,5 @@
 import { Injectable, Logger } from "@nestjs/common";
+import { PreauthBudget } from "../auth/preauth-budget.js";
 import { AppError, unavailable } from "../common/app-error.js";
 import type { IngestConnectionRow } from "../connections/connections.repository.js";
 import { ConnectionsRepository } from "../connections/connections.repository.js";
@@ -29,6 +30,11 @@ const unknownConnection = () =>
  * One delivery, start to answer: find the connection, authenticate the sender on the raw request,
  * normalize, write receipts and jobs, answer. Nothing is written before authentication and
  * normalization succeed; nothing is answered 2xx before the write committed.
+ *
+ * An unknown connection id or wrong credentials count against the client IP's
+ * PREAUTH_FAILURE_LIMIT (a Yelp delivery is authenticated by its URL token, so its unknown business
+ * does not count). While the IP is over it, an id no connection has is refused with 429 before any
+ * query; any other delivery is looked up and verified as usual, so one that authenticates passes.
  */
 @Injectable()
 export class IngestionService {
@@ -41,6 +47,7 @@ export class IngestionService {
     private readonly writer: ReceiptWriter,
     private readonly metrics: Metrics,
     private readonly rateLimiter: RateLimiter,
+    private readonly budget: PreauthBudget,
   ) {}
 
   async ingest(
@@ -74,8 +81,16 @@ export class IngestionService {
     context: Record<string, unknown>,
   ): Promise<IngestAnswer> {
     const adapter = this.adapters.get(provider);
+    const byId = "connectionId" in route;
+    if (
+      byId &&
+      this.budget.exhausted(delivery.ip) &&
+      !(await this.connections.mayExist(route.connectionId))
+    ) {
+      throw this.budget.refusal(delivery.ip);
+    }
     const row = await this.find(provider, route, delivery);
-    if (!row) throw unknownConnection();
+    if (!row) throw byId ? await this.budget.failed(delivery.ip, unknownConnection()) : unknownConnection();
     Object.assign(context, { tenantId: row.tenantId, connectionId: row.id });
 
     const connection: ConnectionForIngest = {
@@ -83,7 +98,13 @@ export class IngestionService {
       externalAccountId: row.externalAccountId,
       credentials: this.acceptedCredentials(row),
     };
-    adapter.verify(delivery, connection);
+    try {
+      adapter.verify(delivery, connection);
+    } catch (error) {
+      throw error instanceof AppError && error.status === 401
+        ? await this.budget.failed(delivery.ip, error)
+        : error;
+    }
     if (row.status === "disabled") {
       throw new AppError(
         410,

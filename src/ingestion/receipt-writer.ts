@@ -1,6 +1,8 @@
-import { Injectable, Logger } from "@nestjs/common";
+import { Inject, Injectable, Logger } from "@nestjs/common";
 import { AppError, unavailable } from "../common/app-error.js";
-import { NaturalBatcher } from "../common/natural-batcher.js";
+import { BatcherFull, NaturalBatcher } from "../common/natural-batcher.js";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { type EnqueueableJob, JobQueue } from "../jobs/job-queue.js";
 import { insertJobsSql } from "../jobs/state/job-state-machine.js";
@@ -59,36 +61,46 @@ function isDataError(error: unknown): boolean {
  * 503 and nothing of them is written. A key appears at most once per statement (a delivery
  * repeating a key already in the batch waits for the next one), and a delivery whose data the
  * database refuses is split off, so it cannot take the other deliveries of its batch down with it.
+ * At most INGEST_QUEUE_LIMIT deliveries wait behind the statement in flight; more get a 503 with
+ * Retry-After at once (nothing written), so a slow database costs bounded memory.
  */
 @Injectable()
 export class ReceiptWriter {
   private readonly logger = new Logger("receipts");
-  private readonly batcher = new NaturalBatcher<ReceiptInput[], ReceiptOutcome[] | AppError>(
-    (deliveries) => this.writeBatch(deliveries),
-    {
-      maxBatch: MAX_BATCH,
-      admit: () => {
-        const seen = new Set<string>();
-        return (delivery) => {
-          const keys = delivery.map(dedupeKey);
-          if (keys.some((key) => seen.has(key))) return false;
-          keys.forEach((key) => seen.add(key));
-          return true;
-        };
-      },
-    },
-  );
+  private readonly batcher: NaturalBatcher<ReceiptInput[], ReceiptOutcome[] | AppError>;
 
   constructor(
     private readonly prisma: PrismaService,
     private readonly jobQueue: JobQueue,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.batcher = new NaturalBatcher<ReceiptInput[], ReceiptOutcome[] | AppError>(
+      (deliveries) => this.writeBatch(deliveries),
+      {
+        maxBatch: MAX_BATCH,
+        maxWaiting: config.ingestQueueLimit,
+        admit: () => {
+          const seen = new Set<string>();
+          return (delivery) => {
+            const keys = delivery.map(dedupeKey);
+            if (keys.some((key) => seen.has(key))) return false;
+            keys.forEach((key) => seen.add(key));
+            return true;
+          };
+        },
+      },
+    );
+  }
 
   /** Writes one delivery's events together; one outcome per event, in order. */
   async write(events: ReceiptInput[]): Promise<ReceiptOutcome[]> {
     // The same event twice in one delivery is one event: write it once, answer both with it.
     const unique = [...new Map(events.map((event) => [dedupeKey(event), event])).values()];
-    const outcomes = await this.batcher.submit(unique);
+    const outcomes = await this.batcher.submit(unique).catch((error: unknown) => {
+      if (!(error instanceof BatcherFull)) throw error;
+      this.logger.warn({ msg: "receipt queue full; answering 503", waiting: error.waiting });
+      return unavailable("The receipt store");
+    });
     if (outcomes instanceof AppError) throw outcomes;
     const byKey = new Map(unique.map((event, index) => [dedupeKey(event), outcomes[index]!]));
     return events.map((event) => byKey.get(dedupeKey(event))!);

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Param, Post, Query, Req, Res } from "@nestjs/common";
 import type { RawBodyRequest } from "@nestjs/common";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { PreauthBudget } from "../auth/preauth-budget.js";
 import { AppError } from "../common/app-error.js";
 import type { InboundDelivery } from "../providers/provider-adapter.js";
 import type { Provider } from "../providers/provider-event.js";
@@ -41,7 +42,17 @@ export class WebhooksController {
   constructor(
     private readonly ingestion: IngestionService,
     @Inject(YelpAdapter) private readonly yelp: YelpAdapter,
+    private readonly budget: PreauthBudget,
   ) {}
+
+  /** Yelp's URL token (and sender IP): a failure counts against the IP's PREAUTH_FAILURE_LIMIT. */
+  private async verifyYelp(token: string, ip: string): Promise<void> {
+    try {
+      this.yelp.verifyPlatform(token, ip);
+    } catch (error) {
+      throw error instanceof AppError ? await this.budget.failed(ip, error) : error;
+    }
+  }
 
   @Post("staticforms/:connectionId")
   staticForms(
@@ -63,23 +74,23 @@ export class WebhooksController {
 
   /** Yelp's verification handshake: echo `verification` back. */
   @Get("yelp/:token")
-  yelpHandshake(
+  async yelpHandshake(
     @Param("token") token: string,
     @Query("verification") verification: unknown,
     @Req() request: FastifyRequest,
   ) {
-    this.yelp.verifyPlatform(token, request.ip);
+    await this.verifyYelp(token, request.ip);
     return { verification: this.yelp.verification(verification) };
   }
 
   @Post("yelp/:token")
-  yelpDelivery(
+  async yelpDelivery(
     @Param("token") token: string,
     @Req() request: RawBodyRequest<FastifyRequest>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const delivery = deliveryOf(request);
-    this.yelp.verifyPlatform(token, delivery.ip);
+    await this.verifyYelp(token, delivery.ip);
     return this.answer(
       this.ingestion.ingest("yelp", { accountOf: (d) => this.yelp.accountIdOf(d) }, delivery, request.id),
       reply,

@@ -24,12 +24,12 @@ export interface JobConnection {
   externalAccountId: string;
   status: ConnectionStatus;
   settings: ConnectionSettings;
-  /** Provider API token (decrypted), when the connection has one. */
-  accessToken?: string;
-  /** Standard Webhooks secret of the CRM destination (decrypted), when it has one. */
-  crmSigningSecret?: string;
-  /** The signing secret a rotate-crm-secret replaced, while its grace period lasts (decrypted). */
-  previousCrmSigningSecret?: string;
+  /** Provider API token (decrypted when first read), when the connection has one. */
+  readonly accessToken?: string;
+  /** Standard Webhooks secret of the CRM destination (decrypted when first read), when it has one. */
+  readonly crmSigningSecret?: string;
+  /** The signing secret a rotate-crm-secret replaced, while its grace period lasts (decrypted when first read). */
+  readonly previousCrmSigningSecret?: string;
 }
 
 /** Everything a processor needs, loaded from Postgres by id (a BullMQ job carries ids only). */
@@ -57,7 +57,27 @@ export class JobContextLoader {
         throw new PermanentError("secrets_unreadable");
       }
     };
-    const credentials = row.credentials ? open<{ accessToken?: string }>(row.credentials, "credentials") : {};
+    // Each secret is opened when a processor first reads it, so a job is not stopped by a secret it
+    // does not use (a lead-upsert by an unreadable CRM signing secret), and none pays for the others.
+    const lazily = <T>(
+      envelope: string | null,
+      column: ConnectionSecretColumn,
+      read: (opened: T) => string | undefined,
+    ) => {
+      let value: { opened: string | undefined } | undefined;
+      return () => (value ??= { opened: envelope ? read(open<T>(envelope, column)) : undefined }).opened;
+    };
+    const accessToken = lazily<{ accessToken?: string }>(
+      row.credentials,
+      "credentials",
+      (c) => c.accessToken,
+    );
+    const crmSigningSecret = lazily<string>(row.crm_signing_secret, "crm_signing_secret", (secret) => secret);
+    const previousCrmSigningSecret = lazily<string>(
+      row.previous_crm_signing_secret,
+      "previous_crm_signing_secret",
+      (secret) => secret,
+    );
     return {
       job,
       receipt: {
@@ -77,18 +97,15 @@ export class JobContextLoader {
         externalAccountId: row.external_account_id,
         status: row.status,
         settings: row.settings,
-        ...(credentials.accessToken ? { accessToken: credentials.accessToken } : {}),
-        ...(row.crm_signing_secret
-          ? { crmSigningSecret: open<string>(row.crm_signing_secret, "crm_signing_secret") }
-          : {}),
-        ...(row.previous_crm_signing_secret
-          ? {
-              previousCrmSigningSecret: open<string>(
-                row.previous_crm_signing_secret,
-                "previous_crm_signing_secret",
-              ),
-            }
-          : {}),
+        get accessToken() {
+          return accessToken();
+        },
+        get crmSigningSecret() {
+          return crmSigningSecret();
+        },
+        get previousCrmSigningSecret() {
+          return previousCrmSigningSecret();
+        },
       },
     };
   }

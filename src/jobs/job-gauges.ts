@@ -61,6 +61,24 @@ export class JobGauges {
         }
       },
     });
+    const openCircuits = () =>
+      this.prisma.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM destination_circuits WHERE state <> 'closed'",
+      );
+    new Gauge({
+      name: "leadgate_destination_circuits_open",
+      help: "Destinations (CRM origins) whose circuit is open or half-open: their jobs wait for a probe. A count, not one series per origin (origins are tenant-set). Which ones: destination_circuits in Postgres.",
+      registers: [metrics.registry],
+      async collect() {
+        this.reset();
+        try {
+          const { rows } = await openCircuits();
+          this.set(rows[0]?.n ?? 0);
+        } catch {
+          // the database is down: no sample this scrape, never a false 0
+        }
+      },
+    });
   }
 
   private async read(): Promise<Row[] | undefined> {

@@ -9,7 +9,13 @@ import { ProviderTokens } from "../connections/provider-tokens.js";
 import { backoffDelay } from "./backoff.js";
 import { Metrics } from "../observability/metrics.js";
 import { JobQueue } from "./job-queue.js";
-import { CONTEXT_COLUMNS, type ContextRow, type JobContext, JobContextLoader } from "./job-context.js";
+import {
+  CONTEXT_COLUMNS,
+  type ContextRow,
+  type JobConnection,
+  type JobContext,
+  JobContextLoader,
+} from "./job-context.js";
 import type { Processor } from "./processor.js";
 import { ABANDONED_AFTER_MS, type ClaimedJob, JobStateMachine } from "./state/job-state-machine.js";
 import { type JobStatus, TRANSITIONS } from "./state/job-states.js";
@@ -181,8 +187,12 @@ export class JobRunner {
 }
 
 function withToken(context: JobContext, accessToken: string | undefined): JobContext {
-  const { accessToken: _loaded, ...connection } = context.connection;
-  return { ...context, connection: accessToken === undefined ? connection : { ...connection, accessToken } };
+  if (accessToken === undefined) return context;
+  // The connection's other secrets stay lazy getters (decrypted only if the processor reads them).
+  const connection = Object.create(context.connection, {
+    accessToken: { value: accessToken, enumerable: true },
+  }) as JobConnection;
+  return { ...context, connection };
 }
 
 /** The transition a job takes instead of running, by its connection's status. */

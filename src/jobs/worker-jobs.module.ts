@@ -2,6 +2,8 @@ import { Module } from "@nestjs/common";
 import { LeadsRepository } from "../leads/leads.repository.js";
 import { FollowUpModule } from "../providers/follow-up.module.js";
 import { OutboundModule } from "../common/outbound/outbound.module.js";
+import { CircuitBreaker } from "../common/outbound/circuit-breaker.js";
+import { DestinationFairness } from "./destination-fairness.js";
 import { Dispatcher } from "./dispatcher.js";
 import { JobContextLoader } from "./job-context.js";
 import { JobRunner } from "./job-runner.js";
@@ -28,6 +30,8 @@ import { TokenRefreshSweep } from "./token-refresh-sweep.js";
     LeadUpsertProcessor,
     InitialResponseProcessor,
     CrmDeliveryProcessor,
+    CircuitBreaker,
+    DestinationFairness,
     ...Object.values(OPERATION_WORKERS),
     Dispatcher,
     TokenRefreshSweep,

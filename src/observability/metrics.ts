@@ -1,4 +1,4 @@
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import { Injectable } from "@nestjs/common";
 import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
@@ -81,15 +81,34 @@ export class Metrics {
   }
 }
 
-/** The worker's own /metrics (WORKER_METRICS_PORT): its job, dispatcher and retention counters. */
-export function serveMetrics(metrics: Metrics, port: number): void {
-  createServer((request, response) => {
+export const METRICS_UNAUTHORIZED = {
+  error: "unauthorized",
+  message: "The metrics need Authorization: Bearer <METRICS_TOKEN>.",
+};
+
+/**
+ * The worker's own /metrics (WORKER_METRICS_PORT on WORKER_METRICS_HOST, loopback by default): its
+ * job, dispatcher and retention counters, for scrapes whose Authorization header `authorized`
+ * accepts (401 otherwise). Resolves once it listens.
+ */
+export async function serveMetrics(
+  metrics: Metrics,
+  options: { port: number; host: string; authorized: (authorization: string | undefined) => boolean },
+): Promise<Server> {
+  const server = createServer((request, response) => {
     if (request.url !== "/metrics") return void response.writeHead(404).end();
+    if (!options.authorized(request.headers.authorization)) {
+      return void response
+        .writeHead(401, { "content-type": "application/json; charset=utf-8" })
+        .end(JSON.stringify(METRICS_UNAUTHORIZED));
+    }
     void metrics.registry.metrics().then(
       (text) => response.writeHead(200, { "content-type": metrics.registry.contentType }).end(text),
       () => response.writeHead(500).end(),
     );
-  })
-    .listen(port, "0.0.0.0")
-    .unref();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject).listen(options.port, options.host, resolve);
+  });
+  return server.unref();
 }

@@ -1,4 +1,9 @@
 import { Module } from "@nestjs/common";
+import type { Redis } from "ioredis";
+import { ProviderQuota } from "../common/outbound/provider-quota.js";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { QUEUE_CONNECTION } from "../queues/queue-lifecycle.js";
 import { FollowUpRegistry } from "./follow-up-registry.js";
 import { StaticFormsFollowUp } from "./static-forms/static-forms.follow-up.js";
 import { ThumbtackClient } from "./thumbtack/thumbtack.client.js";
@@ -6,9 +11,18 @@ import { ThumbtackFollowUp } from "./thumbtack/thumbtack.follow-up.js";
 import { YelpClient } from "./yelp/yelp.client.js";
 import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
 
-/** The worker's side of the providers: their API clients and lead and reply rules, by provider. */
+/**
+ * The worker's side of the providers: their API clients, paced by budgets shared in Redis (on the
+ * worker's connection), and lead and reply rules, by provider.
+ */
 @Module({
   providers: [
+    {
+      provide: ProviderQuota,
+      inject: [QUEUE_CONNECTION, APP_CONFIG],
+      useFactory: (redis: Redis, config: AppConfig) =>
+        new ProviderQuota(redis, config.redisPrefix, config.providerRateLimits, config.sideEffectTimeoutMs),
+    },
     YelpClient,
     ThumbtackClient,
     StaticFormsFollowUp,

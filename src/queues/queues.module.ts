@@ -50,7 +50,8 @@ export class QueuesModule {
   }
 
   private static create(role: QueueRole, connection: Provider): DynamicModule {
-    // The connection is seen by this module and BullModule's shared configuration, nowhere else.
+    // The connection is seen by this module, BullModule's shared configuration and (exported) the
+    // provider quotas, which count in Redis on it.
     const connectionModule: DynamicModule = {
       module: QueueConnectionModule,
       providers: [connection],
@@ -87,7 +88,7 @@ export class QueuesModule {
         },
         QueueLifecycle,
       ],
-      exports: [Queues],
+      exports: [Queues, connectionModule],
     };
   }
 }

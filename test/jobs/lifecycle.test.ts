@@ -111,9 +111,9 @@ describe("job lifecycle", () => {
       (list) => list.some((row) => row.status === "dead"),
     );
     expect(rows).toEqual([
-      // The CRM delivery waits (visibly, bounded by JOB_MAX_WAIT_SECONDS) for its dead lead-upsert.
-      { status: "waiting", attempts: 0, last_error_code: null },
+      // Only the job that reads the unreadable secret stops: the CRM delivery, not the lead-upsert.
       { status: "dead", attempts: 1, last_error_code: "secrets_unreadable" },
+      { status: "succeeded", attempts: 1, last_error_code: null },
     ]);
   });
 

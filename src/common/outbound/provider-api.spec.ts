@@ -48,7 +48,9 @@ describe("ProviderApi", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address();
     if (address === null || typeof address === "string") throw new Error("no TCP address");
-    api = new ProviderApi("acme", `http://127.0.0.1:${address.port}`, 2000);
+    api = new ProviderApi("acme", `http://127.0.0.1:${address.port}`, 2000, {
+      paced: (_provider, _endpoint, call) => call(),
+    });
     Logger.overrideLogger(capture);
   });
   afterAll(async () => {

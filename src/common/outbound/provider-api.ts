@@ -1,11 +1,13 @@
-// A provider's HTTP API as its clients see it: the connection's OAuth token, the call classified
-// like every side effect, and answers checked against a schema before anyone reads them.
+// A provider's HTTP API as its clients see it: the connection's OAuth token, the call paced to the
+// provider's budgets (every provider call passes here), classified like every side effect, and
+// answers checked against a schema before anyone reads them.
 import { Logger } from "@nestjs/common";
 import type { ClassConstructor } from "class-transformer";
 import secureJson from "secure-json-parse";
 import { checkAnswer } from "./answer-schema.js";
 import { callDestination, transportError } from "./destination.js";
-import { CredentialError, RetryableError } from "./errors.js";
+import { CredentialError, RetryableError, WaitRequired } from "./errors.js";
+import type { ProviderQuota } from "./provider-quota.js";
 
 /** The code of an answer that is not what the API promises (not JSON, wrong types, missing fields). */
 export const PROVIDER_BAD_RESPONSE = "provider_bad_response";
@@ -19,11 +21,13 @@ export class ProviderApi {
   /**
    * @param provider named in the log line of a bad answer
    * @param baseUrl the API origin, e.g. https://api.yelp.com
+   * @param quota the provider's call budgets, which every call goes through
    */
   constructor(
     private readonly provider: string,
     private readonly baseUrl: string,
     private readonly timeoutMs: number,
+    private readonly quota: Pick<ProviderQuota, "paced">,
   ) {}
 
   /**
@@ -64,7 +68,11 @@ export class ProviderApi {
     await response.body?.cancel();
   }
 
-  private call(
+  /**
+   * One call, in its turn of the provider's budgets (which may wait, or throw `WaitRequired`).
+   * A 429 with Retry-After is a quota wait too: the job waits (no attempt used) until then.
+   */
+  private async call(
     method: "GET" | "POST",
     route: string,
     params: RouteParams,
@@ -73,29 +81,45 @@ export class ProviderApi {
   ): Promise<Response> {
     // No token: the connection needs one (credential problem), nothing is sent.
     if (!token) throw new CredentialError("no_credentials");
-    return callDestination(
-      `${this.baseUrl}${expand(route, params)}`,
-      {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      },
-      this.timeoutMs,
-      "provider",
-    );
+    try {
+      return await this.quota.paced(this.provider, endpoint(method, route), () =>
+        callDestination(
+          `${this.baseUrl}${expand(route, params)}`,
+          {
+            method,
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          },
+          this.timeoutMs,
+          "provider",
+        ),
+      );
+    } catch (error) {
+      if (error instanceof RetryableError && error.code === "http_429" && error.retryAfterMs !== undefined)
+        throw new WaitRequired("quota", new Date(Date.now() + error.retryAfterMs));
+      throw error;
+    }
   }
 
   private badResponse(method: string, route: string, status: number, problems: string[]): RetryableError {
     logger.warn({
       msg: "provider answer of the wrong shape",
       provider: this.provider,
-      endpoint: `${method} ${route.split("?")[0]}`,
+      endpoint: endpoint(method, route),
       status,
       errorCode: PROVIDER_BAD_RESPONSE,
       problems: problems.slice(0, 10),
     });
     return new RetryableError(PROVIDER_BAD_RESPONSE);
   }
+}
+
+/**
+ * What a provider's per-endpoint budget counts: the method and the path template, without the
+ * query, e.g. "GET /v3/leads/{id}/events" (every lead's calls share it).
+ */
+export function endpoint(method: string, route: string): string {
+  return `${method} ${route.split("?")[0]}`;
 }
 
 /** "/v3/leads/{id}/events?limit=20" with { id } → "/v3/leads/<id, URL-encoded>/events?limit=20". */

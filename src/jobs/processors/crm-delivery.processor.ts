@@ -15,6 +15,7 @@ import { callCheckedDestination } from "../../common/outbound/destination.js";
 import { DestinationGuard, type CheckedDestination } from "../../common/outbound/destination-guard.js";
 import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
 import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
+import { DestinationFairness } from "../destination-fairness.js";
 import { SideEffectsRepository } from "../side-effects.repository.js";
 import type { EventKind } from "../../providers/provider-event.js";
 import type { JobContext } from "../job-context.js";
@@ -28,6 +29,7 @@ export class CrmDeliveryProcessor implements Processor {
     private readonly leads: LeadsRepository,
     private readonly sideEffects: SideEffectsRepository,
     private readonly guard: DestinationGuard,
+    private readonly fairness: DestinationFairness,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -40,6 +42,7 @@ export class CrmDeliveryProcessor implements Processor {
     const url = connection.settings.crmDestination?.url;
     if (!url) return; // the destination was removed after the event arrived: nothing to deliver
     if (!connection.crmSigningSecret) throw new PermanentError("no_signing_secret");
+    await this.fairness.check(this.operation, url); // open circuit or full cap: wait, before any work
     const target = await this.check(url);
     const { earlier } = await this.sideEffects.begin(job);
     if (earlier === "succeeded") return;
@@ -68,19 +71,22 @@ export class CrmDeliveryProcessor implements Processor {
       .filter((secret) => secret !== undefined)
       .map((secret) => new Webhook(secret).sign(job.jobKey, sentAt, body))
       .join(" ");
-    await callCheckedDestination(
-      target,
-      {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "webhook-id": job.jobKey,
-          "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)),
-          "webhook-signature": signature,
+    // The destination's concurrency cap and circuit decide whether the call goes out now.
+    await this.fairness.call(this.operation, url, () =>
+      callCheckedDestination(
+        target,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "webhook-id": job.jobKey,
+            "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)),
+            "webhook-signature": signature,
+          },
+          body,
         },
-        body,
-      },
-      this.config.sideEffectTimeoutMs,
+        this.config.sideEffectTimeoutMs,
+      ),
     );
     await this.sideEffects.finish(job, "succeeded");
   }

@@ -505,6 +505,19 @@ export class JobStateMachine {
     );
   }
 
+  /**
+   * Ends the circuit wait of the given jobs now (their destination's circuit closed): not a
+   * transition (they stay `waiting`), but their wait is over, so claim takes them; answers which.
+   */
+  endCircuitWaits(jobIds: string[]): Promise<EnqueueableJob[]> {
+    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
+      `UPDATE jobs SET next_attempt_at = now(), updated_at = now()
+       WHERE id = ANY($1::uuid[]) AND status = 'waiting' AND waiting_for = 'circuit'
+       RETURNING id, job_key AS "jobKey", operation`,
+      jobIds,
+    );
+  }
+
   /** Reports a single-job transition the database refused (the job was not in a source status). */
   private applied(job: ClaimedJob, transition: TransitionName, moved: number | undefined): boolean {
     if (moved === 1) return true;

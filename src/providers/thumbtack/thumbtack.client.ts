@@ -4,14 +4,15 @@ import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
+import { ProviderQuota } from "../../common/outbound/provider-quota.js";
 import { type ThumbtackMessage, ThumbtackMessages, ThumbtackWebhooks } from "./thumbtack.schemas.js";
 
 @Injectable()
 export class ThumbtackClient {
   private readonly api: ProviderApi;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.api = new ProviderApi("thumbtack", config.thumbtackApiBaseUrl, config.sideEffectTimeoutMs);
+  constructor(@Inject(APP_CONFIG) config: AppConfig, quota: ProviderQuota) {
+    this.api = new ProviderApi("thumbtack", config.thumbtackApiBaseUrl, config.sideEffectTimeoutMs, quota);
   }
 
   /** The negotiation's latest messages (at most 20). */

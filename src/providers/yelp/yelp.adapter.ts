@@ -4,6 +4,7 @@
 import { Inject, Injectable } from "@nestjs/common";
 import { AppError } from "../../common/app-error.js";
 import { canonicalJson, sha256Hex } from "../../common/canonical-json.js";
+import { inIpRanges } from "../../config/ip-ranges.js";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { secretsEqual } from "../../crypto/constant-time.js";
@@ -28,9 +29,6 @@ const PHONE_EVENTS = new Set([
 const MAX_UPDATES = 100;
 const VERIFICATION = /^[A-Za-z0-9]{1,256}$/;
 
-/** IPv4-mapped IPv6 (`::ffff:1.2.3.4`) compares as the IPv4 address. */
-const plainIp = (ip: string): string => ip.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, "");
-
 @Injectable()
 export class YelpAdapter implements ProviderAdapter {
   readonly provider = "yelp" as const;
@@ -42,7 +40,7 @@ export class YelpAdapter implements ProviderAdapter {
     const expected = this.config.yelpWebhookToken;
     const tokenOk = expected !== undefined && secretsEqual(token, expected);
     const allowed = this.config.yelpAllowedIps;
-    const ipOk = allowed.length === 0 || allowed.map(plainIp).includes(plainIp(ip));
+    const ipOk = allowed.length === 0 || inIpRanges(ip, allowed);
     if (!tokenOk || !ipOk) throw unauthorized();
   }
 

@@ -4,8 +4,9 @@ import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
-import { type YelpEvent, YelpEvents, YelpLead, YelpLeadIds } from "./yelp.schemas.js";
 import { PermanentError } from "../../common/outbound/errors.js";
+import { ProviderQuota } from "../../common/outbound/provider-quota.js";
+import { type YelpEvent, YelpEvents, YelpLead, YelpLeadIds } from "./yelp.schemas.js";
 
 /** Events per page: Yelp's maximum (`limit=1..20`). A shorter page is the end of the list. */
 export const EVENTS_PAGE = 20;
@@ -15,8 +16,8 @@ const EVENTS_ROUTE = `/v3/leads/{id}/events?limit=${EVENTS_PAGE}`;
 export class YelpClient {
   private readonly api: ProviderApi;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.api = new ProviderApi("yelp", config.yelpApiBaseUrl, config.sideEffectTimeoutMs);
+  constructor(@Inject(APP_CONFIG) config: AppConfig, quota: ProviderQuota) {
+    this.api = new ProviderApi("yelp", config.yelpApiBaseUrl, config.sideEffectTimeoutMs, quota);
   }
 
   getLead(token: string | undefined, leadId: string): Promise<YelpLead> {

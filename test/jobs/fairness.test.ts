@@ -1,0 +1,171 @@
+// Issue 12 §2, one tenant cannot starve the others, on the outbound side: a destination's circuit
+// opens after consecutive failures (its jobs wait without using attempts, the opening and closing
+// are recorded in Postgres, a probe closes it and the jobs flow), and one worker makes at most
+// DESTINATION_MAX_CONCURRENCY calls at once to one destination. Real CRMs on loopback.
+import { createServer } from "node:http";
+import { OPERATOR_KEY } from "../support/admin.js";
+import { fakeServer, useApp } from "../support/harness.js";
+import { post } from "../support/http.js";
+import type { TestConnection } from "../support/tenants.js";
+import { waitFor } from "../support/wait.js";
+
+interface JobRow {
+  id: string;
+  status: string;
+  attempts: number;
+  waiting_for: string | null;
+}
+
+describe("fairness between destinations", () => {
+  const app = useApp({
+    worker: true,
+    env: {
+      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+      CIRCUIT_FAILURE_THRESHOLD: "3",
+      CIRCUIT_PROBE_SECONDS: "4", // long enough for the open-circuit checks below on a busy machine
+      DESTINATION_MAX_CONCURRENCY: "2",
+      JOB_BACKOFF_BASE_MS: "50",
+      SIDE_EFFECT_TIMEOUT_MS: "1000",
+      DISPATCHER_INTERVAL_MS: "200",
+    },
+  });
+
+  const connectionTo = (crmUrl: string) =>
+    app.createConnection({
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: `${crmUrl}/hook` } },
+    });
+  const submit = async (c: TestConnection, id: string) => {
+    const answer = await post(
+      `${app.url}/webhooks/staticforms/${c.connectionId}`,
+      {
+        event: "form.submitted",
+        data: { submissionId: id, formData: { name: "Ann", email: "a@example.test" } },
+      },
+      { authorization: `Bearer ${c.secrets.bearerToken}` },
+    );
+    expect(answer.status).toBe(202);
+  };
+  const crmJobs = (tenantId: string) =>
+    app.sql
+      .query<JobRow>(
+        `SELECT id, status, attempts, waiting_for FROM jobs
+         WHERE tenant_id = $1 AND operation = 'crm-delivery' ORDER BY created_at`,
+        [tenantId],
+      )
+      .then((result) => result.rows);
+  const circuit = (origin: string) =>
+    app.sql
+      .query("SELECT state, consecutive_failures, last_error FROM destination_circuits WHERE origin = $1", [
+        origin,
+      ])
+      .then((result) => result.rows[0] as Record<string, unknown> | undefined);
+  const openings = (origin: string) =>
+    app.sql
+      .query<{ opened_at: Date; closed_at: Date | null; failures: number; last_error: string }>(
+        "SELECT opened_at, closed_at, failures, last_error FROM destination_circuit_openings WHERE origin = $1",
+        [origin],
+      )
+      .then((result) => result.rows);
+
+  it("opens the circuit after 3 failures: later jobs wait for it without an attempt; a probe closes it and all succeed", async () => {
+    let healthy = false;
+    const crm = await fakeServer({ status: 200, body: {} }, () =>
+      healthy ? undefined : { status: 503, body: {} },
+    );
+    const c = await connectionTo(crm.url);
+    for (const id of ["a1", "a2", "a3"]) await submit(c, id);
+    await waitFor(
+      () => circuit(crm.url),
+      (row) => row?.state === "open",
+    );
+    expect(await circuit(crm.url)).toMatchObject({ last_error: "http_503" });
+    expect(await openings(crm.url)).toEqual([
+      expect.objectContaining({ closed_at: null, failures: 3, last_error: "http_503" }),
+    ]);
+    // Visible as a metric (a count of open circuits, no per-origin labels).
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    expect(metrics).toMatch(/^leadgate_destination_circuits_open 1$/m);
+
+    // While it is open, new jobs wait for the circuit and use no attempt; the CRM hears nothing.
+    const calls = crm.received.length;
+    for (const id of ["b1", "b2"]) await submit(c, id);
+    const waiting = await waitFor(
+      () => crmJobs(c.tenantId),
+      (rows) => rows.length === 5 && rows.every((row) => row.status === "waiting"),
+    );
+    expect(waiting.map((row) => row.waiting_for)).toEqual(Array(5).fill("circuit"));
+    expect(waiting.slice(3).map((row) => row.attempts)).toEqual([0, 0]);
+    const view = await app.operator.get(`/admin/jobs/${waiting[4]!.id}`);
+    expect(view.body).toMatchObject({ status: "waiting", waitingFor: "circuit", attempts: 0 });
+    expect(crm.received.length).toBe(calls);
+
+    // The CRM recovers: after the probe time one probe goes out, closes the circuit, and every job succeeds.
+    healthy = true;
+    const done = await waitFor(
+      () => crmJobs(c.tenantId),
+      (rows) => rows.every((row) => row.status === "succeeded"),
+    );
+    expect(done.slice(3).map((row) => row.attempts)).toEqual([1, 1]);
+    expect(await circuit(crm.url)).toMatchObject({ state: "closed", consecutive_failures: 0 });
+    const [opening] = await openings(crm.url);
+    expect(opening!.closed_at).not.toBeNull();
+    expect(opening!.closed_at!.getTime()).toBeGreaterThanOrEqual(opening!.opened_at.getTime() + 4000);
+  }, 30_000);
+
+  it("releases the jobs waiting for a circuit as soon as a probe closes it, not at their own wait's end", async () => {
+    let healthy = false;
+    const crm = await fakeServer({ status: 200, body: {} }, () =>
+      healthy ? undefined : { status: 500, body: {} },
+    );
+    const c = await connectionTo(crm.url);
+    for (const id of ["c1", "c2", "c3"]) await submit(c, id);
+    await waitFor(
+      () => circuit(crm.url),
+      (row) => row?.state === "open",
+    );
+    for (const id of ["d1", "d2", "d3"]) await submit(c, id);
+    const waiting = await waitFor(
+      () => crmJobs(c.tenantId),
+      (rows) => rows.length === 6 && rows.every((row) => row.status === "waiting"),
+    );
+    // All but one would wait an hour (as if they had come back after a later probe): only the
+    // closing can release them in time.
+    await app.sql.query(
+      "UPDATE jobs SET next_attempt_at = now() + interval '1 hour' WHERE id = ANY($1::uuid[])",
+      [waiting.slice(1).map((row) => row.id)],
+    );
+    healthy = true;
+    await waitFor(
+      () => crmJobs(c.tenantId),
+      (rows) => rows.every((row) => row.status === "succeeded"),
+      10_000,
+    );
+  }, 30_000);
+
+  it("makes at most DESTINATION_MAX_CONCURRENCY calls at once to one destination; the others wait without an attempt", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slow = createServer((request, response) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      request.resume();
+      setTimeout(() => {
+        inFlight -= 1;
+        response.writeHead(200).end();
+      }, 400);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    app.defer(() => new Promise((resolve) => slow.close(() => resolve())));
+    const address = slow.address() as { port: number };
+    const c = await connectionTo(`http://127.0.0.1:${address.port}`);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => submit(c, `slow-${i}`)));
+    const done = await waitFor(
+      () => crmJobs(c.tenantId),
+      (rows) => rows.length === 8 && rows.every((row) => row.status === "succeeded"),
+    );
+    expect(most).toBe(2);
+    expect(done.map((row) => row.attempts)).toEqual(Array(8).fill(1));
+  }, 30_000);
+});
