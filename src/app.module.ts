@@ -7,6 +7,7 @@ import { ConfigModule } from "./config/config.module.js";
 import { CryptoModule } from "./crypto/crypto.module.js";
 import { DatabaseModule } from "./database/database.module.js";
 import { IngestionModule } from "./ingestion/ingestion.module.js";
+import { OAuthModule } from "./oauth/oauth.module.js";
 import { ObservabilityModule } from "./observability/observability.module.js";
 import { QueuesModule } from "./queues/queues.module.js";
 import { RedisModule } from "./redis/redis.module.js";
@@ -27,6 +28,7 @@ export class AppModule {
         ObservabilityModule,
         IngestionModule,
         AdminModule,
+        OAuthModule,
         ReplayApiModule,
       ],
       // Queue gauges read Postgres at each scrape: in the API only, so worker replicas do not multiply them.

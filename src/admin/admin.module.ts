@@ -37,7 +37,8 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     LeadsAdminRepository,
     ConflictsRepository,
   ],
-  // Replay's admin routes (src/replay/) audit and answer with job views.
-  exports: [AuthModule, AuditRepository, JobsAdminRepository],
+  // Replay's admin routes (src/replay/) audit and answer with job views; the OAuth routes
+  // (src/oauth/) audit and create connections in a tenant.
+  exports: [AuthModule, AuditRepository, JobsAdminRepository, TenantsRepository],
 })
 export class AdminModule {}

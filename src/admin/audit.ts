@@ -22,6 +22,8 @@ export type AuditAction =
   | "connection.rotate-crm-secret"
   | "connection.revoke-previous-secret"
   | "connection.disable"
+  | "connection.oauth-connect"
+  | "connection.reconnect"
   | "job.replay"
   | "receipt.replay"
   | "replay.create";
@@ -51,7 +53,8 @@ const VIEW = {
 export class AuditRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async record(db: Tx, by: Principal, ...entries: AuditRecord[]): Promise<void> {
+  /** `by`: the key that acted (an OAuth callback acts for the key that started the flow). */
+  async record(db: Tx, by: Pick<Principal, "keyId">, ...entries: AuditRecord[]): Promise<void> {
     await db.auditEntry.createMany({
       data: entries.map((entry) => ({ ...entry, apiKeyId: by.keyId, details: entry.details ?? {} })),
     });

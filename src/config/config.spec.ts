@@ -205,6 +205,74 @@ describe("loadConfig", () => {
     expect(loadConfig({ ...BASE, DESTINATION_ALLOW_HTTP: "false" }).destinationAllowHttp).toBe(false);
   });
 
+  it("without a client id a provider has no OAuth client; with one, documented defaults apply", () => {
+    expect(loadConfig(BASE).oauth).toEqual({ yelp: undefined, thumbtack: undefined });
+    const config = loadConfig({
+      ...BASE,
+      YELP_OAUTH_CLIENT_ID: "yelp-client",
+      YELP_OAUTH_CLIENT_SECRET: "yelp-secret",
+      THUMBTACK_OAUTH_CLIENT_ID: "tt-client",
+      THUMBTACK_OAUTH_CLIENT_SECRET: "tt-secret",
+      THUMBTACK_OAUTH_SCOPES: "offline_access supply::messages.write",
+      THUMBTACK_OAUTH_REVOKE_URL: "https://auth.thumbtack.com/oauth2/revoke",
+      OAUTH_RETURN_URL_ORIGINS: "https://app.example.com/ignored/path, http://127.0.0.1:8080",
+      OAUTH_REFRESH_MARGIN_SECONDS: "120",
+    });
+    expect(config.oauth.yelp).toEqual({
+      clientId: "yelp-client",
+      clientSecret: "yelp-secret",
+      authorizeUrl: "https://biz.yelp.com/oauth2/authorize",
+      tokenUrl: "https://api.yelp.com/oauth2/token",
+      revokeUrl: undefined,
+      scopes: ["leads"],
+    });
+    expect(config.oauth.thumbtack).toMatchObject({
+      authorizeUrl: "https://auth.thumbtack.com/oauth2/auth",
+      tokenUrl: "https://auth.thumbtack.com/oauth2/token",
+      revokeUrl: "https://auth.thumbtack.com/oauth2/revoke",
+      scopes: ["offline_access", "supply::messages.write"],
+    });
+    expect(config.oauthReturnUrlOrigins).toEqual(["https://app.example.com", "http://127.0.0.1:8080"]);
+    expect(config.oauthRefreshMarginSeconds).toBe(120);
+    expect(loadConfig(BASE).oauthRefreshMarginSeconds).toBe(300);
+  });
+
+  it.each([
+    [{ YELP_OAUTH_CLIENT_ID: "c" }, "YELP_OAUTH_CLIENT_SECRET"],
+    [
+      {
+        THUMBTACK_OAUTH_CLIENT_ID: "c",
+        THUMBTACK_OAUTH_CLIENT_SECRET: "s",
+        THUMBTACK_OAUTH_TOKEN_URL: "ftp://x",
+      },
+      "THUMBTACK_OAUTH_TOKEN_URL",
+    ],
+    [
+      { YELP_OAUTH_CLIENT_ID: "c", YELP_OAUTH_CLIENT_SECRET: "s", YELP_OAUTH_AUTHORIZE_URL: "not a url" },
+      "YELP_OAUTH_AUTHORIZE_URL",
+    ],
+    [
+      { YELP_OAUTH_CLIENT_ID: "c", YELP_OAUTH_CLIENT_SECRET: "s", YELP_OAUTH_SCOPES: 'le"ads' },
+      "YELP_OAUTH_SCOPES",
+    ],
+    [
+      {
+        THUMBTACK_OAUTH_CLIENT_ID: "c",
+        THUMBTACK_OAUTH_CLIENT_SECRET: "s",
+        THUMBTACK_OAUTH_REVOKE_URL: "revoke",
+      },
+      "THUMBTACK_OAUTH_REVOKE_URL",
+    ],
+    [{ OAUTH_RETURN_URL_ORIGINS: "https://ok.example.com,nonsense" }, "OAUTH_RETURN_URL_ORIGINS"],
+    [{ OAUTH_RETURN_URL_ORIGINS: "javascript:alert(1)" }, "OAUTH_RETURN_URL_ORIGINS"],
+    [{ OAUTH_REFRESH_MARGIN_SECONDS: "-5" }, "OAUTH_REFRESH_MARGIN_SECONDS"],
+  ])("names a malformed OAuth variable in one line (%j)", (env, variable) => {
+    const error = errorOf({ ...BASE, ...env });
+    expect(error.variable).toBe(variable);
+    expect(error.message.split("\n")).toHaveLength(1);
+    expect(error.message).not.toContain("yelp-secret");
+  });
+
   it("parses the fairness limits (api.md's defaults: half the operation's slots, 10 failures, 30 s, 1200/min)", () => {
     expect(loadConfig(BASE)).toMatchObject({
       destinationMaxConcurrency: undefined,

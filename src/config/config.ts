@@ -67,8 +67,25 @@ export interface AppConfig {
   destinationAllowHttp: boolean;
   /** CIDRs outbound destinations may resolve to although private, loopback or link-local. */
   destinationAllowCidrs: string[];
+  /** OAuth clients by provider; a provider without a client id has no OAuth routes (501 oauth_not_configured). */
+  oauth: { yelp: OAuthClientConfig | undefined; thumbtack: OAuthClientConfig | undefined };
+  /** Origins a `returnUrl` of the OAuth flow may point to (scheme, host, port). */
+  oauthReturnUrlOrigins: string[];
+  /** A provider token is refreshed before a call when less than this (or half its lifetime) remains. */
+  oauthRefreshMarginSeconds: number;
   /** Budgets of outbound provider API calls, shared by every tenant and worker (PROVIDER_RATE_LIMITS). */
   providerRateLimits: Record<ApiProvider, ProviderRateLimit>;
+}
+
+/** One provider's OAuth 2 client registration (api.md "Running"). */
+export interface OAuthClientConfig {
+  clientId: string;
+  clientSecret: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  /** RFC 7009 revocation endpoint (Thumbtack only; none documented for Yelp). */
+  revokeUrl: string | undefined;
+  scopes: string[];
 }
 
 /** The providers Leadgate calls (Static Forms has no API). */
@@ -221,6 +238,67 @@ function cidrList(env: Env, name: string): string[] {
   return cidrs;
 }
 
+/** providers.md "Connecting a business" / "Connecting a pro": the documented endpoints and scopes. */
+const OAUTH_DEFAULTS = {
+  yelp: {
+    authorizeUrl: "https://biz.yelp.com/oauth2/authorize",
+    tokenUrl: "https://api.yelp.com/oauth2/token",
+    scopes: "leads",
+  },
+  thumbtack: {
+    authorizeUrl: "https://auth.thumbtack.com/oauth2/auth",
+    tokenUrl: "https://auth.thumbtack.com/oauth2/token",
+    scopes: "offline_access",
+  },
+} as const;
+
+function oauthClient(env: Env, provider: "yelp" | "thumbtack"): OAuthClientConfig | undefined {
+  const prefix = `${provider.toUpperCase()}_OAUTH_`;
+  const clientId = read(env, `${prefix}CLIENT_ID`);
+  if (clientId === undefined) return undefined;
+  const defaults = OAUTH_DEFAULTS[provider];
+  const scopes = (read(env, `${prefix}SCOPES`) ?? defaults.scopes).split(/[\s,]+/).filter(Boolean);
+  if (scopes.some((scope) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope))) {
+    throw new ConfigError(`${prefix}SCOPES`, "must be scope names separated by spaces or commas");
+  }
+  const revokeName = `${prefix}REVOKE_URL`;
+  return {
+    clientId,
+    clientSecret: required(
+      env,
+      `${prefix}CLIENT_SECRET`,
+      `the client secret that goes with ${prefix}CLIENT_ID`,
+    ),
+    authorizeUrl: url(env, `${prefix}AUTHORIZE_URL`, defaults.authorizeUrl, ["https:", "http:"]),
+    tokenUrl: url(env, `${prefix}TOKEN_URL`, defaults.tokenUrl, ["https:", "http:"]),
+    revokeUrl:
+      provider === "thumbtack" && read(env, revokeName) !== undefined
+        ? url(env, revokeName, undefined, ["https:", "http:"])
+        : undefined,
+    scopes,
+  };
+}
+
+function originList(env: Env, name: string): string[] {
+  const value = read(env, name);
+  if (value === undefined) return [];
+  return value.split(",").map((entry) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(entry.trim());
+    } catch {
+      throw new ConfigError(
+        name,
+        `must be a comma-separated list of origins such as https://app.example.com`,
+      );
+    }
+    if (!["https:", "http:"].includes(parsed.protocol) || parsed.origin === "null") {
+      throw new ConfigError(name, `must list http(s) origins (got ${parsed.protocol})`);
+    }
+    return parsed.origin;
+  });
+}
+
 /** Yelp's documented 5 requests/s per endpoint; daily budgets (and Thumbtack, undocumented) off unless set. */
 const DEFAULT_RATE_LIMITS: Record<ApiProvider, ProviderRateLimit> = {
   yelp: { perSecond: 5, perDay: undefined },
@@ -294,6 +372,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     replayRatePerSecond: integer(env, "REPLAY_RATE_PER_SECOND", 20, 1, 10_000),
     destinationAllowHttp: flag(env, "DESTINATION_ALLOW_HTTP"),
     destinationAllowCidrs: cidrList(env, "DESTINATION_ALLOW_CIDRS"),
+    oauth: { yelp: oauthClient(env, "yelp"), thumbtack: oauthClient(env, "thumbtack") },
+    oauthReturnUrlOrigins: originList(env, "OAUTH_RETURN_URL_ORIGINS"),
+    oauthRefreshMarginSeconds: integer(env, "OAUTH_REFRESH_MARGIN_SECONDS", 300, 0, 86_400),
     providerRateLimits: providerRateLimits(env),
     destinationMaxConcurrency:
       read(env, "DESTINATION_MAX_CONCURRENCY") === undefined

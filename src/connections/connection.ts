@@ -4,6 +4,19 @@ import type { InboundAuthType } from "../providers/inbound-auth.js";
 export const CONNECTION_STATUSES = ["active", "paused", "credential_error", "disabled"] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 
+/** The provider grant of a connection (api.md "Connection views gain"). */
+export const OAUTH_STATUSES = ["connected", "reauthorization_required", "not_connected"] as const;
+export type OAuthStatus = (typeof OAUTH_STATUSES)[number];
+
+/** Provider API credentials as stored (encrypted): pasted, or granted through OAuth. */
+export interface ProviderCredentials {
+  accessToken: string;
+  refreshToken?: string;
+  /** ISO 8601 expiry of the access token, when known. */
+  expiresAt?: string;
+  scopes?: string[];
+}
+
 export interface ConnectionSettings {
   autoResponse?: { enabled: boolean; text: string };
   crmDestination?: { url: string };
@@ -20,6 +33,6 @@ export interface NewConnection {
   externalAccountId: string;
   displayName: string;
   inboundAuth: { type: InboundAuthType; headerName?: string; apiKey?: string };
-  credentials?: { accessToken: string; refreshToken?: string };
+  credentials?: ProviderCredentials;
   settings?: ConnectionSettings;
 }

@@ -56,7 +56,10 @@ export class ConnectionsRepository {
     async (keys) => {
       const { rows } = await this.prisma.pool.query<IngestConnectionRow>(
         `SELECT ${COLUMNS} FROM connections
-         WHERE (provider, external_account_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+         WHERE (provider, external_account_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+         -- An account may have disabled connections besides its one live connection (a disabled
+         -- connection releases its account): the live one comes first and is the one routed to.
+         ORDER BY status = 'disabled', created_at DESC`,
         [keys.map((key) => key.provider), keys.map((key) => key.accountId)],
       );
       return keys.map((key) =>

@@ -10,7 +10,7 @@ import { Prisma } from "../generated/prisma/client.js";
 import type { InboundAuthType, InboundCredentials } from "../providers/inbound-auth.js";
 import type { Provider } from "../providers/provider-event.js";
 import { secretPlace } from "../crypto/stored-secrets.js";
-import type { InboundAuthConfig, NewConnection } from "./connection.js";
+import type { InboundAuthConfig, NewConnection, OAuthStatus, ProviderCredentials } from "./connection.js";
 
 /** Which sender authentication each provider can use (api.md, providers.md). */
 export const AUTH_TYPES_BY_PROVIDER: Record<Provider, readonly InboundAuthType[]> = {
@@ -68,6 +68,26 @@ export function shown(credentials: InboundCredentials): ShownSecrets {
   return credentials.type === "apiKey" || credentials.type === "none" ? {} : values;
 }
 
+/**
+ * The columns that hold provider credentials: the tokens encrypted, and beside them in clear what
+ * the views show (status, scopes, expiry). `undefined`: no credentials (not connected).
+ */
+export function credentialColumns(
+  box: SecretBox,
+  connectionId: string,
+  credentials: ProviderCredentials | undefined,
+) {
+  const now = new Date();
+  return {
+    credentials: credentials ? box.seal({ ...credentials }, secretPlace("credentials", connectionId)) : null,
+    oauthStatus: (credentials ? "connected" : "not_connected") satisfies OAuthStatus,
+    oauthScopes: credentials?.scopes ?? [],
+    tokenExpiresAt: credentials?.expiresAt ? new Date(credentials.expiresAt) : null,
+    tokenIssuedAt: credentials ? now : null,
+    oauthLastError: null,
+  };
+}
+
 @Injectable()
 export class ConnectionsService {
   constructor(
@@ -113,9 +133,7 @@ export class ConnectionsService {
           displayName: input.displayName,
           inboundAuth: { ...inboundAuth },
           inboundSecrets: this.box.seal(credentials, secretPlace("inbound_secrets", id)),
-          credentials: input.credentials
-            ? this.box.seal(input.credentials, secretPlace("credentials", id))
-            : null,
+          ...credentialColumns(this.box, id, input.credentials),
           settings: { ...input.settings },
           crmSigningSecret: crmSigningSecret
             ? this.box.seal(crmSigningSecret, secretPlace("crm_signing_secret", id))

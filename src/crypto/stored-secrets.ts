@@ -16,3 +16,11 @@ export type ConnectionSecretColumn = (typeof CONNECTION_SECRET_COLUMNS)[number];
 export function secretPlace(column: ConnectionSecretColumn, connectionId: string): SecretPlace {
   return { table: "connections", column, rowId: connectionId };
 }
+
+/**
+ * Where an OAuth attempt's PKCE code verifier lives. Attempts live 10 minutes, so `secrets:reencrypt`
+ * leaves them alone: one sealed under a retired key just fails its callback (invalid_oauth_state).
+ */
+export function oauthAttemptPlace(attemptId: string): SecretPlace {
+  return { table: "oauth_attempts", column: "code_verifier", rowId: attemptId };
+}

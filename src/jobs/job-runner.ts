@@ -2,13 +2,20 @@ import { Inject, Injectable, Logger } from "@nestjs/common";
 import { UnrecoverableError } from "bullmq";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
-import { classify, WaitRequired } from "../common/outbound/errors.js";
+import { classify, CredentialError, WaitRequired } from "../common/outbound/errors.js";
 import type { ConnectionStatus } from "../connections/connection.js";
 import { ConnectionsRepository } from "../connections/connections.repository.js";
+import { ProviderTokens } from "../connections/provider-tokens.js";
 import { backoffDelay } from "./backoff.js";
 import { Metrics } from "../observability/metrics.js";
 import { JobQueue } from "./job-queue.js";
-import { CONTEXT_COLUMNS, type ContextRow, JobContextLoader } from "./job-context.js";
+import {
+  CONTEXT_COLUMNS,
+  type ContextRow,
+  type JobConnection,
+  type JobContext,
+  JobContextLoader,
+} from "./job-context.js";
 import type { Processor } from "./processor.js";
 import { ABANDONED_AFTER_MS, type ClaimedJob, JobStateMachine } from "./state/job-state-machine.js";
 import { type JobStatus, TRANSITIONS } from "./state/job-states.js";
@@ -44,6 +51,7 @@ export class JobRunner {
     private readonly queue: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly tokens: ProviderTokens,
   ) {}
 
   /** Counts a recorded attempt (or park) by operation and the status it left the job in. */
@@ -104,7 +112,7 @@ export class JobRunner {
         const { waiting, satisfied } = await this.state.waitForDependency(job, until);
         if (!satisfied) return recorded(waiting, "waiting");
       }
-      await processor.run(context);
+      await this.runWithToken(processor, context);
     } catch (error) {
       if (error instanceof WaitRequired) {
         // Not a failure: the job runs again once the wait is over (the dispatcher enqueues it).
@@ -157,6 +165,34 @@ export class JobRunner {
     // process die first, the dispatcher enqueues them (they are queued in Postgres).
     if (released?.length) await this.queue.enqueueSoon(released);
   }
+
+  /**
+   * Runs the processor with the connection's current provider token (refreshed first when due:
+   * ProviderTokens). A 401 gets one retry, with a token other than the one refused: refreshed now,
+   * or by another job meanwhile.
+   */
+  private async runWithToken(processor: Processor, context: JobContext): Promise<void> {
+    if (!processor.needsCredentials(context)) return processor.run(context);
+    const token = await this.tokens.current(context.connection);
+    try {
+      await processor.run(withToken(context, token));
+    } catch (error) {
+      if (!(error instanceof CredentialError && error.code === "http_401") || token === undefined)
+        throw error;
+      const next = await this.tokens.afterUnauthorized(context.connection, token);
+      if (next === undefined) throw error;
+      await processor.run(withToken(context, next));
+    }
+  }
+}
+
+function withToken(context: JobContext, accessToken: string | undefined): JobContext {
+  if (accessToken === undefined) return context;
+  // The connection's other secrets stay lazy getters (decrypted only if the processor reads them).
+  const connection = Object.create(context.connection, {
+    accessToken: { value: accessToken, enumerable: true },
+  }) as JobConnection;
+  return { ...context, connection };
 }
 
 /** The transition a job takes instead of running, by its connection's status. */

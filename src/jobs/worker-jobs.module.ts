@@ -14,10 +14,11 @@ import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
 import { SideEffectsRepository } from "./side-effects.repository.js";
+import { TokenRefreshSweep } from "./token-refresh-sweep.js";
 
 /**
  * The consumer side: processors, the runner that mirrors job state in Postgres, one BullMQ worker
- * per operation (started and stopped by the queues module), the dispatcher.
+ * per operation (started and stopped by the queues module), the dispatcher, the token refresh sweep.
  */
 @Module({
   imports: [JobsModule, ConnectionsModule, FollowUpModule, OutboundModule],
@@ -33,7 +34,8 @@ import { SideEffectsRepository } from "./side-effects.repository.js";
     DestinationFairness,
     ...Object.values(OPERATION_WORKERS),
     Dispatcher,
+    TokenRefreshSweep,
   ],
-  exports: [Dispatcher],
+  exports: [Dispatcher, TokenRefreshSweep],
 })
 export class WorkerJobsModule {}

@@ -30,6 +30,7 @@ import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
     YelpFollowUp,
     FollowUpRegistry,
   ],
-  exports: [FollowUpRegistry],
+  // The clients also serve the proof that a grant reaches an account (src/connections/account-access.ts).
+  exports: [FollowUpRegistry, YelpClient, ThumbtackClient],
 })
 export class FollowUpModule {}

@@ -2,6 +2,7 @@ import type {
   ConnectionSettings,
   ConnectionStatus,
   InboundAuthConfig,
+  OAuthStatus,
 } from "../../connections/connection.js";
 import type { Connection } from "../../generated/prisma/client.js";
 import type { Provider } from "../../providers/provider-event.js";
@@ -21,6 +22,8 @@ export interface ConnectionView {
   webhookUrl: string;
   inboundAuth: InboundAuthConfig;
   hasCredentials: boolean;
+  /** The provider grant, never a token (api.md "Connection views gain"). */
+  oauth: OAuthView;
   settings: ConnectionSettings;
   /** Until when the secret replaced by the last rotation is still accepted (null: not at all). */
   previousSecretExpiresAt: Date | null;
@@ -30,6 +33,15 @@ export interface ConnectionView {
   createdAt: Date;
   updatedAt: Date;
   disabledAt: Date | null;
+}
+
+export interface OAuthView {
+  status: OAuthStatus;
+  scopes: string[];
+  tokenExpiresAt: Date | null;
+  lastRefreshedAt: Date | null;
+  /** A code (e.g. `invalid_grant`), never a provider's message. */
+  lastError: string | null;
 }
 
 export function connectionView(row: Connection, webhookUrl: string): ConnectionView {
@@ -47,6 +59,13 @@ export function connectionView(row: Connection, webhookUrl: string): ConnectionV
     webhookUrl,
     inboundAuth,
     hasCredentials: row.credentials !== null,
+    oauth: {
+      status: row.oauthStatus as OAuthStatus,
+      scopes: row.oauthScopes,
+      tokenExpiresAt: row.tokenExpiresAt,
+      lastRefreshedAt: row.lastRefreshedAt,
+      lastError: row.oauthLastError,
+    },
     settings: row.settings as ConnectionSettings,
     previousSecretExpiresAt: until(row.previousSecrets, row.previousSecretsExpireAt),
     previousCrmSigningSecretExpiresAt: until(row.previousCrmSecret, row.previousCrmExpireAt),

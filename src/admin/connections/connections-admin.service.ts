@@ -11,8 +11,10 @@ import { DestinationGuard, DestinationUnresolved } from "../../common/outbound/d
 import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
 import type { ConnectionSettings } from "../../connections/connection.js";
 import { secretPlace } from "../../crypto/stored-secrets.js";
+import { AccountAccessCheck } from "../../connections/account-access.js";
 import {
   ConnectionsService,
+  credentialColumns,
   generateCredentials,
   shown,
   type ShownSecrets,
@@ -60,11 +62,13 @@ export class ConnectionsAdminService {
     private readonly tenants: TenantsRepository,
     private readonly state: JobStateMachine,
     private readonly destinations: DestinationGuard,
+    private readonly access: AccountAccessCheck,
   ) {}
 
   async create(by: Principal, body: CreateConnectionBody) {
     const tenantId = await this.tenantOfNew(by, body.tenantId);
     await this.checkDestination(body.settings?.crmDestination?.url);
+    if (body.credentials) await this.proveAccess(by, body.provider, body.externalAccountId, body.credentials);
     const { tenantId: _given, ...input } = body;
     const settings = withoutNulls(input.settings ?? {});
     return this.transactions.run(async (tx) => {
@@ -108,6 +112,11 @@ export class ConnectionsAdminService {
   /** Display name, provider credentials, settings; adding a CRM destination creates its signing secret (shown once). */
   async update(by: Principal, scope: TenantScope, id: string, body: UpdateConnectionBody) {
     await this.checkDestination(body.settings?.crmDestination?.url);
+    if (body.credentials) {
+      // Before the transaction: the provider call may take seconds. The account cannot change.
+      const current = await this.find(this.prisma, scope, id);
+      await this.proveAccess(by, current.provider as Provider, current.externalAccountId, body.credentials);
+    }
     return this.transactions.run(async (tx) => {
       const row = await this.find(tx, scope, id, true);
       if (row.status === "disabled") throw disabled();
@@ -125,9 +134,7 @@ export class ConnectionsAdminService {
         where: { id: row.id, tenantId: row.tenantId },
         data: {
           displayName: body.displayName,
-          credentials: body.credentials
-            ? this.box.seal(body.credentials, secretPlace("credentials", row.id))
-            : undefined,
+          ...(body.credentials ? credentialColumns(this.box, row.id, body.credentials) : {}),
           settings: settings as Prisma.InputJsonObject,
           crmSigningSecret,
         },
@@ -323,7 +330,12 @@ export class ConnectionsAdminService {
       if (row.status === "disabled") return;
       await tx.connection.update({
         where: { id: row.id, tenantId: row.tenantId },
-        data: { status: "disabled", disabledAt: new Date() },
+        // The worker's clean-up revokes the grant and deletes the tokens (ConnectionCleanup).
+        data: {
+          status: "disabled",
+          disabledAt: new Date(),
+          cleanupDueAt: row.credentials === null ? null : new Date(),
+        },
       });
       const cancelled = await this.state.cancelConnection(tx, row.tenantId, row.id);
       await this.audit.record(tx, by, {
@@ -334,6 +346,20 @@ export class ConnectionsAdminService {
         details: { cancelledJobs: cancelled },
       });
     });
+  }
+
+  /**
+   * A tenant-admin's pasted credentials must reach the account with one provider read call (422
+   * account_not_accessible); an operator may paste without proof (migration, staging: api.md).
+   */
+  private async proveAccess(
+    by: Principal,
+    provider: Provider,
+    externalAccountId: string,
+    credentials: { accessToken: string },
+  ): Promise<void> {
+    if (by.role === "operator") return;
+    await this.access.require(provider, externalAccountId, credentials.accessToken);
   }
 
   /**

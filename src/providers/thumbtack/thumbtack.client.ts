@@ -5,7 +5,7 @@ import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
 import { ProviderQuota } from "../../common/outbound/provider-quota.js";
-import { type ThumbtackMessage, ThumbtackMessages } from "./thumbtack.schemas.js";
+import { type ThumbtackMessage, ThumbtackMessages, ThumbtackWebhooks } from "./thumbtack.schemas.js";
 
 @Injectable()
 export class ThumbtackClient {
@@ -29,5 +29,10 @@ export class ThumbtackClient {
 
   postMessage(token: string | undefined, negotiationId: string, text: string): Promise<void> {
     return this.api.post("/api/v4/negotiations/{id}/messages", { id: negotiationId }, token, { text });
+  }
+
+  /** The business's webhooks: the read that proves a grant reaches the business (401/403/404: it does not). */
+  listWebhooks(token: string | undefined, businessId: string): Promise<ThumbtackWebhooks> {
+    return this.api.get("/api/v4/businesses/{id}/webhooks", { id: businessId }, token, ThumbtackWebhooks);
   }
 }

@@ -39,3 +39,12 @@ export class ThumbtackMessages {
   @Type(() => ThumbtackMessage)
   data?: ThumbtackMessage[] | null;
 }
+
+/**
+ * `GET /api/v4/businesses/{businessID}/webhooks` ([ASSUMPTION]: the list under `data` or `webhooks`).
+ * Only read to prove a grant reaches the business, so its items are not checked.
+ */
+export class ThumbtackWebhooks {
+  @IsOptional() @IsArray() data?: unknown[] | null;
+  @IsOptional() @IsArray() webhooks?: unknown[] | null;
+}

@@ -4,8 +4,9 @@ import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
+import { PermanentError } from "../../common/outbound/errors.js";
 import { ProviderQuota } from "../../common/outbound/provider-quota.js";
-import { type YelpEvent, YelpEvents, YelpLead } from "./yelp.schemas.js";
+import { type YelpEvent, YelpEvents, YelpLead, YelpLeadIds } from "./yelp.schemas.js";
 
 /** Events per page: Yelp's maximum (`limit=1..20`). A shorter page is the end of the list. */
 export const EVENTS_PAGE = 20;
@@ -46,5 +47,18 @@ export class YelpClient {
       request_type: "TEXT",
       request_content: text,
     });
+  }
+
+  /**
+   * The business's lead ids: the read that proves a grant reaches the business (a 401/403/404 says
+   * it does not). providers.md names two paths: the first, then the FAQ's on 404.
+   */
+  async listLeadIds(token: string | undefined, businessId: string): Promise<YelpLeadIds> {
+    try {
+      return await this.api.get("/v3/businesses/{id}/lead_ids", { id: businessId }, token, YelpLeadIds);
+    } catch (error) {
+      if (!(error instanceof PermanentError && error.code === "http_404")) throw error;
+      return this.api.get("/v3/leads/business/{id}/lead_ids", { id: businessId }, token, YelpLeadIds);
+    }
   }
 }

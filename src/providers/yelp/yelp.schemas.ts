@@ -52,3 +52,8 @@ export class YelpEvent {
 export class YelpEvents {
   @IsArray() @ValidateNested({ each: true }) @Type(() => YelpEvent) events!: YelpEvent[];
 }
+
+/** `GET /v3/businesses/{id}/lead_ids` ([ASSUMPTION] `{"lead_ids": [...], "has_more": bool}`). */
+export class YelpLeadIds {
+  @IsArray() lead_ids!: unknown[];
+}

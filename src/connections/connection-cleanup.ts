@@ -1,0 +1,97 @@
+// A disconnect's clean-up (issue 13 "Disconnect"): `DELETE /admin/connections/{id}` disables the
+// connection at once and marks its clean-up due (`cleanup_due_at`); the worker then, although the
+// connection is disabled, removes the provider-side webhook (a seam until the provider-sync issue),
+// revokes the grant where the provider offers a revoke endpoint, and deletes the tokens, in that
+// order (the first two need the tokens). A failing step is recorded (`oauth_last_error`) and
+// retried later; it never touches the disable.
+import { Injectable, Logger } from "@nestjs/common";
+import { SecretBox } from "../crypto/secret-box.js";
+import { secretPlace } from "../crypto/stored-secrets.js";
+import { PrismaService } from "../database/prisma.service.js";
+import type { ProviderCredentials } from "./connection.js";
+import { isOAuthProvider, ProviderOAuth, TokenExchangeFailed } from "./provider-oauth.js";
+
+/** A failed clean-up is tried again after this long. */
+const RETRY_AFTER_SECONDS = 300;
+/** Clean-ups taken per pass. */
+const BATCH = 20;
+
+interface Due {
+  id: string;
+  tenantId: string;
+  provider: string;
+  credentials: string | null;
+}
+
+@Injectable()
+export class ConnectionCleanup {
+  private readonly logger = new Logger("connection-cleanup");
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly box: SecretBox,
+    private readonly oauth: ProviderOAuth,
+  ) {}
+
+  /** Runs the due clean-ups; answers how many finished. Any number of workers may run it at once. */
+  async run(): Promise<number> {
+    // Taking one moves its due time forward (one autocommit UPDATE): another worker skips it, and a
+    // worker that dies mid-way leaves it for a retry. Platform-wide, then scoped by tenant and id.
+    const { rows } = await this.prisma.pool.query<Due>(
+      `UPDATE connections SET cleanup_due_at = now() + make_interval(secs => $1)
+       WHERE id IN (SELECT id FROM connections WHERE status = 'disabled' AND cleanup_due_at <= now()
+                    ORDER BY cleanup_due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING id, tenant_id AS "tenantId", provider, credentials`,
+      [RETRY_AFTER_SECONDS, BATCH],
+    );
+    let done = 0;
+    for (const due of rows) {
+      if (await this.cleanUp(due)) done += 1;
+    }
+    return done;
+  }
+
+  private async cleanUp(due: Due): Promise<boolean> {
+    const log = { tenantId: due.tenantId, connectionId: due.id, provider: due.provider };
+    // 1. The provider-side webhook or subscription: the provider-sync issue adds it here.
+    // 2. The grant, where the provider can revoke it.
+    if (due.credentials !== null && isOAuthProvider(due.provider) && this.oauth.configured(due.provider)) {
+      let credentials: ProviderCredentials | undefined;
+      try {
+        credentials = this.box.open<ProviderCredentials>(due.credentials, secretPlace("credentials", due.id));
+      } catch {
+        this.logger.warn({ msg: "tokens unreadable: deleted without revoking", ...log });
+      }
+      if (credentials) {
+        try {
+          const revoked = await this.oauth.revoke(
+            due.provider,
+            credentials.refreshToken ?? credentials.accessToken,
+            credentials.refreshToken ? "refresh_token" : "access_token",
+          );
+          if (revoked === "no_endpoint") {
+            this.logger.log({ msg: "no revoke endpoint: the grant was not revoked, tokens deleted", ...log });
+          }
+        } catch (error) {
+          const reason = error instanceof TokenExchangeFailed ? error.reason : "internal";
+          await this.prisma.pool.query(
+            `UPDATE connections SET oauth_last_error = 'revoke_failed' WHERE id = $1::uuid AND tenant_id = $2::uuid`,
+            [due.id, due.tenantId],
+          );
+          this.logger.warn({ msg: "revoking the grant failed; retried later", ...log, reason });
+          return false;
+        }
+      }
+    }
+    // 3. The tokens.
+    await this.prisma.pool.query(
+      `UPDATE connections SET credentials = NULL, oauth_status = 'not_connected', oauth_scopes = '{}',
+         token_expires_at = NULL, token_issued_at = NULL, oauth_last_error = NULL, cleanup_due_at = NULL,
+         updated_at = now()
+       WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = 'disabled'`,
+      [due.id, due.tenantId],
+    );
+    this.logger.log({ msg: "disconnected: tokens deleted", ...log });
+    return true;
+  }
+}

@@ -1,0 +1,229 @@
+// Managed provider tokens (design.md invariant 9): before a provider call, an access token within
+// the refresh margin is refreshed first, and a refresh token is presented exactly once however many
+// jobs and worker processes need the token at the same moment.
+//
+// Serialization: a lease row, not an advisory lock. The connection row carries
+// `refresh_lease_owner` / `refresh_lease_until`; one autocommit UPDATE takes the lease when it is
+// free or expired, so no pooled connection is held while the token endpoint answers (an advisory
+// lock would need a connection of its own per waiting process for that whole time), and a process
+// that dies mid-refresh frees it by expiry. The lease outlasts the token call's own timeout, and the
+// new pair is stored only by the lease's holder (`WHERE refresh_lease_owner = me`), before anyone
+// uses the new access token. Waiters poll the row until the token changes.
+//
+// A crash between the provider's answer and our commit loses the new refresh token, and rotating
+// providers (Yelp v3, Thumbtack) revoke the family when the old one is presented again: the next
+// refresh gets invalid_grant and the connection ends in reauthorization_required (never a loop).
+import { randomUUID } from "node:crypto";
+import { Inject, Injectable, Logger } from "@nestjs/common";
+import { CredentialError, PermanentError, RetryableError } from "../common/outbound/errors.js";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { SecretBox } from "../crypto/secret-box.js";
+import { secretPlace } from "../crypto/stored-secrets.js";
+import { PrismaService } from "../database/prisma.service.js";
+import type { OAuthStatus, ProviderCredentials } from "./connection.js";
+import { InvalidGrant, isOAuthProvider, ProviderOAuth, TokenExchangeFailed } from "./provider-oauth.js";
+
+export interface TokenOwner {
+  id: string;
+  tenantId: string;
+  provider: string;
+}
+
+interface Stored {
+  credentials: ProviderCredentials;
+  expiresAt: Date | null;
+  issuedAt: Date | null;
+  oauthStatus: OAuthStatus;
+}
+
+const POLL_MS = 100;
+
+const reauthorize = () => new CredentialError("invalid_grant");
+
+@Injectable()
+export class ProviderTokens {
+  private readonly logger = new Logger("provider-tokens");
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly box: SecretBox,
+    private readonly oauth: ProviderOAuth,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    // Longer than the token call may take (it is aborted at the side-effect timeout).
+    this.leaseMs = config.sideEffectTimeoutMs + 5_000;
+  }
+
+  /** The access token to call the provider with now (undefined: none stored); refreshed first when due. */
+  async current(owner: TokenOwner): Promise<string | undefined> {
+    const stored = await this.read(owner);
+    if (!stored) return undefined;
+    if (stored.oauthStatus === "reauthorization_required") throw reauthorize();
+    if (!this.refreshable(owner, stored) || !this.due(stored)) return stored.credentials.accessToken;
+    return this.refresh(owner, stored.credentials.accessToken);
+  }
+
+  /**
+   * After the provider answered 401 to `failed`: the token to retry with once, or undefined (no
+   * retry). Refreshes only if `failed` is still the stored token; if another job refreshed meanwhile,
+   * the stored token is the answer.
+   */
+  async afterUnauthorized(owner: TokenOwner, failed: string): Promise<string | undefined> {
+    const stored = await this.read(owner);
+    if (!stored) return undefined;
+    if (stored.credentials.accessToken !== failed) return stored.credentials.accessToken;
+    if (!this.refreshable(owner, stored)) return undefined;
+    return this.refresh(owner, failed);
+  }
+
+  /** Less than the margin left: the smaller of OAUTH_REFRESH_MARGIN_SECONDS and half the lifetime. */
+  private due(stored: Stored): boolean {
+    if (stored.expiresAt === null) return false;
+    const lifetime =
+      stored.issuedAt === null ? Infinity : stored.expiresAt.getTime() - stored.issuedAt.getTime();
+    const margin = Math.min(this.config.oauthRefreshMarginSeconds * 1000, lifetime / 2);
+    return stored.expiresAt.getTime() - Date.now() < margin;
+  }
+
+  private refreshable(owner: TokenOwner, stored: Stored): boolean {
+    return (
+      isOAuthProvider(owner.provider) &&
+      this.config.oauth[owner.provider] !== undefined &&
+      stored.credentials.refreshToken !== undefined
+    );
+  }
+
+  /** A token other than `seen`: refreshed by this call under the lease, or by whoever holds it. */
+  private async refresh(owner: TokenOwner, seen: string): Promise<string> {
+    const me = randomUUID();
+    const deadline = Date.now() + 2 * this.leaseMs;
+    for (;;) {
+      const leased = await this.lease(owner, me);
+      if (leased) return this.refreshHolding(owner, me, seen, leased);
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      const now = await this.read(owner);
+      if (!now) throw new CredentialError("no_credentials");
+      if (now.credentials.accessToken !== seen) return now.credentials.accessToken;
+      if (now.oauthStatus === "reauthorization_required") throw reauthorize();
+      if (Date.now() > deadline) throw new RetryableError("token_refresh_busy");
+    }
+  }
+
+  private async refreshHolding(owner: TokenOwner, me: string, seen: string, held: Stored): Promise<string> {
+    const provider = owner.provider;
+    if (!isOAuthProvider(provider)) throw new Error(`no OAuth for ${provider}`);
+    // Refreshed by someone else between our read and our lease, or the grant is gone already.
+    if (held.credentials.accessToken !== seen || held.oauthStatus === "reauthorization_required") {
+      await this.release(owner, me);
+      if (held.oauthStatus === "reauthorization_required") throw reauthorize();
+      return held.credentials.accessToken;
+    }
+    const log = { connectionId: owner.id, tenantId: owner.tenantId, provider };
+    try {
+      const next = await this.oauth.refresh(
+        provider,
+        held.credentials.refreshToken!,
+        held.credentials.scopes ?? [],
+      );
+      const credentials: ProviderCredentials = {
+        ...next,
+        // A provider that does not rotate keeps the refresh token it issued.
+        refreshToken: next.refreshToken ?? held.credentials.refreshToken,
+      };
+      const stored = await this.prisma.pool.query(
+        `UPDATE connections SET credentials = $4, token_expires_at = $5, token_issued_at = now(),
+           last_refreshed_at = now(), oauth_scopes = $6, oauth_status = 'connected', oauth_last_error = NULL,
+           refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = now()
+         WHERE id = $1::uuid AND tenant_id = $2::uuid AND refresh_lease_owner = $3::uuid`,
+        [
+          owner.id,
+          owner.tenantId,
+          me,
+          this.box.seal(credentials, secretPlace("credentials", owner.id)),
+          credentials.expiresAt ?? null,
+          credentials.scopes ?? [],
+        ],
+      );
+      if (stored.rowCount === 0) {
+        this.logger.error({ msg: "refreshed token not stored: the refresh lease expired first", ...log });
+      } else {
+        this.logger.log({ msg: "provider token refreshed", ...log });
+      }
+      return credentials.accessToken;
+    } catch (error) {
+      if (error instanceof InvalidGrant) {
+        await this.prisma.pool.query(
+          `UPDATE connections SET oauth_status = 'reauthorization_required', oauth_last_error = 'invalid_grant',
+             status = CASE WHEN status = 'active' THEN 'credential_error' ELSE status END,
+             refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = now()
+           WHERE id = $1::uuid AND tenant_id = $2::uuid AND refresh_lease_owner = $3::uuid`,
+          [owner.id, owner.tenantId, me],
+        );
+        this.logger.warn({
+          msg: "refresh refused: reauthorization required",
+          ...log,
+          errorCode: "invalid_grant",
+        });
+        throw reauthorize();
+      }
+      await this.prisma.pool.query(
+        `UPDATE connections SET oauth_last_error = 'refresh_failed', refresh_lease_owner = NULL,
+           refresh_lease_until = NULL WHERE id = $1::uuid AND tenant_id = $2::uuid AND refresh_lease_owner = $3::uuid`,
+        [owner.id, owner.tenantId, me],
+      );
+      const reason = error instanceof TokenExchangeFailed ? error.reason : "internal";
+      this.logger.warn({ msg: "token refresh failed", ...log, errorCode: "token_refresh_failed", reason });
+      throw new RetryableError("token_refresh_failed");
+    }
+  }
+
+  /** Takes the refresh lease when it is free or expired: the row as it is now, or undefined. */
+  private async lease(owner: TokenOwner, me: string): Promise<Stored | undefined> {
+    const { rows } = await this.prisma.pool.query<Row>(
+      `UPDATE connections SET refresh_lease_owner = $3::uuid,
+         refresh_lease_until = now() + make_interval(secs => $4::double precision / 1000)
+       WHERE id = $1::uuid AND tenant_id = $2::uuid AND credentials IS NOT NULL
+         AND (refresh_lease_until IS NULL OR refresh_lease_until < now())
+       RETURNING ${COLUMNS}`,
+      [owner.id, owner.tenantId, me, this.leaseMs],
+    );
+    return rows[0] ? this.stored(owner, rows[0]) : undefined;
+  }
+
+  private async release(owner: TokenOwner, me: string): Promise<void> {
+    await this.prisma.pool.query(
+      `UPDATE connections SET refresh_lease_owner = NULL, refresh_lease_until = NULL
+       WHERE id = $1::uuid AND tenant_id = $2::uuid AND refresh_lease_owner = $3::uuid`,
+      [owner.id, owner.tenantId, me],
+    );
+  }
+
+  private async read(owner: TokenOwner): Promise<Stored | undefined> {
+    const { rows } = await this.prisma.pool.query<Row>(
+      `SELECT ${COLUMNS} FROM connections WHERE id = $1::uuid AND tenant_id = $2::uuid AND credentials IS NOT NULL`,
+      [owner.id, owner.tenantId],
+    );
+    return rows[0] ? this.stored(owner, rows[0]) : undefined;
+  }
+
+  private stored(owner: TokenOwner, row: Row): Stored {
+    let credentials: ProviderCredentials;
+    try {
+      credentials = this.box.open<ProviderCredentials>(row.credentials, secretPlace("credentials", owner.id));
+    } catch {
+      throw new PermanentError("secrets_unreadable"); // as in the job context: fix the key or data, then replay
+    }
+    return { credentials, expiresAt: row.expiresAt, issuedAt: row.issuedAt, oauthStatus: row.oauthStatus };
+  }
+}
+
+const COLUMNS = `credentials, token_expires_at AS "expiresAt", token_issued_at AS "issuedAt", oauth_status AS "oauthStatus"`;
+
+interface Row {
+  credentials: string;
+  expiresAt: Date | null;
+  issuedAt: Date | null;
+  oauthStatus: OAuthStatus;
+}

@@ -1,0 +1,42 @@
+import { Body, Controller, HttpCode, Param, Post } from "@nestjs/common";
+import { ApiConflictResponse, ApiCreatedResponse, ApiResponse, ApiTags } from "@nestjs/swagger";
+import { IdPipe } from "../admin/id.pipe.js";
+import { AdminApi } from "../auth/api-key.guard.js";
+import { CurrentPrincipal } from "../auth/current-principal.js";
+import { type Principal, scopeOf } from "../auth/principal.js";
+import { ReconnectBody, StartOAuthBody } from "./oauth.dto.js";
+import { OAuthService } from "./oauth.service.js";
+
+const STARTED =
+  "`{ authorizeUrl, expiresAt }`: send the owner's browser to authorizeUrl; the attempt is single-use and expires after 10 minutes";
+const NOT_CONFIGURED = { status: 501, description: "`oauth_not_configured`: no client id for the provider" };
+
+@ApiTags("connections")
+@AdminApi()
+@Controller("admin/connections")
+export class OAuthAdminController {
+  constructor(private readonly oauth: OAuthService) {}
+
+  @Post("oauth")
+  @HttpCode(201)
+  @ApiCreatedResponse({ description: STARTED })
+  @ApiResponse(NOT_CONFIGURED)
+  start(@CurrentPrincipal() principal: Principal, @Body() body: StartOAuthBody) {
+    return this.oauth.start(principal, body);
+  }
+
+  @Post(":id/reconnect")
+  @HttpCode(201)
+  @ApiCreatedResponse({
+    description: `${STARTED}; the connection keeps its id, webhook URL, settings and history`,
+  })
+  @ApiConflictResponse({ description: "`connection_disabled`, `oauth_not_supported` (Static Forms)" })
+  @ApiResponse(NOT_CONFIGURED)
+  reconnect(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+    @Body() body: ReconnectBody,
+  ) {
+    return this.oauth.reconnect(principal, scopeOf(principal), id, body);
+  }
+}

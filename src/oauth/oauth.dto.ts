@@ -1,0 +1,68 @@
+// Request bodies of the OAuth routes (api.md "Connecting provider accounts"). Unknown fields are rejected.
+import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
+import { Type } from "class-transformer";
+import { IsIn, IsObject, IsString, IsUrl, IsUUID, Length, ValidateNested } from "class-validator";
+import { InboundAuthBody, SettingsBody } from "../admin/connections/connections.dto.js";
+import { Optional } from "../common/validation.js";
+import type { ConnectionSettings, InboundAuthConfig } from "../connections/connection.js";
+import { OAUTH_PROVIDERS, type OAuthProvider } from "../connections/provider-oauth.js";
+
+/** The connection a callback creates, as the attempt keeps it (no secret among them). */
+export interface ConnectionFields {
+  externalAccountId: string;
+  displayName: string;
+  inboundAuth: InboundAuthConfig;
+  settings: ConnectionSettings;
+}
+
+export class ReconnectBody {
+  @ApiPropertyOptional({
+    description:
+      "where the owner's browser goes after the consent; its origin must be on OAUTH_RETURN_URL_ORIGINS",
+    example: "https://app.example.com/connections",
+  })
+  @Optional()
+  @IsUrl({ protocols: ["http", "https"], require_protocol: true, require_tld: false })
+  @Length(1, 2000)
+  returnUrl?: string;
+}
+
+export class StartOAuthBody extends ReconnectBody {
+  @ApiProperty({ enum: OAUTH_PROVIDERS })
+  @IsIn(OAUTH_PROVIDERS)
+  provider!: OAuthProvider;
+
+  @ApiPropertyOptional({
+    description: "required for operator keys; a tenant-admin key connects in its own tenant",
+  })
+  @Optional()
+  @IsUUID()
+  tenantId?: string;
+
+  @ApiProperty({ description: "the Thumbtack businessID or the Yelp business id the grant must reach" })
+  @IsString()
+  @Length(1, 200)
+  externalAccountId!: string;
+
+  @ApiProperty({ example: "Acme Roofing on Yelp" })
+  @IsString()
+  @Length(1, 200)
+  displayName!: string;
+
+  @ApiPropertyOptional({
+    type: InboundAuthBody,
+    description: "default: none for Yelp, basic for Thumbtack (apiKey is not available)",
+  })
+  @Optional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => InboundAuthBody)
+  inboundAuth?: InboundAuthBody;
+
+  @ApiPropertyOptional({ type: SettingsBody })
+  @Optional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SettingsBody)
+  settings?: SettingsBody;
+}

@@ -1,0 +1,17 @@
+import { Module } from "@nestjs/common";
+import { AdminModule } from "../admin/admin.module.js";
+import { OutboundModule } from "../common/outbound/outbound.module.js";
+import { ConnectionsModule } from "../connections/connections.module.js";
+import { JobsModule } from "../jobs/jobs.module.js";
+import { OAuthAdminController } from "./oauth-admin.controller.js";
+import { OAuthAttemptsRepository } from "./oauth-attempts.repository.js";
+import { OAuthCallbackController } from "./oauth-callback.controller.js";
+import { OAuthService } from "./oauth.service.js";
+
+/** Connecting Yelp and Thumbtack accounts with OAuth (api.md "Connecting provider accounts"). */
+@Module({
+  imports: [AdminModule, ConnectionsModule, JobsModule, OutboundModule],
+  controllers: [OAuthAdminController, OAuthCallbackController],
+  providers: [OAuthService, OAuthAttemptsRepository],
+})
+export class OAuthModule {}

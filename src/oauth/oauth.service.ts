@@ -1,0 +1,336 @@
+// Connecting a provider account with the OAuth 2 authorization code flow (api.md "Connecting
+// provider accounts"): start (an attempt, the authorize URL), reconnect, and the callback that
+// consumes the attempt once, exchanges the code, proves the grant reaches the account, and only then
+// writes the connection and its audit row in one transaction.
+import { Inject, Injectable, Logger } from "@nestjs/common";
+import { AuditRepository } from "../admin/audit.js";
+import type { StartOAuthBody } from "./oauth.dto.js";
+import { ownTenant, TenantsRepository } from "../admin/tenants.js";
+import { notFound } from "../admin/id.pipe.js";
+import { PLATFORM, type Principal, type TenantScope, tenantWhere } from "../auth/principal.js";
+import { AppError } from "../common/app-error.js";
+import { DestinationGuard, DestinationUnresolved } from "../common/outbound/destination-guard.js";
+import { DestinationForbidden } from "../common/outbound/destination-policy.js";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { AccountAccessCheck, ProviderUnavailable } from "../connections/account-access.js";
+import type { ConnectionSettings, InboundAuthConfig } from "../connections/connection.js";
+import {
+  AUTH_TYPES_BY_PROVIDER,
+  ConnectionsService,
+  credentialColumns,
+  generateCredentials,
+} from "../connections/connections.service.js";
+import {
+  isOAuthProvider,
+  type OAuthProvider,
+  ProviderOAuth,
+  TokenExchangeFailed,
+  type TokenSet,
+} from "../connections/provider-oauth.js";
+import { SecretBox } from "../crypto/secret-box.js";
+import { PrismaService } from "../database/prisma.service.js";
+import { Transactions } from "../database/transactions.js";
+import type { EnqueueableJob } from "../jobs/job-queue.js";
+import { JobQueue } from "../jobs/job-queue.js";
+import { JobStateMachine } from "../jobs/state/job-state-machine.js";
+import { type ConsumedAttempt, OAuthAttemptsRepository } from "./oauth-attempts.repository.js";
+import type { ConnectionFields } from "./oauth.dto.js";
+
+/** The `error=` codes of a callback that ends without a connection (api.md). */
+export type CallbackError =
+  | "access_denied"
+  | "authorization_failed"
+  | "token_exchange_failed"
+  | "account_not_accessible"
+  | "account_taken"
+  | "provider_unavailable"
+  | "connection_disabled";
+
+/** How a callback ended: where the browser goes (or what the page says). */
+export type CallbackOutcome = { returnUrl: string | null } & (
+  { status: "connected"; connectionId: string } | { status: "error"; error: CallbackError }
+);
+
+const DEFAULT_INBOUND_AUTH: Record<OAuthProvider, InboundAuthConfig> = {
+  yelp: { type: "none" },
+  thumbtack: { type: "basic" },
+};
+
+const invalidState = () =>
+  new AppError(
+    400,
+    "invalid_oauth_state",
+    "This authorization link is unknown, already used or expired (10 minutes): start connecting again.",
+  );
+
+/** Failures that end a callback with `status=error` and nothing written. */
+class CallbackFailed extends Error {
+  constructor(readonly code: CallbackError) {
+    super(code);
+  }
+}
+
+@Injectable()
+export class OAuthService {
+  private readonly logger = new Logger("oauth");
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly prisma: PrismaService,
+    private readonly transactions: Transactions,
+    private readonly attempts: OAuthAttemptsRepository,
+    private readonly oauth: ProviderOAuth,
+    private readonly access: AccountAccessCheck,
+    private readonly connections: ConnectionsService,
+    private readonly tenants: TenantsRepository,
+    private readonly audit: AuditRepository,
+    private readonly destinations: DestinationGuard,
+    private readonly box: SecretBox,
+    private readonly state: JobStateMachine,
+    private readonly queue: JobQueue,
+  ) {}
+
+  /** `POST /admin/connections/oauth`: a new connection once the owner has granted access. */
+  async start(by: Principal, body: StartOAuthBody) {
+    this.oauth.client(body.provider); // 501 before anything else
+    const returnUrl = this.checkReturnUrl(body.returnUrl);
+    const tenantId = await this.tenantOfNew(by, body.tenantId);
+    const inboundAuth = checkInboundAuth(body.provider, body.inboundAuth);
+    const settings = withoutNulls(body.settings ?? {});
+    await this.checkDestination(settings.crmDestination?.url);
+    return this.begin(by, tenantId, body.provider, null, returnUrl, {
+      externalAccountId: body.externalAccountId,
+      displayName: body.displayName,
+      inboundAuth,
+      settings,
+    });
+  }
+
+  /** `POST /admin/connections/{id}/reconnect`: consent again; the connection keeps its id and history. */
+  async reconnect(by: Principal, scope: TenantScope, id: string, body: { returnUrl?: string }) {
+    const row = await this.prisma.connection.findFirst({ where: { ...tenantWhere(scope), id } });
+    if (!row) throw notFound("connection");
+    if (!isOAuthProvider(row.provider)) {
+      throw new AppError(409, "oauth_not_supported", `${row.provider} connections have no OAuth grant.`);
+    }
+    if (row.status === "disabled") {
+      throw new AppError(409, "connection_disabled", "The connection is disabled: connect the account anew.");
+    }
+    this.oauth.client(row.provider);
+    const returnUrl = this.checkReturnUrl(body.returnUrl);
+    return this.begin(by, row.tenantId, row.provider, row.id, returnUrl, {
+      externalAccountId: row.externalAccountId,
+      displayName: row.displayName,
+      inboundAuth: row.inboundAuth as unknown as InboundAuthConfig,
+      settings: row.settings as ConnectionSettings,
+    });
+  }
+
+  /**
+   * `GET /oauth/{provider}/callback`. A state that opens no attempt is `400 invalid_oauth_state`;
+   * every other failure is an outcome with `status: "error"`, and nothing but the attempt's
+   * consumption is written.
+   */
+  async callback(
+    providerName: string,
+    query: { code?: unknown; state?: unknown; error?: unknown },
+  ): Promise<CallbackOutcome> {
+    if (!isOAuthProvider(providerName)) throw notFound("OAuth provider");
+    const provider = providerName;
+    this.oauth.client(provider);
+    if (typeof query.state !== "string" || query.state === "") throw invalidState();
+    const attempt = await this.attempts.consume(provider, query.state);
+    if (!attempt) throw invalidState();
+    const returnUrl = attempt.returnUrl;
+    try {
+      if (query.error !== undefined) {
+        throw new CallbackFailed(query.error === "access_denied" ? "access_denied" : "authorization_failed");
+      }
+      if (typeof query.code !== "string" || query.code === "")
+        throw new CallbackFailed("token_exchange_failed");
+      const tokens = await this.exchange(attempt, query.code);
+      await this.proveAccess(attempt, tokens.accessToken);
+      const connectionId = await this.store(attempt, tokens);
+      return { returnUrl, status: "connected", connectionId };
+    } catch (error) {
+      if (!(error instanceof CallbackFailed)) throw error;
+      this.logger.warn({
+        msg: "oauth callback failed",
+        tenantId: attempt.tenantId,
+        provider,
+        connectionId: attempt.connectionId,
+        errorCode: error.code,
+      });
+      return { returnUrl, status: "error", error: error.code };
+    }
+  }
+
+  private async begin(
+    by: Principal,
+    tenantId: string,
+    provider: OAuthProvider,
+    connectionId: string | null,
+    returnUrl: string | null,
+    fields: ConnectionFields,
+  ) {
+    const { state, codeVerifier } = ProviderOAuth.newSecrets();
+    const authorizeUrl = await this.oauth.authorizeUrl(provider, state, codeVerifier);
+    const { expiresAt } = await this.attempts.create({
+      tenantId,
+      apiKeyId: by.keyId,
+      provider,
+      connectionId,
+      fields,
+      returnUrl,
+      state,
+      codeVerifier,
+    });
+    return { authorizeUrl, expiresAt };
+  }
+
+  private async exchange(attempt: ConsumedAttempt, code: string): Promise<TokenSet> {
+    try {
+      return await this.oauth.exchangeCode(attempt.provider, code, attempt.codeVerifier);
+    } catch (error) {
+      if (!(error instanceof TokenExchangeFailed)) throw error;
+      this.logger.warn({
+        msg: "oauth token exchange failed",
+        tenantId: attempt.tenantId,
+        provider: attempt.provider,
+        reason: error.reason,
+      });
+      throw new CallbackFailed("token_exchange_failed");
+    }
+  }
+
+  private async proveAccess(attempt: ConsumedAttempt, accessToken: string): Promise<void> {
+    let access;
+    try {
+      access = await this.access.check(attempt.provider, attempt.fields.externalAccountId, accessToken);
+    } catch (error) {
+      if (error instanceof ProviderUnavailable) throw new CallbackFailed("provider_unavailable");
+      throw error;
+    }
+    if (access === "not_accessible") throw new CallbackFailed("account_not_accessible");
+  }
+
+  /** Creates the connection (or, for a reconnect, replaces its tokens) with its audit row. */
+  private async store(attempt: ConsumedAttempt, tokens: TokenSet): Promise<string> {
+    const by = { keyId: attempt.apiKeyId };
+    const { connectionId, released } = await this.transactions.run(async (tx) => {
+      if (attempt.connectionId === null) {
+        let created;
+        try {
+          created = await this.connections.create(
+            attempt.tenantId,
+            { provider: attempt.provider, ...attempt.fields, credentials: tokens },
+            tx,
+          );
+        } catch (error) {
+          if (error instanceof AppError && error.code === "connection_exists") {
+            throw new CallbackFailed("account_taken");
+          }
+          throw error;
+        }
+        await this.audit.record(tx, by, {
+          action: "connection.oauth-connect",
+          tenantId: attempt.tenantId,
+          targetType: "connection",
+          targetId: created.connection.id,
+          details: { provider: attempt.provider, externalAccountId: attempt.fields.externalAccountId },
+        });
+        return { connectionId: created.connection.id, released: [] as EnqueueableJob[] };
+      }
+      const [row] = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM connections
+        WHERE id = ${attempt.connectionId}::uuid AND tenant_id = ${attempt.tenantId}::uuid FOR UPDATE`;
+      if (!row) throw new CallbackFailed("connection_disabled"); // gone: only a test database deletes rows
+      if (row.status === "disabled") throw new CallbackFailed("connection_disabled");
+      // A credential error ends with the new grant: the resume transition releases the parked jobs.
+      const resumes = row.status === "credential_error";
+      await tx.connection.update({
+        where: { id: attempt.connectionId, tenantId: attempt.tenantId },
+        data: {
+          ...credentialColumns(this.box, attempt.connectionId, tokens),
+          ...(resumes ? { status: "active" } : {}),
+        },
+      });
+      const released = resumes
+        ? await this.state.resumeConnection(tx, attempt.tenantId, attempt.connectionId)
+        : [];
+      await this.audit.record(tx, by, {
+        action: "connection.reconnect",
+        tenantId: attempt.tenantId,
+        targetType: "connection",
+        targetId: attempt.connectionId,
+        details: { provider: attempt.provider, from: row.status, requeuedJobs: released.length },
+      });
+      return { connectionId: attempt.connectionId, released };
+    });
+    await this.queue.enqueue(released); // after commit; the dispatcher covers a failure here
+    return connectionId;
+  }
+
+  /** `returnUrl` must be on OAUTH_RETURN_URL_ORIGINS: Leadgate sends browsers nowhere else. */
+  private checkReturnUrl(returnUrl: string | undefined): string | null {
+    if (returnUrl === undefined) return null;
+    const origin = new URL(returnUrl).origin;
+    if (!this.config.oauthReturnUrlOrigins.includes(origin)) {
+      throw new AppError(400, "validation_failed", "Invalid input: returnUrl.", {
+        returnUrl: ["its origin must be one of OAUTH_RETURN_URL_ORIGINS"],
+      });
+    }
+    return returnUrl;
+  }
+
+  private async checkDestination(url: string | undefined): Promise<void> {
+    if (url === undefined) return;
+    try {
+      await this.destinations.check(url);
+    } catch (error) {
+      if (!(error instanceof DestinationForbidden || error instanceof DestinationUnresolved)) throw error;
+      throw new AppError(
+        400,
+        "destination_forbidden",
+        `settings.crmDestination.url is refused: ${error.message}.`,
+      );
+    }
+  }
+
+  private async tenantOfNew(by: Principal, tenantId: string | undefined): Promise<string> {
+    if (by.role === "tenant-admin") return ownTenant(by, tenantId);
+    if (tenantId === undefined) {
+      throw new AppError(400, "validation_failed", "Invalid input: tenantId.", {
+        tenantId: ["required when an operator key connects an account"],
+      });
+    }
+    if (!(await this.tenants.find(PLATFORM, tenantId))) throw notFound("tenant");
+    return tenantId;
+  }
+}
+
+/** The inbound auth a connection of `provider` will have; checked now, its secrets made by the callback. */
+function checkInboundAuth(
+  provider: OAuthProvider,
+  given: { type: InboundAuthConfig["type"]; headerName?: string; apiKey?: string } | undefined,
+): InboundAuthConfig {
+  const auth = given ?? DEFAULT_INBOUND_AUTH[provider];
+  if (!AUTH_TYPES_BY_PROVIDER[provider].includes(auth.type)) {
+    throw new AppError(
+      400,
+      "validation_failed",
+      `inboundAuth.type ${auth.type} is not available for ${provider}.`,
+      {
+        "inboundAuth.type": [`must be one of ${AUTH_TYPES_BY_PROVIDER[provider].join(", ")}`],
+      },
+    );
+  }
+  const checked = generateCredentials(auth); // refuses a bad header name; these secrets are dropped
+  return checked.type === "header"
+    ? { type: "header", headerName: checked.headerName }
+    : { type: checked.type };
+}
+
+function withoutNulls(settings: { autoResponse?: unknown; crmDestination?: unknown }): ConnectionSettings {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value != null));
+}
