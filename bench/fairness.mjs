@@ -63,6 +63,9 @@ async function main() {
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,
     REDIS_PREFIX: `lg-bench-fairness-${process.pid}`,
     PORT: "3103",
+    // The bench CRMs listen on loopback over http.
+    DESTINATION_ALLOW_HTTP: "true",
+    DESTINATION_ALLOW_CIDRS: "127.0.0.0/8",
   };
   const a = createConnection(env, crmA.url);
   const b = createConnection(env, crmB.url);
