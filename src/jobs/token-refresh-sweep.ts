@@ -2,7 +2,8 @@
 // lapse, so the first reply after a quiet night is not slowed by a refresh. It uses the same
 // ProviderTokens path as the jobs (the same margin, the same lease), so a sweep and a job racing for
 // one connection still present its refresh token once; any number of worker replicas may sweep.
-// The same timer runs the clean-up of disconnected connections (revoke, delete the tokens).
+// The same timer runs the clean-up of disconnected connections (revoke, delete the tokens) and
+// deletes OAuth attempts a day past their expiry.
 import {
   Inject,
   Injectable,
@@ -37,7 +38,7 @@ export class TokenRefreshSweep implements OnApplicationBootstrap, OnModuleDestro
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
-      this.sweeping ??= Promise.all([this.sweep(), this.cleanUp()]).finally(
+      this.sweeping ??= Promise.all([this.sweep(), this.cleanUp(), this.pruneAttempts()]).finally(
         () => (this.sweeping = undefined),
       );
     }, SWEEP_INTERVAL_MS);
@@ -46,6 +47,26 @@ export class TokenRefreshSweep implements OnApplicationBootstrap, OnModuleDestro
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.timer);
     await this.sweeping;
+  }
+
+  /**
+   * Deletes OAuth attempts a day past their expiry (used or not: a used one already did its work,
+   * and an expired one can no longer be used); answers how many.
+   */
+  async pruneAttempts(): Promise<number> {
+    try {
+      // Platform-wide by nature: the expiry, not a tenant, selects the rows.
+      const { rowCount } = await this.prisma.pool.query(
+        "DELETE FROM oauth_attempts WHERE expires_at < now() - interval '1 day'",
+      );
+      return rowCount ?? 0;
+    } catch (error) {
+      this.logger.warn({
+        msg: "pruning OAuth attempts failed; the next pass retries",
+        errorCode: classify(error).code,
+      });
+      return 0;
+    }
   }
 
   /** Disconnected connections' clean-up; a failure is logged and retried by a later pass. */

@@ -403,6 +403,18 @@ describe("OAuth: connecting provider accounts", () => {
     const expired = await callback(expiring);
     expect(expired.status).toBe(400);
     expect(await counts()).toEqual(afterFirst);
+
+    // A day past their expiry, attempts (used or not) are deleted by the worker's sweep; newer ones stay.
+    await app.sql.query("UPDATE oauth_attempts SET expires_at = now() - interval '25 hours'");
+    const fresh = await authorize(start("yelp", newBusiness("yelp")));
+    const old = (
+      await app.sql.query("SELECT count(*)::int AS n FROM oauth_attempts WHERE expires_at < now()")
+    ).rows[0].n as number;
+    expect(old).toBeGreaterThanOrEqual(2); // at least this test's used and expired attempts
+    expect(await app.worker.get(TokenRefreshSweep).pruneAttempts()).toBe(old);
+    const left = await app.sql.query("SELECT count(*)::int AS n FROM oauth_attempts");
+    expect(left.rows[0].n).toBe(1);
+    expect((await callback(fresh)).status).toBe(302); // the newer attempt still works
   });
 
   it("concurrent callbacks with one state: one connection", async () => {
