@@ -9,8 +9,7 @@ import { ownTenant, TenantsRepository } from "../admin/tenants.js";
 import { notFound } from "../admin/id.pipe.js";
 import { PLATFORM, type Principal, type TenantScope, tenantWhere } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
-import { DestinationGuard, DestinationUnresolved } from "../common/outbound/destination-guard.js";
-import { DestinationForbidden } from "../common/outbound/destination-policy.js";
+import { DestinationGuard } from "../common/outbound/destination-guard.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { AccountAccessCheck, ProviderUnavailable } from "../connections/account-access.js";
@@ -98,7 +97,7 @@ export class OAuthService {
     const tenantId = await this.tenantOfNew(by, body.tenantId);
     const inboundAuth = checkInboundAuth(body.provider, body.inboundAuth);
     const settings = withoutNulls(body.settings ?? {});
-    await this.checkDestination(settings.crmDestination?.url);
+    await this.destinations.checkSetting("settings.crmDestination.url", settings.crmDestination?.url);
     return this.begin(by, tenantId, body.provider, null, returnUrl, {
       externalAccountId: body.externalAccountId,
       displayName: body.displayName,
@@ -281,20 +280,6 @@ export class OAuthService {
       });
     }
     return returnUrl;
-  }
-
-  private async checkDestination(url: string | undefined): Promise<void> {
-    if (url === undefined) return;
-    try {
-      await this.destinations.check(url);
-    } catch (error) {
-      if (!(error instanceof DestinationForbidden || error instanceof DestinationUnresolved)) throw error;
-      throw new AppError(
-        400,
-        "destination_forbidden",
-        `settings.crmDestination.url is refused: ${error.message}.`,
-      );
-    }
   }
 
   private async tenantOfNew(by: Principal, tenantId: string | undefined): Promise<string> {

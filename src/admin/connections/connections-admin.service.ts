@@ -7,8 +7,7 @@ import type { Principal, TenantScope } from "../../auth/principal.js";
 import { PLATFORM, tenantParam, tenantWhere } from "../../auth/principal.js";
 import { ownTenant, TenantsRepository } from "../tenants.js";
 import { AppError } from "../../common/app-error.js";
-import { DestinationGuard, DestinationUnresolved } from "../../common/outbound/destination-guard.js";
-import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
+import { DestinationGuard } from "../../common/outbound/destination-guard.js";
 import type { ConnectionSettings } from "../../connections/connection.js";
 import { secretPlace } from "../../crypto/stored-secrets.js";
 import { AccountAccessCheck } from "../../connections/account-access.js";
@@ -67,7 +66,7 @@ export class ConnectionsAdminService {
 
   async create(by: Principal, body: CreateConnectionBody) {
     const tenantId = await this.tenantOfNew(by, body.tenantId);
-    await this.checkDestination(body.settings?.crmDestination?.url);
+    await this.destinations.checkSetting("settings.crmDestination.url", body.settings?.crmDestination?.url);
     if (body.credentials) await this.proveAccess(by, body.provider, body.externalAccountId, body.credentials);
     const { tenantId: _given, ...input } = body;
     const settings = withoutNulls(input.settings ?? {});
@@ -111,7 +110,7 @@ export class ConnectionsAdminService {
 
   /** Display name, provider credentials, settings; adding a CRM destination creates its signing secret (shown once). */
   async update(by: Principal, scope: TenantScope, id: string, body: UpdateConnectionBody) {
-    await this.checkDestination(body.settings?.crmDestination?.url);
+    await this.destinations.checkSetting("settings.crmDestination.url", body.settings?.crmDestination?.url);
     if (body.credentials) {
       // Before the transaction: the provider call may take seconds. The account cannot change.
       const current = await this.find(this.prisma, scope, id);
@@ -360,24 +359,6 @@ export class ConnectionsAdminService {
   ): Promise<void> {
     if (by.role === "operator") return;
     await this.access.require(provider, externalAccountId, credentials.accessToken);
-  }
-
-  /**
-   * A CRM URL being set must pass the outbound check (before any transaction: resolving its host
-   * may take up to 2 s). The processor checks it again before each call.
-   */
-  private async checkDestination(url: string | undefined): Promise<void> {
-    if (url === undefined) return;
-    try {
-      await this.destinations.check(url);
-    } catch (error) {
-      if (!(error instanceof DestinationForbidden || error instanceof DestinationUnresolved)) throw error;
-      throw new AppError(
-        400,
-        "destination_forbidden",
-        `settings.crmDestination.url is refused: ${error.message}. Leadgate calls public https addresses only, unless the operator allows http or private ranges.`,
-      );
-    }
   }
 
   private view(row: Connection): ConnectionView {

@@ -6,6 +6,7 @@ import { isIP } from "node:net";
 import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
+import { AppError } from "../app-error.js";
 import { withTimeout } from "../with-timeout.js";
 import {
   type Cidr,
@@ -55,6 +56,24 @@ export class DestinationGuard {
     private readonly resolver: HostResolver,
   ) {
     this.allowed = parseCidrs(config.destinationAllowCidrs);
+  }
+
+  /**
+   * The check of a URL a tenant is setting (`field` names it in the error): a refused one is
+   * `400 destination_forbidden`. Run it before any transaction: resolving may take up to 2 s.
+   */
+  async checkSetting(field: string, url: string | undefined): Promise<void> {
+    if (url === undefined) return;
+    try {
+      await this.check(url);
+    } catch (error) {
+      if (!(error instanceof DestinationForbidden || error instanceof DestinationUnresolved)) throw error;
+      throw new AppError(
+        400,
+        "destination_forbidden",
+        `${field} is refused: ${error.message}. Leadgate calls public https addresses only, unless the operator allows http or private ranges.`,
+      );
+    }
   }
 
   /**
