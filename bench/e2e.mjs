@@ -5,7 +5,7 @@
 // not count) and Redis commands (INFO stats: server-wide, so only meaningful on a quiet server).
 // Needs `npm run build`.
 import { execFileSync } from "node:child_process";
-import { dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { LOOPBACK_CRM_ENV, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
 import { createServer } from "node:http";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -37,9 +37,7 @@ async function main() {
     REDIS_PREFIX: `lg-bench-e2e-${process.pid}`,
     PORT: "3102",
     WEBHOOK_RATE_LIMIT: "10000000", // one connection sends the whole load
-    // The bench CRM listens on loopback over http.
-    DESTINATION_ALLOW_HTTP: "true",
-    DESTINATION_ALLOW_CIDRS: "127.0.0.0/8",
+    ...LOOPBACK_CRM_ENV,
   };
   const connection = JSON.parse(
     execFileSync(process.execPath, ["bench/create-connection.mjs"], {

@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { LOOPBACK_CRM_ENV, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_FAIRNESS_SECONDS ?? 45);
 const RATE = Number(process.env.BENCH_FAIRNESS_RATE ?? 10); // events/s per tenant
@@ -63,9 +63,7 @@ async function main() {
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,
     REDIS_PREFIX: `lg-bench-fairness-${process.pid}`,
     PORT: "3103",
-    // The bench CRMs listen on loopback over http.
-    DESTINATION_ALLOW_HTTP: "true",
-    DESTINATION_ALLOW_CIDRS: "127.0.0.0/8",
+    ...LOOPBACK_CRM_ENV,
   };
   const a = createConnection(env, crmA.url);
   const b = createConnection(env, crmB.url);

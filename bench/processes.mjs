@@ -31,6 +31,9 @@ export async function start(script, env, readyPattern, timeoutMs = 30_000) {
   }
 }
 
+/** The benches' CRMs listen on loopback over http: what Leadgate must be told to call them. */
+export const LOOPBACK_CRM_ENV = { DESTINATION_ALLOW_HTTP: "true", DESTINATION_ALLOW_CIDRS: "127.0.0.0/8" };
+
 export const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 
 /** Drops and creates a database; returns its URL. */

@@ -3,7 +3,7 @@
 // connections, 10 s each) and prints both medians and their ratio. Prints figures, asserts nothing.
 // Needs `npm run build` (done by `npm run bench`) and local Postgres and Redis.
 import { execFileSync } from "node:child_process";
-import { dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { LOOPBACK_CRM_ENV, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -40,9 +40,7 @@ async function main() {
     PORT: "3100",
     // The load sends far more per connection than a provider would; the limit's cost is measured, not its refusals.
     WEBHOOK_RATE_LIMIT: process.env.BENCH_RATE_LIMIT ?? "10000000",
-    // The bench CRM listens on loopback over http.
-    DESTINATION_ALLOW_HTTP: "true",
-    DESTINATION_ALLOW_CIDRS: "127.0.0.0/8",
+    ...LOOPBACK_CRM_ENV,
   };
   const connection = await createConnection(env);
   const leadgate = await start("dist/main.js", env, /api listening/);

@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import pg from "pg";
-import { dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { LOOPBACK_CRM_ENV, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -32,9 +32,7 @@ async function prepare(name, port, fill) {
     REDIS_PREFIX: `lg-bench-scale-${name}-${process.pid}`,
     PORT: String(port),
     WEBHOOK_RATE_LIMIT: "10000000",
-    // The bench CRM listens on loopback over http.
-    DESTINATION_ALLOW_HTTP: "true",
-    DESTINATION_ALLOW_CIDRS: "127.0.0.0/8",
+    ...LOOPBACK_CRM_ENV,
   };
   const connection = JSON.parse(
     execFileSync(process.execPath, ["bench/create-connection.mjs"], {
