@@ -76,6 +76,21 @@ const REQUEUE_SET = (allowancesParam: string) => `status = 'queued', waiting_for
   max_attempts = jobs.attempts + (${allowancesParam}::jsonb ->> jobs.operation)::int`;
 
 /**
+ * release, of a receipt's jobs of `operations` that wait for a dependency (SQL expressions for each
+ * value); answers them, to be enqueued.
+ */
+const RELEASE_DEPENDENTS = (sql: {
+  tenant: string;
+  receipt: string;
+  operations: string;
+  from: string;
+  allowances: string;
+}) => `UPDATE jobs SET ${REQUEUE_SET(sql.allowances)}
+  WHERE tenant_id = ${sql.tenant}::uuid AND receipt_id = ${sql.receipt} AND operation = ANY(${sql.operations}::text[])
+    AND status = ANY(${sql.from}::text[]) AND waiting_for = 'dependency'
+  RETURNING id, job_key AS "jobKey", operation`;
+
+/**
  * Creating jobs is the machine's first step: the INSERT that the receipt writer embeds in its
  * single ingest statement. `source` selects (tenant_id, connection_id, receipt_id, operation,
  * job_key, status, max_attempts), with status from `initialStatus`; a job created `waiting` waits
@@ -214,10 +229,7 @@ export class JobStateMachine {
                 duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
          WHERE id = $2::uuid AND tenant_id = $5::uuid AND EXISTS (SELECT 1 FROM moved)
        ), released AS (
-         UPDATE jobs SET ${REQUEUE_SET("$13")}
-         WHERE tenant_id = $5::uuid AND receipt_id = (SELECT receipt_id FROM moved)
-           AND operation = ANY($11::text[]) AND status = ANY($12::text[]) AND waiting_for = 'dependency'
-         RETURNING id, job_key AS "jobKey", operation
+         ${RELEASE_DEPENDENTS({ tenant: "$5", receipt: "(SELECT receipt_id FROM moved)", operations: "$11", from: "$12", allowances: "$13" })}
        )
        SELECT (SELECT count(*) FROM moved)::int AS moved,
               COALESCE((SELECT json_agg(released) FROM released), '[]'::json) AS released,
@@ -246,10 +258,13 @@ export class JobStateMachine {
   /** release: the jobs of `job`'s receipt that wait for it (see succeed). */
   private async releaseDependents(job: ClaimedJob): Promise<EnqueueableJob[]> {
     const { rows } = await this.prisma.pool.query<EnqueueableJob>(
-      `UPDATE jobs SET ${REQUEUE_SET("$5")}
-       WHERE tenant_id = $1::uuid AND receipt_id = $2::uuid AND operation = ANY($3::text[])
-         AND status = ANY($4::text[]) AND waiting_for = 'dependency'
-       RETURNING id, job_key AS "jobKey", operation`,
+      RELEASE_DEPENDENTS({
+        tenant: "$1",
+        receipt: "$2::uuid",
+        operations: "$3",
+        from: "$4",
+        allowances: "$5",
+      }),
       [job.tenantId, job.receiptId, dependentsOf(job.operation), from("release", ["waiting"]), ALLOWANCES],
     );
     return rows;
