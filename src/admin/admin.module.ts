@@ -4,7 +4,12 @@ import { AdminDatabaseModule } from "../database/database.module.js";
 import { ConnectionsModule } from "../connections/connections.module.js";
 import { OutboundModule } from "../common/outbound/outbound.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
+import { AlertBook } from "../alerts/alert-book.js";
+import { NotificationChannels } from "../alerts/notification-channels.repository.js";
+import { NotificationsModule } from "../jobs/notifications/notifications.module.js";
+import { AlertsAdminService, AlertsController } from "./alerts.js";
 import { ApiKeysController } from "./api-keys.js";
+import { NotificationChannelsAdminService, NotificationChannelsController } from "./notification-channels.js";
 import { AuditController, AuditRepository } from "./audit.js";
 import { ConflictsController, ConflictsRepository } from "./conflicts.js";
 import { ConnectionsAdminService } from "./connections/connections-admin.service.js";
@@ -17,7 +22,14 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
 /** The admin API (api.md "Admin API"): every route needs an API key; tenant-admin keys see their tenant only. */
 @Module({
   // Admin repositories run on the admin pool (AdminDatabaseModule), apart from ingest's.
-  imports: [AdminDatabaseModule, AuthModule, ConnectionsModule, JobsModule, OutboundModule],
+  imports: [
+    AdminDatabaseModule,
+    AuthModule,
+    ConnectionsModule,
+    JobsModule,
+    OutboundModule,
+    NotificationsModule,
+  ],
   controllers: [
     TenantsController,
     ApiKeysController,
@@ -27,6 +39,8 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     LeadsController,
     ConflictsController,
     AuditController,
+    AlertsController,
+    NotificationChannelsController,
   ],
   providers: [
     AuditRepository,
@@ -36,6 +50,11 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     JobsAdminRepository,
     LeadsAdminRepository,
     ConflictsRepository,
+    // The alert stores on the admin pool (not AlertsModule's, which the worker uses).
+    AlertBook,
+    NotificationChannels,
+    AlertsAdminService,
+    NotificationChannelsAdminService,
   ],
   // Replay's admin routes (src/replay/) audit and answer with job views; the OAuth routes
   // (src/oauth/) audit and create connections in a tenant.

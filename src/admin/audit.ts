@@ -26,7 +26,11 @@ export type AuditAction =
   | "connection.reconnect"
   | "job.replay"
   | "receipt.replay"
-  | "replay.create";
+  | "replay.create"
+  | "alert.acknowledge"
+  | "alert.resolve"
+  | "notification-channel.create"
+  | "notification-channel.delete";
 
 export interface AuditRecord {
   action: AuditAction;

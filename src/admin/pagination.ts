@@ -44,6 +44,11 @@ function decodeCursor(cursor: string): Position {
   return { at: date, id: id! };
 }
 
+/** Where the page after `query.cursor` starts (undefined: the first page), for lists read with SQL. */
+export function positionAfter(query: ListQuery): { at: Date; id: string } | undefined {
+  return query.cursor ? decodeCursor(query.cursor) : undefined;
+}
+
 /**
  * Keyset pagination on `(<time column> desc, id desc)`: the `where` that starts after the cursor,
  * and the page built from `limit + 1` rows (the extra row tells whether there is a next page).

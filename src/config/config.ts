@@ -75,6 +75,10 @@ export interface AppConfig {
   oauthRefreshMarginSeconds: number;
   /** Budgets of outbound provider API calls, shared by every tenant and worker (PROVIDER_RATE_LIMITS). */
   providerRateLimits: Record<ApiProvider, ProviderRateLimit>;
+  /** The SMTP server of `email` notification channels (smtp: or smtps: URL); undefined: no email channels. */
+  smtpUrl: string | undefined;
+  /** The sender of alert emails. */
+  alertEmailFrom: string | undefined;
 }
 
 /** One provider's OAuth 2 client registration (api.md "Running"). */
@@ -330,6 +334,19 @@ function providerRateLimits(env: Env): Record<ApiProvider, ProviderRateLimit> {
   return limits;
 }
 
+/** A plain address (`alerts@example.com`) or a display form (`Leadgate <alerts@example.com>`). */
+function emailAddress(env: Env, name: string): string | undefined {
+  const value = read(env, name);
+  if (value === undefined) return undefined;
+  if (!/^([^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(value)) {
+    throw new ConfigError(
+      name,
+      "must be an email address, e.g. alerts@example.com or Leadgate <alerts@example.com>",
+    );
+  }
+  return value;
+}
+
 /** The local Postgres (api.md: DATABASE_URL defaults to the local service). */
 const LOCAL_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/leadgate";
 
@@ -383,6 +400,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     circuitFailureThreshold: integer(env, "CIRCUIT_FAILURE_THRESHOLD", 10, 1, 100_000),
     circuitProbeSeconds: integer(env, "CIRCUIT_PROBE_SECONDS", 30, 1, 86_400),
     adminRateLimit: integer(env, "ADMIN_RATE_LIMIT", 1200, 1, 10_000_000),
+    smtpUrl: read(env, "SMTP_URL") === undefined ? undefined : url(env, "SMTP_URL", "", ["smtp:", "smtps:"]),
+    alertEmailFrom: emailAddress(env, "ALERT_EMAIL_FROM"),
   };
 }
 

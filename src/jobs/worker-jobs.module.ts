@@ -15,13 +15,17 @@ import { InitialResponseProcessor } from "./processors/initial-response.processo
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
 import { SideEffectsRepository } from "./side-effects.repository.js";
 import { TokenRefreshSweep } from "./token-refresh-sweep.js";
+import { AlertsModule } from "../alerts/alerts.module.js";
+import { NotificationProcessor } from "./notifications/notification.processor.js";
+import { NotificationsModule } from "./notifications/notifications.module.js";
+import { SilenceSweep } from "./silence-sweep.js";
 
 /**
  * The consumer side: processors, the runner that mirrors job state in Postgres, one BullMQ worker
- * per operation (started and stopped by the queues module), the dispatcher, the token refresh sweep.
+ * per operation (started and stopped by the queues module), the dispatcher, the token refresh and silence sweeps.
  */
 @Module({
-  imports: [JobsModule, ConnectionsModule, FollowUpModule, OutboundModule],
+  imports: [JobsModule, ConnectionsModule, FollowUpModule, OutboundModule, AlertsModule, NotificationsModule],
   providers: [
     SideEffectsRepository,
     LeadsRepository,
@@ -30,12 +34,14 @@ import { TokenRefreshSweep } from "./token-refresh-sweep.js";
     LeadUpsertProcessor,
     InitialResponseProcessor,
     CrmDeliveryProcessor,
+    NotificationProcessor,
     CircuitBreaker,
     DestinationFairness,
     ...Object.values(OPERATION_WORKERS),
     Dispatcher,
     TokenRefreshSweep,
+    SilenceSweep,
   ],
-  exports: [Dispatcher, TokenRefreshSweep],
+  exports: [Dispatcher, TokenRefreshSweep, SilenceSweep],
 })
 export class WorkerJobsModule {}

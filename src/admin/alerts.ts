@@ -1,0 +1,115 @@
+// Alerts (api.md "Alerts and notification channels"): list, read, acknowledge, resolve by hand.
+import { Controller, Get, HttpCode, Injectable, Param, Post, Query } from "@nestjs/common";
+import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { IsIn, IsUUID } from "class-validator";
+import { AlertBook } from "../alerts/alert-book.js";
+import {
+  ALERT_STATUSES,
+  ALERT_TYPES,
+  type AlertStatus,
+  type AlertType,
+  type AlertView,
+} from "../alerts/alert-types.js";
+import { AdminApi } from "../auth/api-key.guard.js";
+import { CurrentPrincipal } from "../auth/current-principal.js";
+import { type Principal, scopeOf, type TenantScope } from "../auth/principal.js";
+import { Transactions } from "../database/transactions.js";
+import { Optional } from "../common/validation.js";
+import { AuditRepository } from "./audit.js";
+import { IdPipe, notFound } from "./id.pipe.js";
+import { ListQuery, type Page, positionAfter, toPage } from "./pagination.js";
+
+export class AlertsQuery extends ListQuery {
+  @ApiPropertyOptional({ enum: ALERT_STATUSES })
+  @Optional()
+  @IsIn(ALERT_STATUSES)
+  status?: AlertStatus;
+
+  @ApiPropertyOptional({ enum: ALERT_TYPES })
+  @Optional()
+  @IsIn(ALERT_TYPES)
+  type?: AlertType;
+
+  @ApiPropertyOptional({ format: "uuid" })
+  @Optional()
+  @IsUUID()
+  connectionId?: string;
+}
+
+/** Acknowledging and resolving by hand, each with its audit row in one transaction. */
+@Injectable()
+export class AlertsAdminService {
+  constructor(
+    private readonly alerts: AlertBook,
+    private readonly transactions: Transactions,
+    private readonly audit: AuditRepository,
+  ) {}
+
+  /** 200 `{ alert }` either way; only a change (not an alert already past that status) is audited. */
+  async settle(principal: Principal, scope: TenantScope, id: string, to: "acknowledged" | "resolved") {
+    const alert = await this.transactions.run(async (tx) => {
+      const settled = await this.alerts.settle(tx, scope, id, to);
+      if (!settled) throw notFound("alert");
+      if (settled.moved) {
+        await this.audit.record(tx, principal, {
+          action: to === "acknowledged" ? "alert.acknowledge" : "alert.resolve",
+          tenantId: settled.alert.tenantId,
+          targetType: "alert",
+          targetId: settled.alert.id,
+          details: { type: settled.alert.type },
+        });
+      }
+      return settled.alert;
+    });
+    return { alert };
+  }
+}
+
+@ApiTags("alerts")
+@AdminApi()
+@Controller("admin/alerts")
+export class AlertsController {
+  constructor(
+    private readonly alerts: AlertBook,
+    private readonly service: AlertsAdminService,
+  ) {}
+
+  @Get()
+  @ApiOkResponse({
+    description:
+      "alerts, newest first: `{ id, type, status, connectionId, operation, errorCode, count, firstSeenAt, lastSeenAt, resolvedAt, summary }`",
+  })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: AlertsQuery,
+  ): Promise<Page<AlertView>> {
+    const rows = await this.alerts.list(
+      scopeOf(principal),
+      { status: query.status, type: query.type, connectionId: query.connectionId },
+      { take: query.limit + 1, after: positionAfter(query) },
+    );
+    return toPage(rows, query, (row) => row.firstSeenAt);
+  }
+
+  @Get(":id")
+  async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<AlertView> {
+    const found = await this.alerts.find(scopeOf(principal), id);
+    if (!found) throw notFound("alert");
+    const { connectionName: _name, ...alert } = found;
+    return alert;
+  }
+
+  @Post(":id/acknowledge")
+  @HttpCode(200)
+  @ApiOkResponse({ description: "`{ alert }`: someone is on it (open → acknowledged); audited" })
+  acknowledge(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return this.service.settle(principal, scopeOf(principal), id, "acknowledged");
+  }
+
+  @Post(":id/resolve")
+  @HttpCode(200)
+  @ApiOkResponse({ description: "`{ alert }`: resolved by hand (its channels are told); audited" })
+  resolve(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return this.service.settle(principal, scopeOf(principal), id, "resolved");
+  }
+}
