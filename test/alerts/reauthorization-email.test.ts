@@ -1,0 +1,176 @@
+// connection.reauthorization_required through an email channel, end to end: a Thumbtack connection
+// made through the OAuth flow (a fake authorization server), a refresh the token endpoint answers
+// invalid_grant, one email through a real SMTP server on loopback (smtp-server) naming the
+// connection and carrying no secret, and a reconnect that resolves the alert (a second email).
+import { SMTPServer } from "smtp-server";
+import { TokenRefreshSweep } from "../../src/jobs/token-refresh-sweep.js";
+import { createTenant, OPERATOR_KEY } from "../support/admin.js";
+import { useApp, useFakeServer } from "../support/harness.js";
+import { waitFor } from "../support/wait.js";
+
+const RETURN_ORIGIN = "https://app.agency.example";
+const CLIENT_SECRET = "thumbtack-client-secret-0123456789";
+
+interface Mail {
+  from: string;
+  to: string[];
+  text: string;
+}
+
+/** The message as a reader sees it: quoted-printable soft breaks and escapes undone. */
+function decodeQuotedPrintable(text: string): string {
+  return text
+    .replace(/=\r?\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+describe("alerts: reauthorization required, by email", () => {
+  const mails: Mail[] = [];
+  let smtp: SMTPServer | undefined;
+  let smtpPort = 0;
+  beforeAll(async () => {
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS", "AUTH"],
+      logger: false,
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.on("end", () => {
+          mails.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+            text: decodeQuotedPrintable(Buffer.concat(chunks).toString("utf8")),
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp!.listen(0, "127.0.0.1", resolve));
+    smtpPort = (smtp.server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => smtp?.close(resolve));
+  });
+
+  let issued = 0;
+  const auth = useFakeServer({ status: 404, body: {} }, (request) => {
+    const url = new URL(request.path, "http://fake");
+    if (url.pathname === "/thumbtack/authorize") {
+      const back = new URL(url.searchParams.get("redirect_uri")!);
+      back.searchParams.set("state", url.searchParams.get("state")!);
+      back.searchParams.set("code", `code-${++issued}`);
+      return { status: 302, headers: { location: back.toString() } };
+    }
+    if (url.pathname === "/thumbtack/token" && request.method === "POST") {
+      const form = new URLSearchParams(request.body);
+      // Every refresh is refused: the grant was revoked at the provider.
+      if (form.get("grant_type") === "refresh_token")
+        return { status: 400, body: { error: "invalid_grant" } };
+      return {
+        status: 200,
+        body: {
+          access_token: `thumbtack-access-${issued}`,
+          token_type: "Bearer",
+          expires_in: 3600,
+          refresh_token: `thumbtack-refresh-${issued}`,
+          scope: "offline_access supply::messages",
+        },
+      };
+    }
+    return undefined;
+  });
+  const thumbtack = useFakeServer({ status: 200, body: { data: [] } });
+  const app = useApp({
+    worker: true,
+    env: () => ({
+      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+      THUMBTACK_API_BASE_URL: thumbtack.url,
+      THUMBTACK_OAUTH_CLIENT_ID: "leadgate-thumbtack",
+      THUMBTACK_OAUTH_CLIENT_SECRET: CLIENT_SECRET,
+      THUMBTACK_OAUTH_AUTHORIZE_URL: `${auth.url}/thumbtack/authorize`,
+      THUMBTACK_OAUTH_TOKEN_URL: `${auth.url}/thumbtack/token`,
+      OAUTH_RETURN_URL_ORIGINS: RETURN_ORIGIN,
+      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      ALERT_EMAIL_FROM: "Leadgate <alerts@leadgate.example>",
+      DISPATCHER_INTERVAL_MS: "300",
+      JOB_BACKOFF_BASE_MS: "50",
+    }),
+  });
+
+  /** Follows the fake authorization server's redirect back to the callback: the callback's answer. */
+  const consent = async (authorizeUrl: string) => {
+    const redirected = await fetch(authorizeUrl, { redirect: "manual" });
+    const back = new URL(redirected.headers.get("location")!);
+    return fetch(`${app.url}${back.pathname}${back.search}`, { redirect: "manual" });
+  };
+  const alertsOf = async (connectionId: string) =>
+    (
+      await app.sql.query<{ id: string; type: string; status: string }>(
+        "SELECT id, type, status FROM alerts WHERE connection_id = $1 ORDER BY first_seen_at",
+        [connectionId],
+      )
+    ).rows;
+
+  it("a refresh answered invalid_grant opens the alert, one email names the connection and no secret; a reconnect resolves it", async () => {
+    const tenant = await createTenant(app.url);
+    const channel = await tenant.admin.post("/admin/notification-channels", {
+      type: "email",
+      address: "ops@agency.example",
+    });
+    expect([channel.status, channel.body.channel.address]).toEqual([201, "ops@agency.example"]);
+
+    const started = await tenant.admin.post("/admin/connections/oauth", {
+      provider: "thumbtack",
+      externalAccountId: "ttBizAlerts1",
+      displayName: "Roofing Pros Thumbtack",
+      returnUrl: `${RETURN_ORIGIN}/done`,
+    });
+    expect(started.status).toBe(201);
+    const connected = await consent(started.body.authorizeUrl as string);
+    const connectionId = new URL(connected.headers.get("location")!).searchParams.get("connectionId")!;
+    expect(connectionId).toMatch(/^[0-9a-f-]{36}$/);
+
+    // The token is due: the sweep refreshes it, and the provider refuses the refresh token.
+    await app.sql.query(
+      "UPDATE connections SET token_expires_at = now() - interval '1 minute' WHERE id = $1",
+      [connectionId],
+    );
+    await app.worker.get(TokenRefreshSweep).sweep();
+    const [alert] = await alertsOf(connectionId);
+    expect(alert).toMatchObject({ type: "connection.reauthorization_required", status: "open" });
+    await waitFor(
+      () => Promise.resolve(mails.length),
+      (n) => n === 1,
+    );
+    await app.settled();
+    expect(mails).toHaveLength(1);
+    const [mail] = mails;
+    expect(mail!.to).toEqual(["ops@agency.example"]);
+    expect(mail!.from).toBe("alerts@leadgate.example");
+    expect(mail!.text).toContain("Subject: [Leadgate] Alert: connection.reauthorization_required");
+    expect(mail!.text).toContain("Roofing Pros Thumbtack");
+    expect(mail!.text).toContain(`/admin/alerts/${alert!.id}`);
+    for (const secret of ["thumbtack-access-", "thumbtack-refresh-", CLIENT_SECRET]) {
+      expect(mail!.text).not.toContain(secret);
+    }
+    const view = await tenant.admin.get(`/admin/alerts?type=connection.reauthorization_required`);
+    expect(view.body.items.map((a: { id: string; connectionId: string }) => [a.id, a.connectionId])).toEqual([
+      [alert!.id, connectionId],
+    ]);
+
+    const reconnect = await tenant.admin.post(`/admin/connections/${connectionId}/reconnect`, {});
+    expect(reconnect.status).toBe(201);
+    expect((await consent(reconnect.body.authorizeUrl as string)).status).toBe(200); // the result page
+    expect(await alertsOf(connectionId)).toEqual([
+      { id: alert!.id, type: "connection.reauthorization_required", status: "resolved" },
+    ]);
+    await waitFor(
+      () => Promise.resolve(mails.length),
+      (n) => n === 2,
+    );
+    await app.settled();
+    expect(mails).toHaveLength(2);
+    expect(mails[1]!.text).toContain("Subject: [Leadgate] Resolved: connection.reauthorization_required");
+  });
+});
