@@ -266,6 +266,63 @@ describe("fault injection", () => {
     expect(counts).toMatchObject({ lost: 0, duplicated: 0, acknowledged: 300, stored: 300 });
   }, 300_000);
 
+  it("SIGKILL a worker mid-send of an alert notification: it still arrives, at most twice, with one webhook-id", async () => {
+    const s = await scenario(5);
+    const refusing = await startFakeServer({ status: 400, body: { error: "bad lead" } });
+    // The receiver takes 5 s to answer the first notification: the worker is killed while it waits.
+    const receiver = await startFakeServer({ status: 204 });
+    receiver.reply({ status: 204, delayMs: 5_000 });
+    try {
+      const [connection] = (
+        await s.sql.query<{ id: string; tenant_id: string }>("SELECT id, tenant_id FROM connections")
+      ).rows;
+      await s.sql.query(
+        `UPDATE connections SET settings = jsonb_set(settings, '{crmDestination,url}', to_jsonb($2::text)) WHERE id = $1`,
+        [connection!.id, `${refusing.url}/crm`],
+      );
+      const channel = await fetch(`${s.api.url}/admin/notification-channels`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${OPERATOR_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          type: "webhook",
+          url: `${receiver.url}/alerts`,
+          tenantId: connection!.tenant_id,
+        }),
+      });
+      expect(channel.status).toBe(201);
+      const worker = await s.lg.startWorker();
+      await sendAll(s.deliveries, () => [s.api.url], 4, s.outcomes);
+      await waitFor(
+        () => Promise.resolve(receiver.received.length),
+        (n) => n >= 1,
+        60_000,
+      );
+      await Leadgate.kill(worker); // mid-send: the receiver has the request, the worker never hears back
+      const notification = async () =>
+        (
+          await s.sql.query<{ job_key: string; status: string }>(
+            "SELECT job_key, status FROM jobs WHERE operation = 'notification'",
+          )
+        ).rows;
+      const [whenKilled] = await notification();
+      await s.lg.startWorker();
+      const [done] = await waitFor(notification, ([job]) => job?.status === "succeeded", 180_000);
+      const ids = receiver.received.map((request) => request.headers["webhook-id"]);
+      const alerts = (await s.sql.query<{ type: string; count: number }>("SELECT type, count FROM alerts"))
+        .rows;
+      process.stdout.write(
+        `[faults] kill -9 worker mid-notification: statusWhenKilled=${whenKilled?.status} received=${ids.length} webhookIds=${new Set(ids).size} alerts=${JSON.stringify(alerts)}\n`,
+      );
+      expect(whenKilled?.status).toBe("running");
+      expect(alerts).toEqual([{ type: "job.dead", count: 5 }]);
+      expect(ids.length).toBeGreaterThanOrEqual(1);
+      expect(ids.length).toBeLessThanOrEqual(2);
+      expect(new Set(ids)).toEqual(new Set([done!.job_key]));
+    } finally {
+      await Promise.all([refusing.close(), receiver.close()]);
+    }
+  }, 300_000);
+
   it("two APIs and two workers under load with every delivery sent twice: nothing duplicated", async () => {
     const s = await scenario(500);
     const second = await s.lg.startApi();
