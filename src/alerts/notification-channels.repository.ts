@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { Injectable } from "@nestjs/common";
 import { type TenantScope, tenantParam } from "../auth/principal.js";
 import { SecretBox } from "../crypto/secret-box.js";
-import type { SecretPlace } from "../crypto/secret-box.js";
+import { notificationChannelPlace as channelPlace } from "../crypto/stored-secrets.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { AlertType, ChannelType } from "./alert-types.js";
 
@@ -41,12 +41,6 @@ export interface NewChannel {
 }
 
 const COLUMNS = `id, tenant_id AS "tenantId", type, url, address, types, created_at AS "createdAt"`;
-
-export const channelPlace = (channelId: string): SecretPlace => ({
-  table: "notification_channels",
-  column: "secrets",
-  rowId: channelId,
-});
 
 @Injectable()
 export class NotificationChannels {

@@ -14,7 +14,12 @@ import { PrismaService } from "../database/prisma.service.js";
 import { createLogger } from "../observability/logger.js";
 import { CryptoModule } from "./crypto.module.js";
 import { SecretBox } from "./secret-box.js";
-import { CONNECTION_SECRET_COLUMNS, type ConnectionSecretColumn, secretPlace } from "./stored-secrets.js";
+import {
+  CONNECTION_SECRET_COLUMNS,
+  type ConnectionSecretColumn,
+  notificationChannelPlace,
+  secretPlace,
+} from "./stored-secrets.js";
 
 type Row = { id: string; tenant_id: string } & Record<ConnectionSecretColumn, string | null>;
 const BATCH = 500;
@@ -36,7 +41,7 @@ export async function reencryptAll(
       `SELECT id, tenant_id, ${CONNECTION_SECRET_COLUMNS.join(", ")} FROM connections WHERE id > $1 ORDER BY id LIMIT $2`,
       [after, BATCH],
     );
-    if (rows.length === 0) return { resealed, unreadable };
+    if (rows.length === 0) break;
     for (const row of rows) {
       for (const column of CONNECTION_SECRET_COLUMNS) {
         const envelope = row[column];
@@ -64,6 +69,43 @@ export async function reencryptAll(
     }
     after = rows.at(-1)!.id;
   }
+  const channels = await reencryptChannels(prisma, box, logger);
+  return { resealed: resealed + channels.resealed, unreadable: unreadable + channels.unreadable };
+}
+
+/** The same for notification channels' secrets (few rows: one pass). */
+async function reencryptChannels(
+  prisma: PrismaService,
+  box: SecretBox,
+  logger: Logger,
+): Promise<{ resealed: number; unreadable: number }> {
+  let resealed = 0;
+  let unreadable = 0;
+  const { rows } = await prisma.pool.query<{ id: string; secrets: string }>(
+    "SELECT id, secrets FROM notification_channels WHERE secrets IS NOT NULL",
+  );
+  for (const row of rows) {
+    if (!box.isStale(row.secrets)) continue;
+    let sealed: string;
+    try {
+      sealed = box.reseal(row.secrets, notificationChannelPlace(row.id));
+    } catch (error) {
+      unreadable += 1;
+      logger.warn({
+        msg: "cannot open a stored secret",
+        channelId: row.id,
+        column: "secrets",
+        error: String(error),
+      });
+      continue;
+    }
+    const updated = await prisma.pool.query(
+      "UPDATE notification_channels SET secrets = $1 WHERE id = $2 AND secrets = $3",
+      [sealed, row.id, row.secrets],
+    );
+    resealed += updated.rowCount ?? 0;
+  }
+  return { resealed, unreadable };
 }
 
 class ReencryptModule {}

@@ -24,3 +24,11 @@ export function secretPlace(column: ConnectionSecretColumn, connectionId: string
 export function oauthAttemptPlace(attemptId: string): SecretPlace {
   return { table: "oauth_attempts", column: "code_verifier", rowId: attemptId };
 }
+
+/**
+ * Where a notification channel's secrets live (`{ signingSecret }` of a webhook channel, `{ url }`
+ * of a Slack channel): `secrets:reencrypt` rewrites them too.
+ */
+export function notificationChannelPlace(channelId: string): SecretPlace {
+  return { table: "notification_channels", column: "secrets", rowId: channelId };
+}
