@@ -4,6 +4,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { Injectable } from "@nestjs/common";
 import { type TenantScope, tenantParam } from "../auth/principal.js";
+import { PermanentError } from "../common/outbound/errors.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { notificationChannelPlace as channelPlace } from "../crypto/stored-secrets.js";
 import { PrismaService } from "../database/prisma.service.js";
@@ -141,8 +142,14 @@ export class NotificationChannels {
     return rows[0] && this.opened(rows[0]);
   }
 
+  /** Its secrets opened; one that does not open (a key not configured, or moved here) is permanent. */
   private opened({ secrets, ...view }: ChannelView & { secrets: string | null }): ChannelTarget {
-    const opened = secrets ? this.box.open<ChannelSecrets>(secrets, channelPlace(view.id)) : {};
+    let opened: ChannelSecrets = {};
+    try {
+      if (secrets) opened = this.box.open<ChannelSecrets>(secrets, channelPlace(view.id));
+    } catch {
+      throw new PermanentError("secrets_unreadable");
+    }
     return {
       ...view,
       sendUrl: view.type === "webhook" ? (view.url ?? undefined) : opened.url,

@@ -2,6 +2,7 @@
 // with a grace period, pause/resume (held and blocked jobs re-queued), disable, and the audit log.
 import { adminAs, createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
 import { fixture } from "../support/fixtures.js";
+import { AlertBook } from "../../src/alerts/alert-book.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
@@ -111,11 +112,31 @@ describe("admin API: connections", () => {
       (answer) => answer.body.items.length === 1,
     );
 
+    // Notification channels' secrets (a webhook signing secret, a Slack URL) and an alert to read.
+    const webhookChannel = await tenant.admin.post("/admin/notification-channels", {
+      type: "webhook",
+      url: "http://127.0.0.1:9/alerts",
+    });
+    secrets.push(webhookChannel.body.secrets.signingSecret as string);
+    const slackUrl = "http://127.0.0.1:9/services/T000/B000/secretpart";
+    expect(
+      (await tenant.admin.post("/admin/notification-channels", { type: "slack", url: slackUrl })).status,
+    ).toBe(201);
+    secrets.push(slackUrl);
+    const alertId = await app.api.app.get(AlertBook, { strict: false }).raise(undefined, {
+      tenantId: tenant.tenantId,
+      type: "payload.conflict",
+      connectionId: apiKeyConnection,
+      errorCode: "digest_mismatch",
+      summary: "A conflict to read",
+    });
+
     const document = (await (await fetch(`${app.url}/docs-json`)).json()) as {
       openapi: string;
       paths: object;
     };
     const ids: Record<string, string> = {
+      alerts: alertId,
       tenants: tenant.tenantId,
       "api-keys": tenant.keyId,
       connections: created[2]!.body.connection.id,

@@ -35,12 +35,7 @@ export class NotificationProcessor implements Processor<AlertJobContext> {
   async run({ job }: AlertJobContext): Promise<void> {
     const key = parseNotificationKey(job.jobKey);
     if (!key) throw new PermanentError("not_a_notification_key");
-    let channel;
-    try {
-      channel = await this.channels.target(job.tenantId, key.channelId);
-    } catch {
-      throw new PermanentError("secrets_unreadable");
-    }
+    const channel = await this.channels.target(job.tenantId, key.channelId);
     if (!channel) return; // deleted after the alert: nothing to send
     const alert = await this.alerts.find(job.tenantId, key.alertId);
     if (!alert) throw new PermanentError("alert_not_found");
