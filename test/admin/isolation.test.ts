@@ -28,7 +28,8 @@ describe("admin API: isolation matrix over the route table", () => {
   beforeAll(async () => {
     a = await createTenant(app.url, "Agency A");
     b = await createTenant(app.url, "Agency B");
-    // Tenant A gets one of everything: connection, receipt, jobs, lead, conflict, key, replay batch, audit rows.
+    // Tenant A gets one of everything: connection, receipt, jobs, lead, conflict, key, replay batch,
+    // audit rows, an alert, a notification channel.
     const connection = await a.admin.post("/admin/connections", {
       provider: "staticforms",
       externalAccountId: "form-a",
@@ -52,6 +53,14 @@ describe("admin API: isolation matrix over the route table", () => {
     const key = await a.admin.post("/admin/api-keys", { name: "spare", role: "tenant-admin" });
     const batch = await a.admin.post("/admin/replays", { filter: { status: "dead" } });
     expect(batch.status).toBe(202);
+    // The conflict opened a payload.conflict alert; a notification channel of A's own.
+    const alerts = await a.admin.get("/admin/alerts");
+    expect(alerts.body.items.map((alert: { type: string }) => alert.type)).toEqual(["payload.conflict"]);
+    const channel = await a.admin.post("/admin/notification-channels", {
+      type: "webhook",
+      url: `${crm.url}/alerts`,
+    });
+    expect(channel.status).toBe(201);
     Object.assign(idsOfA, {
       tenants: a.tenantId,
       "api-keys": key.body.id,
@@ -60,6 +69,8 @@ describe("admin API: isolation matrix over the route table", () => {
       jobs: jobs.body.items[0].id,
       leads: lead.body.items[0].id,
       replays: batch.body.id,
+      alerts: alerts.body.items[0].id,
+      "notification-channels": channel.body.channel.id,
     });
 
     const document = (await (await fetch(`${app.url}/docs-json`)).json()) as {
