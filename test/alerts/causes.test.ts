@@ -1,0 +1,89 @@
+// The other causes recorded in Postgres, each through the real code that records it: a CRM
+// destination's circuit opening and closing (CircuitBreaker), a payload conflict (ingest), a
+// credential error (the job runner's markCredentialError) and the resume that ends it.
+import { CircuitBreaker, originOf } from "../../src/common/outbound/circuit-breaker.js";
+import { RetryableError } from "../../src/common/outbound/errors.js";
+import { ConnectionsRepository } from "../../src/connections/connections.repository.js";
+import { createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
+import { useApp } from "../support/harness.js";
+import { post } from "../support/http.js";
+
+describe("alerts: causes recorded in Postgres", () => {
+  const app = useApp({
+    worker: true,
+    env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY, CIRCUIT_FAILURE_THRESHOLD: "3" },
+  });
+  const alertsOf = async (connectionId: string) =>
+    (
+      await app.sql.query<{ type: string; status: string; count: number; summary: string }>(
+        "SELECT type, status, count, summary FROM alerts WHERE connection_id = $1 ORDER BY first_seen_at",
+        [connectionId],
+      )
+    ).rows;
+  const connect = async (admin: Awaited<ReturnType<typeof createTenant>>["admin"], crmUrl: string) => {
+    const created = await admin.post("/admin/connections", {
+      provider: "staticforms",
+      externalAccountId: `form-${Math.random().toString(36).slice(2)}`,
+      displayName: "Contact form",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: crmUrl } },
+    });
+    expect(created.status).toBe(201);
+    return { id: created.body.connection.id as string, token: created.body.secrets.bearerToken as string };
+  };
+
+  it("destination.failing: a circuit opening raises it for every connection on that CRM origin; the probe that closes it resolves them", async () => {
+    const a = await createTenant(app.url);
+    const b = await createTenant(app.url);
+    const crm = "http://127.0.0.1:9";
+    const first = await connect(a.admin, `${crm}/crm/a`);
+    const second = await connect(b.admin, `${crm}/crm/b`);
+    const elsewhere = await connect(a.admin, "http://127.0.0.1:10/crm");
+    const circuits = app.worker.get(CircuitBreaker);
+    const origin = originOf(`${crm}/crm/a`);
+    for (let n = 0; n < 3; n++) await circuits.failed(origin, new RetryableError("http_503"));
+    for (const connection of [first, second]) {
+      const [alert] = await alertsOf(connection.id);
+      expect(alert).toMatchObject({ type: "destination.failing", status: "open", count: 1 });
+      expect(alert!.summary).toContain(origin);
+    }
+    expect(await alertsOf(elsewhere.id)).toEqual([]);
+    expect(await circuits.succeeded(origin)).toBe(true);
+    for (const connection of [first, second]) {
+      expect((await alertsOf(connection.id)).map((alert) => alert.status)).toEqual(["resolved"]);
+    }
+    // Opened again: a new alert.
+    for (let n = 0; n < 3; n++) await circuits.failed(origin, new RetryableError("timeout"));
+    expect((await alertsOf(first.id)).map((alert) => alert.status)).toEqual(["resolved", "open"]);
+  });
+
+  it("payload.conflict: the same submission with other content opens it; repeats count on it", async () => {
+    const tenant = await createTenant(app.url);
+    const connection = await connect(tenant.admin, "http://127.0.0.1:9/crm");
+    const url = `${app.url}/webhooks/staticforms/${connection.id}`;
+    const auth = { authorization: `Bearer ${connection.token}` };
+    const delivery = staticFormsDelivery();
+    expect((await post(url, delivery, auth)).status).toBe(202);
+    expect((await post(url, delivery, auth)).status).toBe(200); // a plain duplicate: no alert
+    expect(await alertsOf(connection.id)).toEqual([]);
+    for (const name of ["Someone else", "Another one"]) {
+      const changed = { ...delivery, data: { ...delivery.data, formData: { name } } };
+      expect((await post(url, changed, auth)).status).toBe(200);
+    }
+    expect(await alertsOf(connection.id)).toEqual([
+      expect.objectContaining({ type: "payload.conflict", status: "open", count: 2 }),
+    ]);
+  });
+
+  it("connection.credential_error: opened by the status change, resolved by the resume", async () => {
+    const tenant = await createTenant(app.url);
+    const connection = await connect(tenant.admin, "http://127.0.0.1:9/crm");
+    await app.worker.get(ConnectionsRepository).markCredentialError(tenant.tenantId, connection.id);
+    expect(await alertsOf(connection.id)).toEqual([
+      expect.objectContaining({ type: "connection.credential_error", status: "open", count: 1 }),
+    ]);
+    expect((await alertsOf(connection.id))[0]!.summary).toContain("Contact form");
+    expect((await tenant.admin.post(`/admin/connections/${connection.id}/resume`)).status).toBe(200);
+    expect((await alertsOf(connection.id)).map((alert) => alert.status)).toEqual(["resolved"]);
+  });
+});
