@@ -29,6 +29,12 @@ describe("encryption key rotation", () => {
       });
       connectionId = created.body.connection.id as string;
       token = created.body.secrets.bearerToken as string;
+      // A notification channel's secret (its signing secret) is re-sealed too.
+      const channel = await tenant.admin.post("/admin/notification-channels", {
+        type: "webhook",
+        url: "http://127.0.0.1:9/alerts",
+      });
+      expect(channel.status).toBe(201);
     } finally {
       await before.close();
     }
@@ -54,14 +60,20 @@ describe("encryption key rotation", () => {
 
     const run = spawnNode("dist/crypto/reencrypt.js", { DATABASE_URL: app.db.url, ...rotating });
     expect((await run.exited).code).toBe(0);
-    expect(run.output()).toContain('"resealed":3');
+    expect(run.output()).toContain('"resealed":4');
 
     const newId = SecretBox.idOf(Buffer.from(NEW_KEY, "base64"));
     const stored = await app.sql.query(
       "SELECT inbound_secrets, credentials, crm_signing_secret FROM connections WHERE id = $1",
       [connectionId],
     );
-    for (const value of Object.values(stored.rows[0] as Record<string, string>)) {
+    const channelSecrets = await app.sql.query<{ secrets: string }>(
+      "SELECT secrets FROM notification_channels",
+    );
+    for (const value of [
+      ...Object.values(stored.rows[0] as Record<string, string>),
+      ...channelSecrets.rows.map((row) => row.secrets),
+    ]) {
       expect(value.startsWith(`v2.${newId}.`)).toBe(true);
     }
     expect(await deliver({ LEADGATE_ENCRYPTION_KEY: NEW_KEY }, "after-rotation")).toBe(202);
