@@ -7,13 +7,13 @@ import {
   Delete,
   Get,
   HttpCode,
+  Inject,
   Injectable,
   Logger,
   Param,
   Post,
   Query,
 } from "@nestjs/common";
-import { Inject } from "@nestjs/common";
 import {
   ApiAcceptedResponse,
   ApiCreatedResponse,
