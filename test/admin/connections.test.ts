@@ -112,7 +112,15 @@ describe("admin API: connections", () => {
       (answer) => answer.body.items.length === 1,
     );
 
-    // Notification channels' secrets (a webhook signing secret, a Slack URL) and an alert to read.
+    // An alert to read, and notification channels' secrets (a webhook signing secret, a Slack URL):
+    // the channels come after the alert opened, so no notification is sent to their unused port.
+    const alertId = await app.api.app.get(AlertBook, { strict: false }).raise(undefined, {
+      tenantId: tenant.tenantId,
+      type: "payload.conflict",
+      connectionId: apiKeyConnection,
+      errorCode: "digest_mismatch",
+      summary: "A conflict to read",
+    });
     const webhookChannel = await tenant.admin.post("/admin/notification-channels", {
       type: "webhook",
       url: "http://127.0.0.1:9/alerts",
@@ -123,13 +131,6 @@ describe("admin API: connections", () => {
       (await tenant.admin.post("/admin/notification-channels", { type: "slack", url: slackUrl })).status,
     ).toBe(201);
     secrets.push(slackUrl);
-    const alertId = await app.api.app.get(AlertBook, { strict: false }).raise(undefined, {
-      tenantId: tenant.tenantId,
-      type: "payload.conflict",
-      connectionId: apiKeyConnection,
-      errorCode: "digest_mismatch",
-      summary: "A conflict to read",
-    });
 
     const document = (await (await fetch(`${app.url}/docs-json`)).json()) as {
       openapi: string;
