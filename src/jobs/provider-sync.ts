@@ -58,9 +58,9 @@ export class ProviderSyncJobs {
     // First: the row lock that serializes starts of one connection until the caller commits.
     const [row] = await tx.$queryRawUnsafe<{ seq: number }[]>(
       `UPDATE connections SET registration_seq = registration_seq + 1,
-         registration_status = CASE WHEN $3 = 'sync' AND registration_status = 'manual' THEN 'pending'
+         registration_status = CASE WHEN $3::text = 'sync' AND registration_status = 'manual' THEN 'pending'
                                     ELSE registration_status END,
-         registration_due_at = CASE WHEN $3 = 'remove' THEN NULL
+         registration_due_at = CASE WHEN $3::text = 'remove' THEN NULL
                                     ELSE now() + make_interval(secs => $4::double precision) END
        WHERE id = $1::uuid AND tenant_id = $2::uuid
        RETURNING registration_seq AS seq`,

@@ -25,11 +25,16 @@ export class ThumbtackRegistrar implements ProviderRegistrar {
 
   async sync(target: RegistrationTarget): Promise<Registered> {
     const ours = await this.ours(target);
-    const current = ours.find((hook) => hook.enabled && hook.webhookURL === target.webhookUrl);
-    if (current) return { webhookId: current.webhookID, expiresAt: null };
-    // Missing, disabled, or at an old token URL: a new one, then the stale ones go.
-    const webhookId = await this.client.createWebhook(target.token, target.accountId, spec(target));
-    for (const stale of ours) await this.delete(target, stale.webhookID);
+    const current =
+      ours.find(
+        (hook) =>
+          hook.enabled && hook.webhookID === target.known.webhookId && hook.webhookURL === target.webhookUrl,
+      ) ?? ours.find((hook) => hook.enabled && hook.webhookURL === target.webhookUrl);
+    // Missing, disabled, or at an old token URL: a new one first.
+    const webhookId =
+      current?.webhookID ?? (await this.client.createWebhook(target.token, target.accountId, spec(target)));
+    // Then every other one of ours goes (stale ones, and a duplicate two racing jobs made).
+    for (const other of ours) if (other.webhookID !== webhookId) await this.delete(target, other.webhookID);
     return { webhookId, expiresAt: null };
   }
 
