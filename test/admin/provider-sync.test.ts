@@ -364,6 +364,40 @@ describe("provider registration (subscriptions mode)", () => {
     });
   });
 
+  it("a registration that ran out of attempts is dead, visible, and an operator's replay registers it", async () => {
+    yelp.state.down = true;
+    const business = newBusiness("yelp");
+    const connectionId = await connect(app, oauth, tenant, "yelp", business);
+    await waitFor(
+      () => view(connectionId),
+      (connection) => connection.registration.status === "error",
+    );
+    // Its last attempt now (the default 10 span about a day of backoff).
+    await app.sql.query(
+      "UPDATE jobs SET max_attempts = attempts WHERE connection_id = $1 AND operation = 'provider-sync'",
+      [connectionId],
+    );
+    const [dead] = await settled(app, connectionId);
+    expect([dead!.status, dead!.last_error_code]).toEqual(["dead", "http_500"]);
+    const { rows } = await app.sql.query<{ id: string }>("SELECT id FROM jobs WHERE job_key = $1", [
+      dead!.job_key,
+    ]);
+    const listed = await tenant.admin.get(`/admin/jobs/${rows[0]!.id}`);
+    expect(listed.body).toMatchObject({ operation: "provider-sync", status: "dead" });
+
+    yelp.state.down = false;
+    const replayed = await tenant.admin.post(`/admin/jobs/${rows[0]!.id}/replay`);
+    expect(replayed.status).toBeLessThan(300);
+    await waitFor(
+      () => view(connectionId),
+      (connection) => connection.registration.status === "active",
+    );
+    expect(yelp.subscribed.has(business)).toBe(true);
+    expect(await syncJobs(app, connectionId)).toEqual([
+      { job_key: dead!.job_key, status: "succeeded", last_error_code: "http_500" },
+    ]);
+  });
+
   describe("POST /admin/connections/{id}/sync", () => {
     it("202 { connection } starts a registration job now; an operator may sync any tenant's connection", async () => {
       const business = newBusiness("tt");
