@@ -88,6 +88,7 @@ describe("provider registration (subscriptions mode)", () => {
   });
   afterEach(() => {
     thumbtack.state.down = false;
+    thumbtack.state.forbidden = false;
     yelp.state.down = false;
   });
 
@@ -254,6 +255,43 @@ describe("provider registration (subscriptions mode)", () => {
       await settled(app, connectionId);
       expect(thumbtack.hooks(business)).toHaveLength(1);
       expect(thumbtack.hooks(business)[0]!.auth).toEqual(credentials);
+    });
+
+    it("a 403 from the webhooks API fails the registration for good (error, dead) but not the connection: its auto-reply still goes out", async () => {
+      thumbtack.state.forbidden = true;
+      const business = newBusiness("tt");
+      const connectionId = await connect(app, oauth, tenant, "thumbtack", business, {
+        settings: { autoResponse: { enabled: true, text: "Thanks, we will call you." } },
+      });
+      const [job] = await settled(app, connectionId);
+      expect([job!.status, job!.last_error_code]).toEqual(["dead", "http_403"]);
+      const failed = await view(connectionId);
+      expect([failed.status, failed.registration.status, failed.registration.lastError]).toEqual([
+        "active",
+        "error",
+        "http_403",
+      ]);
+      const refused = thumbtack.server.received.find(
+        (request) => request.method === "POST" && request.path === `/api/v4/businesses/${business}/webhooks`,
+      )!;
+      const credentials = (JSON.parse(refused.body) as { auth: { username: string; password: string } }).auth;
+      expect((await deliverThumbtack(connectionId, basic(credentials), "neg-forbidden-1")).status).toBe(202);
+      const jobs = await waitFor(
+        () =>
+          app.sql
+            .query<{ operation: string; status: string }>(
+              "SELECT operation, status FROM jobs WHERE connection_id = $1 AND receipt_id IS NOT NULL ORDER BY operation",
+              [connectionId],
+            )
+            .then((result) => result.rows),
+        (rows) => rows.length === 2 && rows.every((row) => row.status === "succeeded"),
+      );
+      expect(jobs.map((row) => row.operation)).toEqual(["initial-response", "lead-upsert"]);
+      const replies = thumbtack.server.received.filter(
+        (request) =>
+          request.method === "POST" && request.path === "/api/v4/negotiations/neg-forbidden-1/messages",
+      );
+      expect(replies).toHaveLength(1);
     });
 
     it("token auth registers the ?token= URL without credentials; header auth stays manual", async () => {

@@ -77,10 +77,15 @@ export interface ThumbtackHook {
 export function useFakeThumbtack(reaches: (request: ReceivedRequest, business: string) => boolean) {
   /** Webhooks by business, then by id. */
   const hooks = new Map<string, Map<string, ThumbtackHook>>();
-  const state = { down: false, next: 7000 };
+  /** `down`: writes answer 500; `forbidden`: writes answer 403 (a grant without the webhook scope). */
+  const state = { down: false, forbidden: false, next: 7000 };
   const of = (business: string) => hooks.get(business) ?? hooks.set(business, new Map()).get(business)!;
   const server = useFakeServer({ status: 404, body: {} }, (request): FakeReply | undefined => {
     const url = new URL(request.path, "http://fake");
+    // A negotiation's messages (the auto-reply reads them, then sends): none yet, and sent.
+    if (/^\/api\/v4\/negotiations\/[^/]+\/messages$/.test(url.pathname)) {
+      return request.method === "GET" ? { status: 200, body: { messages: [] } } : { status: 201, body: {} };
+    }
     const list = /^\/api\/v4\/businesses\/([^/]+)\/webhooks$/.exec(url.pathname);
     const item = /^\/api\/v4\/businesses\/([^/]+)\/webhooks\/([^/]+)$/.exec(url.pathname);
     const business = decodeURIComponent((list ?? item)?.[1] ?? "");
@@ -88,6 +93,7 @@ export function useFakeThumbtack(reaches: (request: ReceivedRequest, business: s
     if (!reaches(request, business)) return { status: 403, body: {} };
     // Down: writes fail (the read that proves a grant reaches the business still answers).
     if (state.down && request.method !== "GET") return { status: 500, text: "upstream broke" };
+    if (state.forbidden && request.method !== "GET") return { status: 403, body: {} };
     if (list && request.method === "GET") return { status: 200, body: { data: [...of(business).values()] } };
     if (list && request.method === "POST") {
       const body = json(request) as Omit<ThumbtackHook, "webhookID">;

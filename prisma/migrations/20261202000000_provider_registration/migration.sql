@@ -1,5 +1,6 @@
--- Provider-side webhook registration (issue 14, part 1). Existing connections were registered by
--- hand, if at all: they start `manual`.
+-- Provider-side webhook registration (issue 14, part 1). Connections start `manual` (registered by
+-- hand, if at all), and those connected through OAuth are then made `pending`, below, so the workers
+-- registration sweep registers them.
 
 -- AlterTable
 ALTER TABLE "connections" ADD COLUMN     "registration_status" TEXT NOT NULL DEFAULT 'manual',
@@ -17,3 +18,12 @@ CREATE INDEX "connections_registration_due_at_idx" ON "connections"("registratio
 ALTER TABLE "jobs" DROP CONSTRAINT "jobs_operation_check";
 ALTER TABLE "jobs" ADD CONSTRAINT "jobs_operation_check" CHECK ("operation" IN ('lead-upsert', 'initial-response', 'crm-delivery', 'provider-sync'));
 ALTER TABLE "connections" ADD CONSTRAINT "connections_registration_status_check" CHECK ("registration_status" IN ('active', 'pending', 'error', 'manual'));
+
+-- Live connections made or re-granted through OAuth (their audit rows say so), with an inbound auth
+-- Leadgate can give the provider (src/connections/registration.ts registeredByLeadgate): the sweep
+-- registers them (registration_due_at NULL: due now).
+UPDATE "connections" SET "registration_status" = 'pending'
+WHERE "status" <> 'disabled' AND "credentials" IS NOT NULL
+  AND ("provider" = 'yelp' OR ("provider" = 'thumbtack' AND "inbound_auth" ->> 'type' IN ('basic', 'token')))
+  AND "id"::text IN (SELECT "target_id" FROM "audit_entries"
+                     WHERE "action" IN ('connection.oauth-connect', 'connection.reconnect'));

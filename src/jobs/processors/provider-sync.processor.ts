@@ -5,7 +5,7 @@
 // connection through RegistrationRepository.recordOutcome; a failure is then thrown on, so the job
 // retries with backoff like every side effect. Ingest reads none of this.
 import { Inject, Injectable } from "@nestjs/common";
-import { classify, PermanentError, WaitRequired } from "../../common/outbound/errors.js";
+import { classify, CredentialError, PermanentError, WaitRequired } from "../../common/outbound/errors.js";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { ConnectionsService } from "../../connections/connections.service.js";
@@ -67,9 +67,12 @@ export class ProviderSyncProcessor implements Processor<ConnectionJobContext> {
       }
     } catch (error) {
       // A quota wait is not a failure (the job waits, no attempt used).
-      if (!(error instanceof WaitRequired)) {
-        await record({ kind: "failed", errorCode: classify(error).code }, resync);
-      }
+      if (error instanceof WaitRequired) throw error;
+      await record({ kind: "failed", errorCode: classify(error).code }, resync);
+      // A 403 here says the grant may not manage webhooks (a scope the partner lacks), not that the
+      // token is bad: the registration is dead, but the connection's other provider calls go on.
+      // (A 401 stays a credential error: the runner refreshes the token once, then blocks.)
+      if (error instanceof CredentialError && error.code === "http_403") throw new PermanentError(error.code);
       throw error;
     }
   }
