@@ -2,6 +2,7 @@
 // connections are registered by Leadgate, the state the views show, and the one place where that
 // state changes after a provider call (`recordOutcome`: `active`, `error`, or let go on removal).
 import { Injectable, Logger } from "@nestjs/common";
+import { PermanentError } from "../common/outbound/errors.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { secretPlace } from "../crypto/stored-secrets.js";
 import { PrismaService } from "../database/prisma.service.js";
@@ -65,9 +66,17 @@ export class RegistrationRepository {
     );
     const row = rows[0];
     if (!row) return undefined;
-    const inbound: InboundCredentials = row.inboundSecrets
-      ? this.box.open<InboundCredentials>(row.inboundSecrets, secretPlace("inbound_secrets", connectionId))
-      : { type: "none" };
+    let inbound: InboundCredentials = { type: "none" };
+    try {
+      if (row.inboundSecrets) {
+        inbound = this.box.open<InboundCredentials>(
+          row.inboundSecrets,
+          secretPlace("inbound_secrets", connectionId),
+        );
+      }
+    } catch {
+      throw new PermanentError("secrets_unreadable"); // as in the job context: fix the key or data, then replay
+    }
     return { status: row.status, known: { webhookId: row.webhookId, expiresAt: row.expiresAt }, inbound };
   }
 
