@@ -13,6 +13,8 @@ import { OPERATION_WORKERS } from "./operation-workers.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
+import { ProviderSyncProcessor } from "./processors/provider-sync.processor.js";
+import { RegistrationSweep } from "./registration-sweep.js";
 import { SideEffectsRepository } from "./side-effects.repository.js";
 import { TokenRefreshSweep } from "./token-refresh-sweep.js";
 import { AlertsModule } from "../alerts/alerts.module.js";
@@ -22,7 +24,8 @@ import { SilenceSweep } from "./silence-sweep.js";
 
 /**
  * The consumer side: processors, the runner that mirrors job state in Postgres, one BullMQ worker
- * per operation (started and stopped by the queues module), the dispatcher, the token refresh and silence sweeps.
+ * per operation (started and stopped by the queues module), the dispatcher, the token refresh,
+ * registration and silence sweeps.
  */
 @Module({
   imports: [JobsModule, ConnectionsModule, FollowUpModule, OutboundModule, AlertsModule, NotificationsModule],
@@ -35,13 +38,15 @@ import { SilenceSweep } from "./silence-sweep.js";
     InitialResponseProcessor,
     CrmDeliveryProcessor,
     NotificationProcessor,
+    ProviderSyncProcessor,
     CircuitBreaker,
     DestinationFairness,
     ...Object.values(OPERATION_WORKERS),
     Dispatcher,
     TokenRefreshSweep,
     SilenceSweep,
+    RegistrationSweep,
   ],
-  exports: [Dispatcher, TokenRefreshSweep, SilenceSweep],
+  exports: [Dispatcher, TokenRefreshSweep, SilenceSweep, RegistrationSweep],
 })
 export class WorkerJobsModule {}
