@@ -24,6 +24,7 @@ export type AuditAction =
   | "connection.disable"
   | "connection.oauth-connect"
   | "connection.reconnect"
+  | "connection.backfill"
   | "job.replay"
   | "receipt.replay"
   | "replay.create";

@@ -75,6 +75,20 @@ export interface AppConfig {
   oauthRefreshMarginSeconds: number;
   /** Budgets of outbound provider API calls, shared by every tenant and worker (PROVIDER_RATE_LIMITS). */
   providerRateLimits: Record<ApiProvider, ProviderRateLimit>;
+  /** Each connection is reconciled once per this period, at an offset of its own (RECONCILE_INTERVAL_SECONDS). */
+  reconcileIntervalSeconds: number;
+  /** A lead found only by reconciliation or backfill whose event is older than this gets no auto-response. */
+  reconcileReplyMaxAgeSeconds: number;
+  /** Reconciliation runs one worker process runs at once (RECONCILE_CONCURRENCY). */
+  reconcileConcurrency: number;
+  /** A lead younger than this is left to its webhook (still in flight); older and unknown, it was missed. */
+  reconcileGraceSeconds: number;
+  /** How far back a reconciliation looks (never before the connection was made). */
+  reconcileLookbackSeconds: number;
+  /** [ASSUMPTION] path of Thumbtack's negotiations list; `{businessID}` is replaced. 404: reconciliation is manual. */
+  thumbtackNegotiationsPath: string;
+  /** The longest window one backfill may cover. */
+  backfillMaxDays: number;
 }
 
 /** One provider's OAuth 2 client registration (api.md "Running"). */
@@ -330,6 +344,15 @@ function providerRateLimits(env: Env): Record<ApiProvider, ProviderRateLimit> {
   return limits;
 }
 
+/** A provider API path template: starts with "/", no query, no scheme. */
+function apiPath(env: Env, name: string, fallback: string): string {
+  const value = read(env, name) ?? fallback;
+  if (!/^\/[A-Za-z0-9_\-./{}]*$/.test(value)) {
+    throw new ConfigError(name, 'must be a path such as "/api/v4/businesses/{businessID}/negotiations"');
+  }
+  return value;
+}
+
 /** The local Postgres (api.md: DATABASE_URL defaults to the local service). */
 const LOCAL_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/leadgate";
 
@@ -383,6 +406,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
     circuitFailureThreshold: integer(env, "CIRCUIT_FAILURE_THRESHOLD", 10, 1, 100_000),
     circuitProbeSeconds: integer(env, "CIRCUIT_PROBE_SECONDS", 30, 1, 86_400),
     adminRateLimit: integer(env, "ADMIN_RATE_LIMIT", 1200, 1, 10_000_000),
+    reconcileIntervalSeconds: integer(env, "RECONCILE_INTERVAL_SECONDS", 900, 10, 7 * 86_400),
+    reconcileReplyMaxAgeSeconds: integer(env, "RECONCILE_REPLY_MAX_AGE_SECONDS", 3600, 0, 30 * 86_400),
+    reconcileConcurrency: integer(env, "RECONCILE_CONCURRENCY", 4, 1, 1_000),
+    reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_SECONDS", 300, 0, 86_400),
+    reconcileLookbackSeconds: integer(env, "RECONCILE_LOOKBACK_SECONDS", 86_400, 60, 30 * 86_400),
+    thumbtackNegotiationsPath: apiPath(
+      env,
+      "THUMBTACK_NEGOTIATIONS_PATH",
+      "/api/v4/businesses/{businessID}/negotiations",
+    ),
+    backfillMaxDays: integer(env, "BACKFILL_MAX_DAYS", 90, 1, 3650),
   };
 }
 

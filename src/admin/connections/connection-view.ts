@@ -24,6 +24,8 @@ export interface ConnectionView {
   hasCredentials: boolean;
   /** The provider grant, never a token (api.md "Connection views gain"). */
   oauth: OAuthView;
+  /** Reconciliation with the provider's list of leads (api.md "Connection views gain"). */
+  reconciliation: ReconciliationView;
   settings: ConnectionSettings;
   /** Until when the secret replaced by the last rotation is still accepted (null: not at all). */
   previousSecretExpiresAt: Date | null;
@@ -42,6 +44,30 @@ export interface OAuthView {
   lastRefreshedAt: Date | null;
   /** A code (e.g. `invalid_grant`), never a provider's message. */
   lastError: string | null;
+}
+
+export interface ReconciliationView {
+  /** manual: the provider has no list of leads (Static Forms, Thumbtack's list answering 404) or no API token. */
+  status: "active" | "manual" | "error";
+  lastRunAt: Date | null;
+  /** Leads of the last run's window the provider listed. */
+  leadsFound: number;
+  /** Of those, leads no webhook had delivered within the grace period (stored by the run). */
+  missedByWebhooks: number;
+  /** A code (e.g. `negotiations_endpoint_not_found`, `http_500`), never a provider's message. */
+  lastError: string | null;
+}
+
+function reconciliationView(row: Connection): ReconciliationView {
+  const noApi = row.provider === "staticforms" || row.credentials === null;
+  const stored = row.reconcileStatus as ReconciliationView["status"] | null;
+  return {
+    status: noApi ? "manual" : (stored ?? "active"),
+    lastRunAt: row.reconcileLastRunAt,
+    leadsFound: row.reconcileLeadsFound,
+    missedByWebhooks: row.reconcileMissed,
+    lastError: row.reconcileLastError,
+  };
 }
 
 export function connectionView(row: Connection, webhookUrl: string): ConnectionView {
@@ -66,6 +92,7 @@ export function connectionView(row: Connection, webhookUrl: string): ConnectionV
       lastRefreshedAt: row.lastRefreshedAt,
       lastError: row.oauthLastError,
     },
+    reconciliation: reconciliationView(row),
     settings: row.settings as ConnectionSettings,
     previousSecretExpiresAt: until(row.previousSecrets, row.previousSecretsExpireAt),
     previousCrmSigningSecretExpiresAt: until(row.previousCrmSecret, row.previousCrmExpireAt),

@@ -5,14 +5,36 @@ import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
 import { ProviderQuota } from "../../common/outbound/provider-quota.js";
-import { type ThumbtackMessage, ThumbtackMessages, ThumbtackWebhooks } from "./thumbtack.schemas.js";
+import {
+  type ThumbtackMessage,
+  ThumbtackMessages,
+  ThumbtackNegotiations,
+  ThumbtackWebhooks,
+} from "./thumbtack.schemas.js";
 
 @Injectable()
 export class ThumbtackClient {
   private readonly api: ProviderApi;
 
+  private readonly negotiationsPath: string;
+
   constructor(@Inject(APP_CONFIG) config: AppConfig, quota: ProviderQuota) {
     this.api = new ProviderApi("thumbtack", config.thumbtackApiBaseUrl, config.sideEffectTimeoutMs, quota);
+    this.negotiationsPath = config.thumbtackNegotiationsPath;
+  }
+
+  /**
+   * [ASSUMPTION] The business's negotiations created since `since`, newest first (at most 50), on
+   * THUMBTACK_NEGOTIATIONS_PATH. A 404 (no such endpoint) is a PermanentError `http_404`.
+   */
+  async listNegotiations(token: string | undefined, businessId: string, since: Date): Promise<unknown[]> {
+    const answer = await this.api.get(
+      `${this.negotiationsPath}?limit=50&createdAfter={since}`,
+      { businessID: businessId, since: since.toISOString() },
+      token,
+      ThumbtackNegotiations,
+    );
+    return answer.negotiations ?? answer.data ?? [];
   }
 
   /** The negotiation's latest messages (at most 20). */

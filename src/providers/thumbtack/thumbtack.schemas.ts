@@ -48,3 +48,13 @@ export class ThumbtackWebhooks {
   @IsOptional() @IsArray() data?: unknown[] | null;
   @IsOptional() @IsArray() webhooks?: unknown[] | null;
 }
+
+/**
+ * [ASSUMPTION] `GET /api/v4/businesses/{businessID}/negotiations` (THUMBTACK_NEGOTIATIONS_PATH): the
+ * list under `negotiations` (or `data`), newest first, each item shaped like a `NegotiationCreatedV4`
+ * webhook's `data`; items are normalized by the adapter (which checks them), not here.
+ */
+export class ThumbtackNegotiations {
+  @IsOptional() @IsArray() negotiations?: unknown[] | null;
+  @IsOptional() @IsArray() data?: unknown[] | null;
+}
