@@ -38,3 +38,7 @@ CREATE INDEX "backfills_job_id_idx" ON "backfills"("job_id");
 
 -- At most one running backfill per connection: the second insert fails (409 backfill_in_progress).
 CREATE UNIQUE INDEX "backfills_one_running" ON "backfills"("connection_id") WHERE "status" = 'running';
+
+-- The new operation: a connection's reconciliation run or backfill.
+ALTER TABLE "jobs" DROP CONSTRAINT "jobs_operation_check";
+ALTER TABLE "jobs" ADD CONSTRAINT "jobs_operation_check" CHECK ("operation" IN ('lead-upsert', 'initial-response', 'crm-delivery', 'reconciliation'));
