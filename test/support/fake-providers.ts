@@ -62,18 +62,21 @@ export interface FakeYelp {
   readonly received: ReceivedRequest[];
   /** Each business's leads, newest first (what `lead_ids` lists). */
   readonly leads: Map<string, FakeYelpLead[]>;
+  /** Businesses whose lead-id list answers 500. */
+  readonly failing: Set<string>;
   /** Replies posted to a lead (`POST /v3/leads/{id}/events`). */
   repliesTo(leadId: string): ReceivedRequest[];
   /** Requests to a business's lead-id list. */
   listCalls(business: string): ReceivedRequest[];
 }
 
-function yelpRoute(leads: Map<string, FakeYelpLead[]>, delayMs: number) {
+function yelpRoute(leads: Map<string, FakeYelpLead[]>, failing: Set<string>, delayMs: number) {
   const find = (leadId: string) => [...leads.values()].flat().find((lead) => lead.id === leadId);
   return (request: ReceivedRequest): FakeReply | undefined => {
     const url = new URL(request.path, "http://fake");
     const list = /^\/v3\/businesses\/([^/]+)\/lead_ids$/.exec(url.pathname);
     if (list && request.method === "GET") {
+      if (failing.has(decodeURIComponent(list[1]!))) return { status: 500, body: {} };
       const all = leads.get(decodeURIComponent(list[1]!)) ?? [];
       const offset = Number(url.searchParams.get("offset") ?? "0");
       const page = all.slice(offset, offset + 10);
@@ -104,7 +107,11 @@ function yelpRoute(leads: Map<string, FakeYelpLead[]>, delayMs: number) {
   };
 }
 
-function fakeYelpOf(started: () => FakeServer, leads: Map<string, FakeYelpLead[]>): FakeYelp {
+function fakeYelpOf(
+  started: () => FakeServer,
+  leads: Map<string, FakeYelpLead[]>,
+  failing: Set<string>,
+): FakeYelp {
   return {
     get server() {
       return started();
@@ -116,6 +123,7 @@ function fakeYelpOf(started: () => FakeServer, leads: Map<string, FakeYelpLead[]
       return started().received;
     },
     leads,
+    failing,
     repliesTo: (leadId) =>
       started().received.filter(
         (request) => request.method === "POST" && request.path === `/v3/leads/${leadId}/events`,
@@ -128,15 +136,17 @@ function fakeYelpOf(started: () => FakeServer, leads: Map<string, FakeYelpLead[]
 /** A fake Yelp started in beforeAll (declare before useApp); `delayMs` slows the lead-id list. */
 export function useFakeYelp(delayMs = 0): FakeYelp {
   const leads = new Map<string, FakeYelpLead[]>();
-  const server = useFakeServer({ status: 404, body: {} }, yelpRoute(leads, delayMs));
-  return fakeYelpOf(() => server, leads);
+  const failing = new Set<string>();
+  const server = useFakeServer({ status: 404, body: {} }, yelpRoute(leads, failing, delayMs));
+  return fakeYelpOf(() => server, leads, failing);
 }
 
 /** A fake Yelp started now (in a test or hook). */
 export async function startFakeYelp(delayMs = 0): Promise<FakeYelp> {
   const leads = new Map<string, FakeYelpLead[]>();
-  const server = await fakeServer({ status: 404, body: {} }, yelpRoute(leads, delayMs));
-  return fakeYelpOf(() => server, leads);
+  const failing = new Set<string>();
+  const server = await fakeServer({ status: 404, body: {} }, yelpRoute(leads, failing, delayMs));
+  return fakeYelpOf(() => server, leads, failing);
 }
 
 /** A NegotiationCreatedV4 webhook's `data`, created `minutesAgo` before now. */
