@@ -19,7 +19,14 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
 /** The admin API (api.md "Admin API"): every route needs an API key; tenant-admin keys see their tenant only. */
 @Module({
   // Admin repositories run on the admin pool (AdminDatabaseModule), apart from ingest's.
-  imports: [AdminDatabaseModule, AuthModule, ConnectionsModule, JobsModule, OutboundModule, ReconciliationModule],
+  imports: [
+    AdminDatabaseModule,
+    AuthModule,
+    ConnectionsModule,
+    JobsModule,
+    OutboundModule,
+    ReconciliationModule,
+  ],
   controllers: [
     TenantsController,
     ApiKeysController,

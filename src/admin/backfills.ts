@@ -2,7 +2,7 @@
 // leads of a window through the ingest path, as a `reconciliation` job whose backfill row shows
 // its progress. One running backfill per connection, decided by a unique index.
 import { randomUUID } from "node:crypto";
-import { Body, Controller, Get, HttpCode, Injectable, Param, Post, Res } from "@nestjs/common";
+import { Body, Controller, Get, Inject, Injectable, Param, Post, Res } from "@nestjs/common";
 import {
   ApiAcceptedResponse,
   ApiConflictResponse,
@@ -33,7 +33,6 @@ import { LeadScan } from "../reconciliation/lead-scan.js";
 import { BACKFILL_MAX_LEADS } from "../reconciliation/backfill-limits.js";
 import { AuditRepository } from "./audit.js";
 import { IdPipe, notFound } from "./id.pipe.js";
-import { Inject } from "@nestjs/common";
 
 export class BackfillBody {
   @ApiProperty({ format: "date-time", description: "leads created at or after this" })

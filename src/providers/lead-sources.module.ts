@@ -13,7 +13,10 @@ export class LeadSources {
   private readonly sources: Record<Provider, LeadSource>;
 
   constructor(yelp: YelpLeadSource, thumbtack: ThumbtackLeadSource) {
-    this.sources = byProvider<LeadSource>({ staticforms: new NoLeadSource(), thumbtack, yelp }, "lead source");
+    this.sources = byProvider<LeadSource>(
+      { staticforms: new NoLeadSource(), thumbtack, yelp },
+      "lead source",
+    );
   }
 
   get(provider: Provider): LeadSource {

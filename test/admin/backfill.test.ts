@@ -55,9 +55,9 @@ describe("backfill", () => {
       yelpLead("leadBfKnown", 3 * 60),
       yelpLead("leadBfOld", 48 * 60),
     ];
-    yelp.leads.set(c.business, [inside!, delivered!, before!]);
+    yelp.leads.set(c.business, [inside, delivered, before]);
     expect(
-      (await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, yelpWebhook(c.business, delivered!))).status,
+      (await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, yelpWebhook(c.business, delivered))).status,
     ).toBe(202);
     const window = { from: hoursAgo(24), to: hoursAgo(1) };
 
@@ -137,7 +137,7 @@ describe("backfill", () => {
       (n) => n === 2,
     );
     // A backfilled lead's late webhook is a duplicate.
-    const late = await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, yelpWebhook(c.business, inside!));
+    const late = await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, yelpWebhook(c.business, inside));
     expect(late.status).toBe(200);
 
     // Once done, the connection may be backfilled again.

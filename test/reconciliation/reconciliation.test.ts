@@ -75,11 +75,11 @@ describe("reconciliation", () => {
     });
     const crmPath = "/crm/yelp-reconcile";
     const [fresh, recent, old] = [yelpLead("leadRcA", 20), yelpLead("leadRcB", 10), yelpLead("leadRcC", 120)];
-    yelp.leads.set(c.business, [recent!, fresh!, old!]);
+    yelp.leads.set(c.business, [recent, fresh, old]);
 
     // Only one of the three leads reaches Leadgate by webhook.
     expect(
-      (await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, yelpWebhook(c.business, fresh!))).status,
+      (await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, yelpWebhook(c.business, fresh))).status,
     ).toBe(202);
     await allDone(c.tenantId, 3); // lead-upsert, initial-response, crm-delivery
 
@@ -130,7 +130,7 @@ describe("reconciliation", () => {
     expect((await connectionView(c.connectionId)).reconciliation.lastRunAt).not.toBeNull();
 
     // The two late webhooks: duplicates, no new jobs, no second CRM delivery, no payload conflict.
-    for (const lead of [recent!, old!]) {
+    for (const lead of [recent, old]) {
       const late = await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, yelpWebhook(c.business, lead));
       expect(late.status).toBe(200);
       expect(late.body).toMatchObject({ duplicate: true });
