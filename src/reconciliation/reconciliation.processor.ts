@@ -44,6 +44,13 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
     return this.periodic(connection);
   }
 
+  /** Without a token there is nothing to call: manual (a connection with no pasted or OAuth credentials). */
+  private withoutToken(connection: JobConnection): ListingUnavailable | undefined {
+    return connection.provider !== "staticforms" && connection.accessToken === undefined
+      ? new ListingUnavailable("no_credentials")
+      : undefined;
+  }
+
   private target(connection: JobConnection): ScanTarget {
     return {
       tenantId: connection.tenantId,
@@ -62,6 +69,8 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
     const now = new Date();
     const kind = "periodic";
     try {
+      const noToken = this.withoutToken(connection);
+      if (noToken) throw noToken;
       const since = await this.records.connectionCreatedAt(connection.tenantId, connection.id);
       const lookback = new Date(now.getTime() - this.config.reconcileLookbackSeconds * 1000);
       const scan = await this.scans.scan(this.target(connection), {
@@ -115,6 +124,8 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
   private async backfill(job: ClaimedJob, connection: JobConnection, backfill: BackfillRow): Promise<void> {
     const kind = "backfill";
     try {
+      const noToken = this.withoutToken(connection);
+      if (noToken) throw noToken;
       const scan = await this.scans.scan(this.target(connection), {
         from: backfill.windowFrom,
         to: backfill.windowTo,

@@ -237,6 +237,43 @@ describe("reconciliation", () => {
     });
   });
 
+  it("a Yelp connection without a token: its run records manual and calls nothing; the connection stays active", async () => {
+    const created = await app.createConnection({
+      provider: "yelp",
+      externalAccountId: "bizReconNoToken",
+      inboundAuth: { type: "none" },
+    });
+    await app.api.app.get(Reconciliation).startNow(created.tenantId, created.connectionId);
+    await allDone(created.tenantId, 1);
+    const view = await app.operator.get(`/admin/connections/${created.connectionId}`);
+    expect(view.body).toMatchObject({ status: "active", reconciliation: { status: "manual" } });
+    const { rows } = await app.sql.query("SELECT reconcile_last_error FROM connections WHERE id = $1", [
+      created.connectionId,
+    ]);
+    expect(rows).toEqual([{ reconcile_last_error: "no_credentials" }]);
+    expect(yelp.listCalls("bizReconNoToken")).toHaveLength(0);
+  });
+
+  it("a run whose provider list fails records error with the code, and retries", async () => {
+    const c = await connect("yelp");
+    yelp.failing.add(c.business);
+    await app.api.app.get(Reconciliation).startNow(c.tenantId, c.connectionId);
+    await waitFor(
+      () => connectionView(c.connectionId),
+      (view) => view.reconciliation.status === "error",
+    );
+    expect((await connectionView(c.connectionId)).reconciliation).toMatchObject({ lastError: "http_500" });
+    // The provider recovers: the job's retry succeeds and the status is active again.
+    yelp.failing.delete(c.business);
+    yelp.leads.set(c.business, []);
+    await allDone(c.tenantId, 1);
+    expect((await jobsOf(c.tenantId))[0]).toMatchObject({ status: "succeeded" });
+    expect((await connectionView(c.connectionId)).reconciliation).toMatchObject({
+      status: "active",
+      lastError: null,
+    });
+  });
+
   it("start-now of an unknown or another tenant's connection is 404", async () => {
     const mine = await connect("yelp");
     const other = await connect("yelp");
