@@ -2,26 +2,17 @@
 // leads of a window through the ingest path, as a `reconciliation` job whose backfill row shows
 // its progress. One running backfill per connection, decided by a unique index.
 import { randomUUID } from "node:crypto";
-import { Body, Controller, Get, Inject, Injectable, Param, Post, Res } from "@nestjs/common";
-import {
-  ApiAcceptedResponse,
-  ApiConflictResponse,
-  ApiOkResponse,
-  ApiProperty,
-  ApiPropertyOptional,
-  ApiTags,
-} from "@nestjs/swagger";
+import { Inject, Injectable } from "@nestjs/common";
+import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 import { IsBoolean, IsDefined } from "class-validator";
-import type { FastifyReply } from "fastify";
-import { AdminApi } from "../auth/api-key.guard.js";
-import { CurrentPrincipal } from "../auth/current-principal.js";
-import { type Principal, scopeOf, type TenantScope, tenantParam } from "../auth/principal.js";
+import type { Principal, TenantScope } from "../auth/principal.js";
+import { tenantParam } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
+import { DateTimeField, Optional } from "../common/validation.js";
 import { classify, WaitRequired } from "../common/outbound/errors.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { ProviderTokens } from "../connections/provider-tokens.js";
-import { DateTimeField, Optional } from "../common/validation.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { Transactions } from "../database/transactions.js";
 import { JobQueue } from "../jobs/job-queue.js";
@@ -32,7 +23,7 @@ import { ListingUnavailable } from "../providers/lead-source.js";
 import { LeadScan } from "../reconciliation/lead-scan.js";
 import { BACKFILL_MAX_LEADS } from "../reconciliation/backfill-limits.js";
 import { AuditRepository } from "./audit.js";
-import { IdPipe, notFound } from "./id.pipe.js";
+import { notFound } from "./id.pipe.js";
 
 export class BackfillBody {
   @ApiProperty({ format: "date-time", description: "leads created at or after this" })
@@ -274,38 +265,4 @@ function isUniqueViolation(error: unknown): boolean {
     current = record.cause;
   }
   return false;
-}
-
-@ApiTags("connections")
-@AdminApi()
-@Controller("admin")
-export class BackfillsController {
-  constructor(private readonly backfills: BackfillsService) {}
-
-  @Post("connections/:id/backfill")
-  @ApiOkResponse({ description: "dry run: `{ matched }`" })
-  @ApiAcceptedResponse({
-    description: "`{ id, matched }`: the backfill runs as a job; progress at GET /admin/backfills/{id}",
-  })
-  @ApiConflictResponse({ description: "`backfill_in_progress`, `connection_disabled`, `credential_error`" })
-  async start(
-    @CurrentPrincipal() principal: Principal,
-    @Param("id", IdPipe) id: string,
-    @Body() body: BackfillBody,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const started = await this.backfills.start(principal, scopeOf(principal), id, body);
-    if (started.dryRun) {
-      void reply.status(200);
-      return { matched: started.matched };
-    }
-    void reply.status(202);
-    return { id: started.id, matched: started.matched };
-  }
-
-  @Get("backfills/:id")
-  @ApiOkResponse({ description: "`{ id, connectionId, status, matched, ingested, duplicates, error? }`" })
-  get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
-    return this.backfills.find(scopeOf(principal), id);
-  }
 }
