@@ -10,6 +10,9 @@ import { NotificationsModule } from "../jobs/notifications/notifications.module.
 import { AlertsAdminService, AlertsController } from "./alerts.js";
 import { ApiKeysController } from "./api-keys.js";
 import { NotificationChannelsAdminService, NotificationChannelsController } from "./notification-channels.js";
+import { BackfillsService } from "./backfills.js";
+import { BackfillsController } from "./backfills.controller.js";
+import { ReconciliationModule } from "../reconciliation/reconciliation.module.js";
 import { AuditController, AuditRepository } from "./audit.js";
 import { ConflictsController, ConflictsRepository } from "./conflicts.js";
 import { ConnectionsAdminService } from "./connections/connections-admin.service.js";
@@ -29,6 +32,7 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     JobsModule,
     OutboundModule,
     NotificationsModule,
+    ReconciliationModule,
   ],
   controllers: [
     TenantsController,
@@ -41,6 +45,7 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     AuditController,
     AlertsController,
     NotificationChannelsController,
+    BackfillsController,
   ],
   providers: [
     AuditRepository,
@@ -55,9 +60,10 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     NotificationChannels,
     AlertsAdminService,
     NotificationChannelsAdminService,
+    BackfillsService,
   ],
   // Replay's admin routes (src/replay/) audit and answer with job views; the OAuth routes
   // (src/oauth/) audit and create connections in a tenant.
-  exports: [AuthModule, AuditRepository, JobsAdminRepository, TenantsRepository],
+  exports: [AuthModule, AuditRepository, JobsAdminRepository, TenantsRepository, ReconciliationModule],
 })
 export class AdminModule {}

@@ -6,6 +6,7 @@ export const OPERATIONS = [
   "initial-response",
   "crm-delivery",
   "provider-sync",
+  "reconciliation",
   "notification",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -51,6 +52,9 @@ export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   // Registering a connection's webhook with its provider (src/jobs/provider-sync.ts): 10 attempts
   // span about a day of backoff; the registration sweep starts a new sync after that.
   "provider-sync": { scope: "connection", attempts: 10, concurrency: 5 },
+  // A run of one connection's reconciliation or backfill (keyed by connection + tick or backfill);
+  // its worker's concurrency is RECONCILE_CONCURRENCY (src/reconciliation/).
+  reconciliation: { scope: "connection", attempts: 5, concurrency: 4 },
 };
 
 /** The readable, deterministic job key kept in Postgres: `<operation>:<scope key>`. */

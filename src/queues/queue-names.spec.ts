@@ -6,10 +6,8 @@ describe("queue vocabulary", () => {
   });
 
   it("names the queues without a worker (the worker process then fails its boot)", () => {
-    expect(unconsumed(["lead-upsert", "crm-delivery", "notification", "retention"])).toEqual([
-      "initial-response",
-      "provider-sync",
-      "replay-batch",
-    ]);
+    expect(
+      unconsumed(["lead-upsert", "crm-delivery", "reconciliation", "notification", "retention"]),
+    ).toEqual(["initial-response", "provider-sync", "replay-batch"]);
   });
 });

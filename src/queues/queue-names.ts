@@ -8,6 +8,7 @@ export const QUEUE_NAMES = [
   "crm-delivery",
   "notification",
   "provider-sync",
+  "reconciliation",
   // Bulk replays: one BullMQ job per batch (src/replay/).
   "replay-batch",
   // The scheduled retention pass (src/retention/).

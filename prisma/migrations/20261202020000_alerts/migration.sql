@@ -72,7 +72,7 @@ ALTER TABLE "alerts" ADD CONSTRAINT "alerts_status_check" CHECK ("status" IN ('o
 ALTER TABLE "alerts" ADD CONSTRAINT "alerts_resolved_check" CHECK (("status" = 'resolved') = ("resolved_at" IS NOT NULL));
 ALTER TABLE "notification_channels" ADD CONSTRAINT "notification_channels_type_check" CHECK ("type" IN ('webhook', 'slack', 'email'));
 ALTER TABLE "jobs" DROP CONSTRAINT "jobs_operation_check";
-ALTER TABLE "jobs" ADD CONSTRAINT "jobs_operation_check" CHECK ("operation" IN ('lead-upsert', 'initial-response', 'crm-delivery', 'provider-sync', 'notification'));
+ALTER TABLE "jobs" ADD CONSTRAINT "jobs_operation_check" CHECK ("operation" IN ('lead-upsert', 'initial-response', 'crm-delivery', 'provider-sync', 'reconciliation', 'notification'));
 
 -- The race decider: at most one unresolved alert per group (a repeat counts on it: once it is
 -- resolved, the next occurrence opens a new alert).
