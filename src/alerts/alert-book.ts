@@ -1,13 +1,13 @@
 // The alert book: opening, counting and resolving alerts. Causes recorded in Postgres open and
 // resolve their alerts themselves, in the statement that records them (triggers of migration
 // 20261202020000_alerts: dead jobs, connection status and grant, circuit openings, payload
-// conflicts). Conditions found elsewhere come through here, in the caller's transaction when they
-// have one: a silent connection (src/jobs/silence-sweep.ts), and the provider-sync and
-// reconciliation work of issue 14:
+// conflicts; and registration.error / webhooks.missing by the statements that record a registration
+// outcome or a reconciliation run, through the same SQL functions). Conditions found elsewhere come
+// through here, in the caller's transaction when they have one: a silent connection
+// (src/jobs/silence-sweep.ts), an operator's acknowledge and resolve:
 //
-//   await alerts.raise(tx, { tenantId, type: "registration.error", connectionId, operation: "provider-sync",
-//                            errorCode: "http_403", summary: "Yelp refused the webhook subscription" });
-//   await alerts.clear(tx, { tenantId, type: "registration.error", connectionId });
+//   await alerts.raise(tx, { tenantId, type: "connection.silent", connectionId, summary: "…" });
+//   await alerts.clear(tx, { tenantId, type: "connection.silent", connectionId });
 //
 // raise is one statement: the first occurrence of a group (type, connection, operation, error code)
 // opens an alert and its notifications, a repeat counts on it (count, lastSeenAt), and after it

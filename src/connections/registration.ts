@@ -10,6 +10,9 @@ import type { InboundAuthType, InboundCredentials } from "../providers/inbound-a
 import type { Provider } from "../providers/provider-event.js";
 import type { KnownRegistration, Registered } from "../providers/provider-registration.js";
 
+/** Resolves the `registration.error` alerts of the connection an `updated` CTE returned (alert_clear: src/alerts). */
+const CLEAR_REGISTRATION_ERROR = "SELECT alert_clear(tenant_id, 'registration.error', id) FROM updated";
+
 export const REGISTRATION_STATUSES = ["active", "pending", "error", "manual"] as const;
 export type RegistrationStatus = (typeof REGISTRATION_STATUSES)[number];
 
@@ -84,8 +87,9 @@ export class RegistrationRepository {
    * THE place where a connection's registration status follows a provider call: `active` after a
    * registration (with the provider's webhook id and expiry, next re-sync scheduled), `error` with
    * the failure's code (the provider-sync job retries with backoff; nothing else changes), and
-   * `manual` once a disconnect removed it (Leadgate no longer looks after it). The alerts issue
-   * raises and resolves `registration.error` from here. Ingest never reads any of it.
+   * `manual` once a disconnect removed it (Leadgate no longer looks after it). The same statement
+   * raises the `registration.error` alert (grouped by error code) or resolves it (src/alerts).
+   * Ingest never reads any of it.
    */
   async recordOutcome(
     tenantId: string,
@@ -98,10 +102,14 @@ export class RegistrationRepository {
       case "registered": {
         const { webhookId, expiresAt } = outcome.registered;
         await this.prisma.pool.query(
-          `UPDATE connections SET registration_status = 'active', registration_webhook_id = $3,
-             registration_expires_at = $4, registration_synced_at = now(), registration_last_error = NULL,
-             registration_due_at = now() + make_interval(secs => $5::double precision)
-           WHERE id = $1::uuid AND tenant_id = $2::uuid AND registration_status <> 'manual'`,
+          `WITH updated AS (
+             UPDATE connections SET registration_status = 'active', registration_webhook_id = $3,
+               registration_expires_at = $4, registration_synced_at = now(), registration_last_error = NULL,
+               registration_due_at = now() + make_interval(secs => $5::double precision)
+             WHERE id = $1::uuid AND tenant_id = $2::uuid AND registration_status <> 'manual'
+             RETURNING tenant_id, id
+           )
+           ${CLEAR_REGISTRATION_ERROR}`,
           [connectionId, tenantId, webhookId, expiresAt, resyncSeconds],
         );
         this.logger.log({ msg: "provider webhook registered", ...log, providerWebhookId: webhookId });
@@ -109,18 +117,29 @@ export class RegistrationRepository {
       }
       case "removed":
         await this.prisma.pool.query(
-          `UPDATE connections SET registration_status = 'manual', registration_webhook_id = NULL,
-             registration_expires_at = NULL, registration_synced_at = now(), registration_last_error = NULL,
-             registration_due_at = NULL
-           WHERE id = $1::uuid AND tenant_id = $2::uuid`,
+          `WITH updated AS (
+             UPDATE connections SET registration_status = 'manual', registration_webhook_id = NULL,
+               registration_expires_at = NULL, registration_synced_at = now(), registration_last_error = NULL,
+               registration_due_at = NULL
+             WHERE id = $1::uuid AND tenant_id = $2::uuid
+             RETURNING tenant_id, id
+           )
+           ${CLEAR_REGISTRATION_ERROR}`,
           [connectionId, tenantId],
         );
         this.logger.log({ msg: "provider webhook removed", ...log });
         return;
       case "failed":
         await this.prisma.pool.query(
-          `UPDATE connections SET registration_status = 'error', registration_last_error = $3
-           WHERE id = $1::uuid AND tenant_id = $2::uuid AND registration_status <> 'manual'`,
+          `WITH updated AS (
+             UPDATE connections SET registration_status = 'error', registration_last_error = $3
+             WHERE id = $1::uuid AND tenant_id = $2::uuid AND registration_status <> 'manual'
+             RETURNING tenant_id, id, provider, display_name
+           )
+           SELECT alert_raise(tenant_id, 'registration.error', id, 'provider-sync', $3,
+             format('%s: registering the webhook with %s failed (%s); retried with backoff.',
+                    display_name, provider, $3))
+           FROM updated`,
           [connectionId, tenantId, outcome.errorCode],
         );
         this.logger.warn({

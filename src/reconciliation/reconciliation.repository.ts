@@ -51,15 +51,28 @@ export class ReconciliationRepository {
     return rows[0]?.created_at;
   }
 
-  /** Records the outcome of a periodic run on the connection (its `reconciliation` view). */
+  /**
+   * Records the outcome of a periodic run on the connection (its `reconciliation` view), and in the
+   * same statement its `webhooks.missing` alert (src/alerts): raised by a run that stored leads no
+   * webhook delivered (MissedWebhooks.count), resolved by a run that found none missing.
+   */
   async recordRun(tenantId: string, connectionId: string, outcome: RunOutcome): Promise<void> {
     const active = outcome.status === "active";
     await this.prisma.pool.query(
-      `UPDATE connections SET reconcile_status = $3, reconcile_last_run_at = now(),
-              reconcile_leads_found = CASE WHEN $3 = 'active' THEN $4::int ELSE reconcile_leads_found END,
-              reconcile_missed = CASE WHEN $3 = 'active' THEN $5::int ELSE reconcile_missed END,
-              reconcile_last_error = $6
-       WHERE tenant_id = $1::uuid AND id = $2::uuid`,
+      `WITH updated AS (
+         UPDATE connections SET reconcile_status = $3, reconcile_last_run_at = now(),
+                reconcile_leads_found = CASE WHEN $3 = 'active' THEN $4::int ELSE reconcile_leads_found END,
+                reconcile_missed = CASE WHEN $3 = 'active' THEN $5::int ELSE reconcile_missed END,
+                reconcile_last_error = $6
+         WHERE tenant_id = $1::uuid AND id = $2::uuid
+         RETURNING tenant_id, id, display_name
+       )
+       SELECT CASE
+         WHEN $3 = 'active' AND $5::int > 0 THEN alert_raise(tenant_id, 'webhooks.missing', id, 'reconciliation', NULL,
+           format('%s: reconciliation found %s lead(s) that no webhook delivered.', display_name, $5::int))::text
+         WHEN $3 = 'active' THEN alert_clear(tenant_id, 'webhooks.missing', id)::text
+       END
+       FROM updated`,
       [
         tenantId,
         connectionId,

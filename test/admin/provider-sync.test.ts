@@ -245,6 +245,14 @@ describe("provider registration (subscriptions mode)", () => {
         providerWebhookId: null,
       });
       expect(failed.status).toBe("active");
+      // The agency is told: one registration.error alert, counting the failed attempts.
+      const registrationAlerts = () =>
+        tenant.admin
+          .get(`/admin/alerts?type=registration.error&connectionId=${connectionId}`)
+          .then((answer) => answer.body.items as { status: string; errorCode: string; operation: string }[]);
+      expect(await registrationAlerts()).toEqual([
+        expect.objectContaining({ status: "open", errorCode: "http_500", operation: "provider-sync" }),
+      ]);
       // Deliveries are accepted meanwhile, with the credentials the refused creation carried.
       const refused = thumbtack.server.received.find(
         (request) => request.method === "POST" && request.path === `/api/v4/businesses/${business}/webhooks`,
@@ -264,6 +272,7 @@ describe("provider registration (subscriptions mode)", () => {
       await settled(app, connectionId);
       expect(thumbtack.hooks(business)).toHaveLength(1);
       expect(thumbtack.hooks(business)[0]!.auth).toEqual(credentials);
+      expect((await registrationAlerts()).map((alert) => alert.status)).toEqual(["resolved"]);
     });
 
     it("a 403 from the webhooks API fails the registration for good (error, dead) but not the connection: its auto-reply still goes out", async () => {

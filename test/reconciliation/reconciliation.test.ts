@@ -128,6 +128,14 @@ describe("reconciliation", () => {
       lastError: null,
     });
     expect((await connectionView(c.connectionId)).reconciliation.lastRunAt).not.toBeNull();
+    // The missed leads open a webhooks.missing alert for the connection (the agency's signal).
+    const missingAlerts = () =>
+      app.operator
+        .get(`/admin/alerts?type=webhooks.missing&connectionId=${c.connectionId}`)
+        .then((answer) => answer.body.items as { status: string; count: number; summary: string }[]);
+    const [missing] = await missingAlerts();
+    expect(missing).toMatchObject({ status: "open", count: 1 });
+    expect(missing!.summary).toContain("2 lead(s)");
 
     // The two late webhooks: duplicates, no new jobs, no second CRM delivery, no payload conflict.
     for (const lead of [recent, old]) {
@@ -157,6 +165,8 @@ describe("reconciliation", () => {
       leadsFound: 3,
       missedByWebhooks: 0,
     });
+    // A run that found none missing resolves the alert.
+    expect((await missingAlerts()).map((alert) => alert.status)).toEqual(["resolved"]);
   });
 
   it("a lead younger than the grace period is left to its webhook", async () => {
