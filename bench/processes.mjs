@@ -14,7 +14,9 @@ const logDir = mkdtempSync(join(tmpdir(), "leadgate-bench-"));
 export async function start(script, env, readyPattern, timeoutMs = 30_000) {
   const logFile = join(logDir, `${script.replaceAll("/", "_")}-${Date.now()}.log`);
   const fd = openSync(logFile, "w");
-  const child = spawn(process.execPath, [script], {
+  // BENCH_NODE_ARGS: extra node flags for the started processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...process.env, ...env },
     stdio: ["ignore", fd, fd],
   });

@@ -35,6 +35,7 @@ function operationWorker(operation: Operation, processorType: Type<Processor>): 
       super();
       if (processor.operation !== operation)
         throw new Error(`no processor registered for operation(s): ${operation}`);
+      runner.register(processor);
     }
 
     process(job: Job<JobPayload>): Promise<void> {

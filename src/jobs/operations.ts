@@ -27,7 +27,7 @@ export interface OperationSettings {
  * the side-effect timeout (SIDE_EFFECT_TIMEOUT_MS) are the same for all operations.
  */
 export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
-  "lead-upsert": { attempts: 6, concurrency: 20 },
+  "lead-upsert": { attempts: 6, concurrency: 50 },
   "initial-response": { attempts: 5, concurrency: 10 },
   // The CRM receives the lead as known after this event's lead-upsert (for Yelp, fetched by it).
   "crm-delivery": { attempts: 8, concurrency: 20, after: "lead-upsert" },

@@ -17,7 +17,7 @@ export class SideEffectsRepository {
    * (Prisma's createMany would be BEGIN, INSERT, COMMIT): the insert, or the record it found.
    */
   async begin(job: ClaimedJob): Promise<{ earlier: SideEffectStatus | undefined }> {
-    const { rows } = await this.prisma.pool.query<{ inserted: boolean; earlier: SideEffectStatus | null }>(
+    const { rows } = await this.prisma.batch.query<{ inserted: boolean; earlier: SideEffectStatus | null }>(
       `WITH inserted AS (
          INSERT INTO side_effects (tenant_id, job_key, operation, status) VALUES ($1::uuid, $2, $3, 'started')
          ON CONFLICT (job_key) DO NOTHING RETURNING 1
@@ -32,7 +32,7 @@ export class SideEffectsRepository {
   }
 
   private async status(job: ClaimedJob): Promise<SideEffectStatus> {
-    const { rows } = await this.prisma.pool.query<{ status: SideEffectStatus }>(
+    const { rows } = await this.prisma.batch.query<{ status: SideEffectStatus }>(
       "SELECT status FROM side_effects WHERE job_key = $1 AND tenant_id = $2::uuid",
       [job.jobKey, job.tenantId],
     );
@@ -44,7 +44,7 @@ export class SideEffectsRepository {
     status: Exclude<SideEffectStatus, "started">,
     externalRef?: string,
   ): Promise<void> {
-    await this.prisma.pool.query(
+    await this.prisma.batch.query(
       `UPDATE side_effects SET status = $3, external_ref = $4, updated_at = now()
        WHERE job_key = $1 AND tenant_id = $2::uuid`,
       [job.jobKey, job.tenantId, status, externalRef ?? null],
