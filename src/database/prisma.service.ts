@@ -3,7 +3,6 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import type { AppConfig } from "../config/config.js";
-import { SqlBatch } from "./sql-batch.js";
 import { APP_CONFIG } from "../config/config.module.js";
 
 const logger = new Logger("database");
@@ -95,8 +94,6 @@ function releasedOnFailedEnd(tx: AdapterTransaction): AdapterTransaction {
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
   readonly pool: pg.Pool;
-  /** The same pool, naturally batched (src/database/sql-batch.ts): the job runner's hot-path statements. */
-  readonly batch: SqlBatch;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -116,7 +113,6 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
     // pool; without a listener the 'error' event would crash the process.
     pool.on("error", (error) => logger.warn({ msg: "idle database connection lost", error: error.message }));
     this.pool = pool;
-    this.batch = new SqlBatch(pool);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -3,6 +3,7 @@
 // so the database refuses a transition from any other status; a refused single-job transition is
 // logged and counted (leadgate_job_transitions_refused_total), never applied.
 import { Injectable, Logger } from "@nestjs/common";
+import { SqlBatch } from "../../common/sql-batch.js";
 import { type TenantScope, tenantParam } from "../../auth/principal.js";
 import { NaturalBatcher } from "../../common/natural-batcher.js";
 import { PrismaService } from "../../database/prisma.service.js";
@@ -141,6 +142,7 @@ export class JobStateMachine {
 
   constructor(
     private readonly prisma: PrismaService,
+    private readonly sql: SqlBatch,
     private readonly metrics: Metrics,
   ) {}
 
@@ -171,7 +173,7 @@ export class JobStateMachine {
 
   /** claim, of the jobs of one batch in one statement (answers, per id, the claimed job or undefined). */
   private async claimMany(jobIds: string[], context: string): Promise<(ClaimedJob | undefined)[]> {
-    const { rows } = await this.prisma.batch.query<ClaimedJob>(
+    const { rows } = await this.sql.query<ClaimedJob>(
       `WITH job AS (
          UPDATE jobs SET status = 'running', waiting_for = NULL, attempts = attempts + 1, updated_at = now()
          WHERE id IN (SELECT id FROM jobs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE)
@@ -206,7 +208,7 @@ export class JobStateMachine {
 
   /** Marks a running attempt alive (so it is not taken for abandoned while it runs long). */
   async heartbeat(job: ClaimedJob): Promise<void> {
-    await this.prisma.batch.query(
+    await this.sql.query(
       `UPDATE jobs SET updated_at = now()
        WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = 'running' AND attempts = $3`,
       [job.id, job.tenantId, job.attempts],
@@ -261,7 +263,7 @@ export class JobStateMachine {
       attempts: job.attempts,
       dependents: job.receiptId !== null ? dependentsOf(job.operation) : [],
     }));
-    const { rows } = await this.prisma.batch.query<Closed & { id: string }>(
+    const { rows } = await this.sql.query<Closed & { id: string }>(
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb)
            AS i(id uuid, tenant_id uuid, attempt_id uuid, attempts int, dependents text[])
@@ -302,9 +304,7 @@ export class JobStateMachine {
     const { to } = TRANSITIONS[transition];
     const terminal = transition === "succeed" || transition === "die";
     const dependents = transition === "succeed" && job.receiptId !== null ? dependentsOf(job.operation) : [];
-    const { rows } = await this.prisma.batch.query<
-      Moved & { released: EnqueueableJob[]; unsettled: boolean }
-    >(
+    const { rows } = await this.sql.query<Moved & { released: EnqueueableJob[]; unsettled: boolean }>(
       `WITH moved AS (
          UPDATE jobs SET status = $6, updated_at = now(), waiting_since = NULL,
                 next_attempt_at = COALESCE($7::timestamptz, next_attempt_at),
@@ -346,7 +346,7 @@ export class JobStateMachine {
 
   /** release: the jobs of `job`'s receipt that wait for it (see succeed). */
   private async releaseDependents(job: ClaimedJob): Promise<EnqueueableJob[]> {
-    const { rows } = await this.prisma.batch.query<EnqueueableJob>(
+    const { rows } = await this.sql.query<EnqueueableJob>(
       RELEASE_DEPENDENTS({
         tenant: "$1",
         receipt: "$2::uuid",
@@ -436,7 +436,7 @@ export class JobStateMachine {
     set: string,
     values: unknown[],
   ): Promise<boolean> {
-    const { rows } = await this.prisma.batch.query<Moved>(
+    const { rows } = await this.sql.query<Moved>(
       `WITH moved AS (
          UPDATE jobs SET ${set}, attempts = attempts - 1, updated_at = now()
          WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($5::text[]) AND attempts = $4

@@ -1,5 +1,7 @@
+import { Injectable } from "@nestjs/common";
 import pg from "pg";
-import { NaturalBatcher } from "../common/natural-batcher.js";
+import { PrismaService } from "../database/prisma.service.js";
+import { NaturalBatcher } from "./natural-batcher.js";
 
 /** One parameterized statement, as `pool.query(text, values)` takes it. */
 interface Statement {
@@ -12,7 +14,7 @@ type Settled = { ok: true; result: pg.QueryResult } | { ok: false; error: unknow
 /** Statements sent together at most (one message, one transaction). */
 const MAX_BATCH = 100;
 /** Batches in flight at once (each on its own connection, so Postgres can run them on several cores). */
-const LANES = Number(process.env.SQL_BATCH_LANES ?? 3);
+const LANES = 3;
 
 /**
  * Natural batching of independent single statements (src/common/natural-batcher.ts): while one
@@ -33,13 +35,17 @@ const LANES = Number(process.env.SQL_BATCH_LANES ?? 3);
  * side-effect records, lead upserts); never for a statement that must not share a transaction,
  * nor for one that waits on a lock for long (the batch behind it would wait too).
  */
+@Injectable()
 export class SqlBatch {
+  private readonly pool: pg.Pool;
   private readonly batcher = new NaturalBatcher<Statement, Settled>((statements) => this.run(statements), {
     maxBatch: MAX_BATCH,
     maxInFlight: LANES,
   });
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(prisma: PrismaService) {
+    this.pool = prisma.pool;
+  }
 
   async query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
     text: string,
