@@ -15,7 +15,15 @@ import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import pg from "pg";
-import { LOOPBACK_CRM_ENV, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import {
+  LOOPBACK_CRM_ENV,
+  RUN_ID,
+  dropDatabase,
+  dropRedisKeys,
+  freePort,
+  freshDatabase,
+  start,
+} from "./processes.mjs";
 
 const EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -118,26 +126,29 @@ function watchMemory(pid) {
 
 async function runPeer(round) {
   const crm = await startCrm();
-  const databaseUrl = await freshDatabase("leadgate_bench_e2e_peer");
-  await dropRedisKeys("bull:bench-peer:*");
-  const env = { DATABASE_URL: databaseUrl, PORT: "8788", CRM_URL: crm.url };
+  const databaseUrl = await freshDatabase(`leadgate_bench_e2e_peer_${RUN_ID}`);
+  const queue = `bench-peer-${RUN_ID}`;
+  const port = await freePort();
+  const env = { DATABASE_URL: databaseUrl, PORT: String(port), CRM_URL: crm.url, PEER_QUEUE: queue };
   const api = await start("bench/peer.mjs", env, /peer listening/);
   const worker = await start("bench/peer-worker.mjs", env, /peer worker started/);
   try {
-    const sent = await send("http://127.0.0.1:8788/webhooks/staticforms/x", {}, `peer-${round}`);
+    const sent = await send(`http://127.0.0.1:${port}/webhooks/staticforms/x`, {}, `peer-${round}`);
     await untilDelivered(crm, sent.started);
     return outcome(crm, sent);
   } finally {
     api.kill("SIGTERM");
     worker.kill("SIGTERM");
     crm.server.close();
-    await dropRedisKeys("bull:bench-peer:*");
+    await dropRedisKeys(`bull:${queue}:*`);
+    await dropDatabase(databaseUrl);
   }
 }
 
 async function runLeadgate(round) {
   const crm = await startCrm();
-  const databaseUrl = await freshDatabase("leadgate_bench_e2e");
+  const databaseUrl = await freshDatabase(`leadgate_bench_e2e_${RUN_ID}`);
+  const port = await freePort();
   execFileSync(process.execPath, ["scripts/migrate.mjs"], {
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: "ignore",
@@ -146,7 +157,7 @@ async function runLeadgate(round) {
     DATABASE_URL: databaseUrl,
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,
     REDIS_PREFIX: `lg-bench-e2e-${process.pid}`,
-    PORT: "3102",
+    PORT: String(port),
     WEBHOOK_RATE_LIMIT: "10000000", // one connection sends the whole load
     ...LOOPBACK_CRM_ENV,
   };
@@ -176,7 +187,7 @@ async function runLeadgate(round) {
     const before = await counters();
     const apiMemory = watchMemory(api.pid);
     const sent = await send(
-      `http://127.0.0.1:3102/webhooks/staticforms/${connection.id}`,
+      `http://127.0.0.1:${port}/webhooks/staticforms/${connection.id}`,
       { authorization: `Bearer ${connection.bearerToken}` },
       `lg-${round}`,
     );
@@ -216,6 +227,8 @@ async function runLeadgate(round) {
     worker.kill("SIGTERM");
     crm.server.close();
     await dropRedisKeys(`${env.REDIS_PREFIX}:*`);
+    await sleep(500); // the processes' connections close
+    await dropDatabase(databaseUrl);
   }
 }
 

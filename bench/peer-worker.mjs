@@ -2,7 +2,8 @@
 // row, then POSTs the event to a CRM URL. No attempt history, no keyed side-effect record, no
 // dependency between steps, no outbox: the floor Leadgate's end-to-end throughput is compared with.
 // Usage: DATABASE_URL=postgres://... CRM_URL=http://127.0.0.1:PORT/crm [REDIS_URL=...] [CONCURRENCY=50] node peer-worker.mjs
-// (A copy of ../shared/bench/peer-worker.mjs, run by bench/e2e.mjs side by side with Leadgate.)
+// (A copy of ../shared/bench/peer-worker.mjs, run by bench/e2e.mjs side by side with Leadgate; PEER_QUEUE
+// names its queue, so that two benchmarks on one machine do not take each other's jobs.)
 import pg from "pg";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
@@ -17,7 +18,7 @@ const connection = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", 
   maxRetriesPerRequest: null,
 });
 const worker = new Worker(
-  "bench-peer",
+  process.env.PEER_QUEUE ?? "bench-peer",
   async (job) => {
     const { id } = job.data;
     await pool.query(
