@@ -34,7 +34,13 @@ const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
 const TIMEOUT_MS = 600_000;
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? sorted[middle]
+    : Math.round(((sorted[middle - 1] + sorted[middle]) / 2) * 100) / 100;
+};
 
 /** The loopback CRM: answers 200 at once; remembers when each event first arrived and how often. */
 async function startCrm() {
