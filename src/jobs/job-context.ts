@@ -3,6 +3,7 @@ import type { ConnectionSettings, ConnectionStatus } from "../connections/connec
 import { SecretBox } from "../crypto/secret-box.js";
 import { type ConnectionSecretColumn, secretPlace } from "../crypto/stored-secrets.js";
 import type { EventKind, JsonObject, Provider } from "../providers/provider-event.js";
+import { type JobScope, OPERATION_SETTINGS } from "./operations.js";
 import type { ClaimedJob } from "./state/job-state-machine.js";
 import { PermanentError } from "../common/outbound/errors.js";
 
@@ -32,22 +33,70 @@ export interface JobConnection {
   readonly previousCrmSigningSecret?: string;
 }
 
-/** Everything a processor needs, loaded from Postgres by id (a BullMQ job carries ids only). */
+/**
+ * Everything a processor of an event's side effect needs (scope `receipt`), loaded from Postgres by
+ * id (a BullMQ job carries ids only).
+ */
 export interface JobContext {
   job: ClaimedJob;
   receipt: JobReceipt;
   connection: JobConnection;
 }
 
+/** A job that belongs to a connection (scope `connection`: provider sync, reconciliation). */
+export interface ConnectionJobContext {
+  job: ClaimedJob;
+  connection: JobConnection;
+}
+
+/** A job that belongs to an alert (scope `alert`: notifications), with the alert's connection if any. */
+export interface AlertJobContext {
+  job: ClaimedJob;
+  connection?: JobConnection;
+}
+
+/** The context of each job scope (OperationSettings.scope). */
+export interface ScopeContexts {
+  receipt: JobContext;
+  connection: ConnectionJobContext;
+  alert: AlertJobContext;
+}
+export type AnyJobContext = ScopeContexts[JobScope];
+
 @Injectable()
 export class JobContextLoader {
   constructor(private readonly box: SecretBox) {}
 
-  /** The job's context from the row its claim returned (CONTEXT_COLUMNS). */
-  from(job: ClaimedJob, row: ContextRow): JobContext {
-    if (row.receipt_found_id === null || row.connection_id === null)
-      throw new PermanentError("missing_receipt_or_connection");
-    const connectionId = row.connection_id;
+  /**
+   * The job's context from the row its claim returned (CONTEXT_COLUMNS), as its operation's scope
+   * says: a receipt job without its receipt or connection, or a connection job without its
+   * connection, cannot run (`dead`, permanent).
+   */
+  from(job: ClaimedJob, row: ContextRow): AnyJobContext {
+    switch (OPERATION_SETTINGS[job.operation].scope) {
+      case "receipt": {
+        if (row.receipt_found_id === null || row.connection_id === null)
+          throw new PermanentError("missing_receipt_or_connection");
+        return {
+          job,
+          receipt: receiptOf(row, row.receipt_found_id),
+          connection: this.connection(row, row.connection_id),
+        };
+      }
+      case "connection":
+        if (row.connection_id === null) throw new PermanentError("missing_connection");
+        return { job, connection: this.connection(row, row.connection_id) };
+      case "alert":
+        if (job.connectionId !== null && row.connection_id === null)
+          throw new PermanentError("missing_connection");
+        return row.connection_id === null
+          ? { job }
+          : { job, connection: this.connection(row, row.connection_id) };
+    }
+  }
+
+  /** The connection of a claimed row, its secrets opened when first read. */
+  private connection(row: ContextRow, connectionId: string): JobConnection {
     const open = <T>(envelope: string, column: ConnectionSecretColumn): T => {
       try {
         return this.box.open<T>(envelope, secretPlace(column, connectionId));
@@ -79,36 +128,36 @@ export class JobContextLoader {
       (secret) => secret,
     );
     return {
-      job,
-      receipt: {
-        id: row.receipt_found_id,
-        provider: row.provider,
-        accountId: row.account_id,
-        eventId: row.event_id,
-        leadId: row.lead_id,
-        kind: row.kind,
-        occurredAt: row.occurred_at,
-        payload: row.raw_payload,
+      id: connectionId,
+      tenantId: row.connection_tenant_id,
+      provider: row.connection_provider,
+      externalAccountId: row.external_account_id,
+      status: row.status,
+      settings: row.settings,
+      get accessToken() {
+        return accessToken();
       },
-      connection: {
-        id: row.connection_id,
-        tenantId: row.connection_tenant_id,
-        provider: row.connection_provider,
-        externalAccountId: row.external_account_id,
-        status: row.status,
-        settings: row.settings,
-        get accessToken() {
-          return accessToken();
-        },
-        get crmSigningSecret() {
-          return crmSigningSecret();
-        },
-        get previousCrmSigningSecret() {
-          return previousCrmSigningSecret();
-        },
+      get crmSigningSecret() {
+        return crmSigningSecret();
+      },
+      get previousCrmSigningSecret() {
+        return previousCrmSigningSecret();
       },
     };
   }
+}
+
+function receiptOf(row: ContextRow, id: string): JobReceipt {
+  return {
+    id,
+    provider: row.provider,
+    accountId: row.account_id,
+    eventId: row.event_id,
+    leadId: row.lead_id,
+    kind: row.kind,
+    occurredAt: row.occurred_at,
+    payload: row.raw_payload,
+  };
 }
 
 /** The receipt (`r`) and connection (`c`) columns a claim returns beside the job. */

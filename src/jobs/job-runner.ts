@@ -10,10 +10,10 @@ import { backoffDelay } from "./backoff.js";
 import { Metrics } from "../observability/metrics.js";
 import { type EnqueueableJob, JobQueue } from "./job-queue.js";
 import {
+  type AnyJobContext,
   CONTEXT_COLUMNS,
   type ContextRow,
   type JobConnection,
-  type JobContext,
   JobContextLoader,
 } from "./job-context.js";
 import type { Operation } from "./operations.js";
@@ -45,7 +45,7 @@ export class RetryScheduled extends Error {
 export class JobRunner {
   private readonly logger = new Logger("jobs");
   /** Each operation's processor (registered by its BullMQ worker): released jobs run here at once. */
-  private readonly processors = new Map<Operation, Processor>();
+  private readonly processors = new Map<Operation, Processor<AnyJobContext>>();
 
   constructor(
     private readonly state: JobStateMachine,
@@ -67,11 +67,11 @@ export class JobRunner {
   }
 
   /** Makes `processor` the one released jobs of its operation run with in this process. */
-  register(processor: Processor): void {
+  register(processor: Processor<AnyJobContext>): void {
     this.processors.set(processor.operation, processor);
   }
 
-  async run(processor: Processor, jobId: string): Promise<void> {
+  async run(processor: Processor<AnyJobContext>, jobId: string): Promise<void> {
     const claimed = await this.state.claim<ContextRow>(jobId, CONTEXT_COLUMNS);
     if (!claimed) {
       // Running elsewhere, or left `running` by a run that could not record its end (a crashed
@@ -90,7 +90,7 @@ export class JobRunner {
     }
   }
 
-  private async attempt(processor: Processor, job: ClaimedJob, row: ContextRow) {
+  private async attempt(processor: Processor<AnyJobContext>, job: ClaimedJob, row: ContextRow) {
     const startedAt = job.startedAt;
     const log = {
       jobId: job.id,
@@ -108,10 +108,7 @@ export class JobRunner {
     };
     try {
       const context = this.contexts.from(job, row);
-      // A credential problem stops only work that calls the provider with those credentials.
-      const status = context.connection.status;
-      const skip =
-        status === "credential_error" && !processor.needsCredentials(context) ? undefined : SKIP[status];
+      const skip = context.connection && skipFor(processor, context, context.connection.status);
       if (skip) return recorded(await this.state.skip(job, skip), TRANSITIONS[skip].to);
       if (job.dependencyStatus !== null && job.dependencyStatus !== "succeeded") {
         // Runs after another job of its receipt (a CRM delivery after the lead-upsert): that job's
@@ -205,8 +202,8 @@ export class JobRunner {
    * ProviderTokens). A 401 gets one retry, with a token other than the one refused: refreshed now,
    * or by another job meanwhile.
    */
-  private async runWithToken(processor: Processor, context: JobContext): Promise<void> {
-    if (!processor.needsCredentials(context)) return processor.run(context);
+  private async runWithToken(processor: Processor<AnyJobContext>, context: AnyJobContext): Promise<void> {
+    if (!context.connection || !processor.needsCredentials(context)) return processor.run(context);
     const token = await this.tokens.current(context.connection);
     try {
       await processor.run(withToken(context, token));
@@ -220,8 +217,8 @@ export class JobRunner {
   }
 }
 
-function withToken(context: JobContext, accessToken: string | undefined): JobContext {
-  if (accessToken === undefined) return context;
+function withToken<C extends AnyJobContext>(context: C, accessToken: string | undefined): C {
+  if (accessToken === undefined || !context.connection) return context;
   // The connection's other secrets stay lazy getters (decrypted only if the processor reads them).
   const connection = Object.create(context.connection, {
     accessToken: { value: accessToken, enumerable: true },
@@ -229,8 +226,25 @@ function withToken(context: JobContext, accessToken: string | undefined): JobCon
   return { ...context, connection };
 }
 
+/**
+ * The transition a job takes instead of running, by its connection's status: none while active; a
+ * credential problem stops only work that calls the provider with those credentials, and a disabled
+ * connection's job is cancelled unless it is the disconnect's clean-up.
+ */
+function skipFor(
+  processor: Processor<AnyJobContext>,
+  context: AnyJobContext,
+  status: ConnectionStatus,
+): Skip | undefined {
+  if (status === "credential_error" && !processor.needsCredentials(context)) return undefined;
+  if (status === "disabled" && processor.runsWhileDisabled?.(context)) return undefined;
+  return SKIP[status];
+}
+
+type Skip = "hold" | "park" | "cancelRun";
+
 /** The transition a job takes instead of running, by its connection's status. */
-const SKIP: Record<ConnectionStatus, "hold" | "park" | "cancelRun" | undefined> = {
+const SKIP: Record<ConnectionStatus, Skip | undefined> = {
   active: undefined,
   paused: "hold",
   credential_error: "park",

@@ -3,6 +3,7 @@ import { Processor as QueueProcessor, WorkerHost } from "@nestjs/bullmq";
 import type { Job } from "bullmq";
 import { JobRunner, RetryScheduled } from "./job-runner.js";
 import { type JobPayload, type Operation, OPERATION_SETTINGS } from "./operations.js";
+import type { AnyJobContext } from "./job-context.js";
 import type { Processor } from "./processor.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
@@ -22,7 +23,10 @@ function retryDelay(attemptsMade: number, _type?: string, error?: Error): number
  * to the runner with the operation's processor. Its construction fails (and with it the boot) when
  * the processor is not the operation's own.
  */
-function operationWorker(operation: Operation, processorType: Type<Processor>): Type<WorkerHost> {
+function operationWorker(
+  operation: Operation,
+  processorType: Type<Processor<AnyJobContext>>,
+): Type<WorkerHost> {
   @QueueProcessor(operation, {
     concurrency: OPERATION_SETTINGS[operation].concurrency,
     settings: { backoffStrategy: retryDelay },
@@ -30,7 +34,7 @@ function operationWorker(operation: Operation, processorType: Type<Processor>): 
   class OperationWorker extends WorkerHost {
     constructor(
       @Inject(JobRunner) private readonly runner: JobRunner,
-      @Inject(processorType) private readonly processor: Processor,
+      @Inject(processorType) private readonly processor: Processor<AnyJobContext>,
     ) {
       super();
       if (processor.operation !== operation)

@@ -9,13 +9,21 @@ export interface JobPayload {
   jobId: string;
 }
 
+/**
+ * What a job belongs to (design.md, "Jobs"): an event (its receipt and connection), a connection
+ * (provider sync, reconciliation: no receipt) or an alert (notifications: the alert's connection,
+ * when it has one). The scope says what the job's context holds (src/jobs/job-context.ts).
+ */
+export type JobScope = "receipt" | "connection" | "alert";
+
 export interface OperationSettings {
+  scope: JobScope;
   /** Attempts before the job is `dead`. */
   attempts: number;
   /** Jobs of this operation one worker process runs at once. */
   concurrency: number;
   /**
-   * The operation of the same receipt that must have succeeded first: until then the job is
+   * The operation of the same receipt (receipt scope only) that must have succeeded first: until then the job is
    * `waiting` (`dependency`), and that job's success releases it.
    */
   after?: Operation;
@@ -27,10 +35,10 @@ export interface OperationSettings {
  * the side-effect timeout (SIDE_EFFECT_TIMEOUT_MS) are the same for all operations.
  */
 export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
-  "lead-upsert": { attempts: 6, concurrency: 50 },
-  "initial-response": { attempts: 5, concurrency: 10 },
+  "lead-upsert": { scope: "receipt", attempts: 6, concurrency: 50 },
+  "initial-response": { scope: "receipt", attempts: 5, concurrency: 10 },
   // The CRM receives the lead as known after this event's lead-upsert (for Yelp, fetched by it).
-  "crm-delivery": { attempts: 8, concurrency: 20, after: "lead-upsert" },
+  "crm-delivery": { scope: "receipt", attempts: 8, concurrency: 20, after: "lead-upsert" },
 };
 
 /** The readable, deterministic job key kept in Postgres: `<operation>:<scope key>`. */

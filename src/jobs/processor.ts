@@ -3,11 +3,17 @@ import type { Operation } from "./operations.js";
 
 /**
  * One operation's side effect. It throws a classified error (src/common/outbound/errors.ts) on failure and
- * must be safe to run again: a re-run of a job that already took effect leaves one effect.
+ * must be safe to run again: a re-run of a job that already took effect leaves one effect. `Context`
+ * is its operation's scope's context (ScopeContexts): an event's side effect by default.
  */
-export interface Processor {
+export interface Processor<Context = JobContext> {
   readonly operation: Operation;
   /** Whether the run calls a provider with the connection's credentials (blocked while they are bad). */
-  needsCredentials(context: JobContext): boolean;
-  run(context: JobContext): Promise<void>;
+  needsCredentials(context: Context): boolean;
+  /**
+   * Whether the job runs although its connection is disabled (a disconnect's clean-up: removing the
+   * provider webhook). Without it, a disabled connection's job is cancelled instead of run.
+   */
+  runsWhileDisabled?(context: Context): boolean;
+  run(context: Context): Promise<void>;
 }

@@ -27,6 +27,7 @@ export interface ClaimedJob {
   tenantId: string;
   connectionId: string | null;
   receiptId: string | null;
+  alertId: string | null;
   operation: Operation;
   jobKey: string;
   attempts: number;
@@ -130,6 +131,18 @@ function oneStatementPerBatch<Item>(idOf: (item: Item) => string) {
   };
 }
 
+/**
+ * A job of a connection or an alert (OperationSettings.scope), created `queued` by `create`. Its key
+ * is the caller's (jobKey): the same key never makes a second job.
+ */
+export interface NewJob {
+  tenantId: string;
+  connectionId: string | null;
+  alertId?: string | null;
+  operation: Operation;
+  jobKey: string;
+}
+
 @Injectable()
 export class JobStateMachine {
   private readonly logger = new Logger("job-state");
@@ -193,7 +206,7 @@ export class JobStateMachine {
          RETURNING id, job_id, started_at
        )
        SELECT job.id, job.tenant_id AS "tenantId", job.connection_id AS "connectionId", job.receipt_id AS "receiptId",
-              job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
+              job.alert_id AS "alertId", job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
               attempt.id AS "attemptId", attempt.started_at AS "startedAt",
               (SELECT d.status FROM jobs d WHERE d.receipt_id = job.receipt_id AND d.tenant_id = job.tenant_id
                  AND d.operation = ($4::jsonb ->> job.operation)) AS "dependencyStatus", ${context}
@@ -204,6 +217,36 @@ export class JobStateMachine {
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return jobIds.map((id) => byId.get(id));
+  }
+
+  /**
+   * Creating a job of a connection or an alert (an event's jobs come with its receipt: insertJobsSql):
+   * `queued`, with its operation's attempts, inside the caller's transaction when given. Answers the
+   * jobs created, to be enqueued after the commit; a key that exists already creates nothing.
+   */
+  create(jobs: NewJob[], tx?: Tx): Promise<EnqueueableJob[]> {
+    if (jobs.length === 0) return Promise.resolve([]);
+    const db = tx ?? this.prisma;
+    return db.$queryRawUnsafe<EnqueueableJob[]>(
+      `INSERT INTO jobs (tenant_id, connection_id, alert_id, operation, job_key, status, max_attempts)
+       SELECT j.tenant_id, j.connection_id, j.alert_id, j.operation, j.job_key, 'queued',
+              ($2::jsonb ->> j.operation)::int
+       FROM jsonb_to_recordset($1::jsonb)
+         AS j(tenant_id uuid, connection_id uuid, alert_id uuid, operation text, job_key text)
+       ORDER BY j.job_key
+       ON CONFLICT (job_key) DO NOTHING
+       RETURNING id, job_key AS "jobKey", operation`,
+      JSON.stringify(
+        jobs.map((job) => ({
+          tenant_id: job.tenantId,
+          connection_id: job.connectionId,
+          alert_id: job.alertId ?? null,
+          operation: job.operation,
+          job_key: job.jobKey,
+        })),
+      ),
+      ALLOWANCES,
+    );
   }
 
   /** Marks a running attempt alive (so it is not taken for abandoned while it runs long). */
