@@ -93,7 +93,10 @@ describe("fairness between destinations", () => {
     for (const id of ["b1", "b2"]) await submit(c, id);
     const waiting = await waitFor(
       () => crmJobs(c.tenantId),
-      (rows) => rows.length === 5 && rows.every((row) => row.status === "waiting"),
+      // (b1 and b2 wait for their lead-upserts first: created waiting for the dependency.)
+      (rows) =>
+        rows.length === 5 &&
+        rows.every((row) => row.status === "waiting" && row.waiting_for !== "dependency"),
     );
     expect(waiting.map((row) => row.waiting_for)).toEqual(Array(5).fill("circuit"));
     expect(waiting.slice(3).map((row) => row.attempts)).toEqual([0, 0]);
