@@ -24,6 +24,7 @@ export type AuditAction =
   | "connection.disable"
   | "connection.oauth-connect"
   | "connection.reconnect"
+  | "connection.sync"
   | "job.replay"
   | "receipt.replay"
   | "replay.create";

@@ -93,6 +93,10 @@ describe("loadConfig", () => {
     ["CIRCUIT_FAILURE_THRESHOLD", "0"],
     ["CIRCUIT_PROBE_SECONDS", "-5"],
     ["ADMIN_RATE_LIMIT", "1200/min"],
+    ["YELP_WEBHOOK_MODE", "manual"],
+    ["REGISTRATION_SYNC_INTERVAL_SECONDS", "172800"],
+    ["YELP_SUBSCRIPTIONS_PATH", "v3/subscriptions"],
+    ["THUMBTACK_WEBHOOK_PATH", "/api/v4/webhooks/{webhookID}"],
   ])("rejects %s=%s", (variable, value) => {
     expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
   });
@@ -293,6 +297,27 @@ describe("loadConfig", () => {
       circuitFailureThreshold: 3,
       circuitProbeSeconds: 2,
       adminRateLimit: 60,
+    });
+  });
+
+  it("provider registration: Yelp subscriptions, a daily re-sync, the assumed paths by default", () => {
+    expect(loadConfig(BASE)).toMatchObject({
+      yelpWebhookMode: "subscriptions",
+      registrationSyncIntervalSeconds: 86_400,
+      providerPaths: {
+        yelpSubscriptions: "/v3/businesses/subscriptions",
+        thumbtackWebhook: "/api/v4/businesses/{businessID}/webhooks/{webhookID}",
+      },
+    });
+    expect(
+      loadConfig({
+        ...BASE,
+        YELP_WEBHOOK_MODE: "self-serve",
+        THUMBTACK_WEBHOOK_PATH: "/api/v5/businesses/{businessID}/hooks/{webhookID}",
+      }),
+    ).toMatchObject({
+      yelpWebhookMode: "self-serve",
+      providerPaths: { thumbtackWebhook: "/api/v5/businesses/{businessID}/hooks/{webhookID}" },
     });
   });
 });

@@ -75,6 +75,25 @@ export interface AppConfig {
   oauthRefreshMarginSeconds: number;
   /** Budgets of outbound provider API calls, shared by every tenant and worker (PROVIDER_RATE_LIMITS). */
   providerRateLimits: Record<ApiProvider, ProviderRateLimit>;
+  /** How Yelp is told to send webhooks: the Business Subscriptions API, or self-serve `/v3/webhooks`. */
+  yelpWebhookMode: YelpWebhookMode;
+  /** Every registered connection is re-synced with its provider at least this often (at most daily). */
+  registrationSyncIntervalSeconds: number;
+  /**
+   * Provider paths no readable document confirms (providers.md "[ASSUMPTION]"), configurable so an
+   * operator can follow the provider without a release. `{name}` parts are filled in per call.
+   */
+  providerPaths: ProviderPaths;
+}
+
+export const YELP_WEBHOOK_MODES = ["subscriptions", "self-serve"] as const;
+export type YelpWebhookMode = (typeof YELP_WEBHOOK_MODES)[number];
+
+export interface ProviderPaths {
+  /** [ASSUMPTION] GET lists our subscriptions, DELETE (same body as POST) removes: `YELP_SUBSCRIPTIONS_PATH`. */
+  yelpSubscriptions: string;
+  /** [ASSUMPTION] PUT updates, DELETE removes one webhook: `THUMBTACK_WEBHOOK_PATH` ({businessID}, {webhookID}). */
+  thumbtackWebhook: string;
 }
 
 /** One provider's OAuth 2 client registration (api.md "Running"). */
@@ -330,6 +349,27 @@ function providerRateLimits(env: Env): Record<ApiProvider, ProviderRateLimit> {
   return limits;
 }
 
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const value = read(env, name) ?? fallback;
+  if (!(values as readonly string[]).includes(value)) {
+    throw new ConfigError(name, `must be one of ${values.join(", ")} (got "${value}")`);
+  }
+  return value as T;
+}
+
+/** A provider path template: starts with "/", holds each of `params` as `{name}`. */
+function pathTemplate(env: Env, name: string, fallback: string, params: string[]): string {
+  const value = read(env, name) ?? fallback;
+  const missing = params.filter((param) => !value.includes(`{${param}}`));
+  if (!/^\/[A-Za-z0-9/{}_.-]*$/.test(value) || missing.length > 0) {
+    throw new ConfigError(
+      name,
+      `must be a path such as ${fallback}${missing.length ? ` (missing ${missing.map((p) => `{${p}}`).join(", ")})` : ""}`,
+    );
+  }
+  return value;
+}
+
 /** The local Postgres (api.md: DATABASE_URL defaults to the local service). */
 const LOCAL_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/leadgate";
 
@@ -383,6 +423,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
     circuitFailureThreshold: integer(env, "CIRCUIT_FAILURE_THRESHOLD", 10, 1, 100_000),
     circuitProbeSeconds: integer(env, "CIRCUIT_PROBE_SECONDS", 30, 1, 86_400),
     adminRateLimit: integer(env, "ADMIN_RATE_LIMIT", 1200, 1, 10_000_000),
+    yelpWebhookMode: oneOf(env, "YELP_WEBHOOK_MODE", YELP_WEBHOOK_MODES, "subscriptions"),
+    registrationSyncIntervalSeconds: integer(env, "REGISTRATION_SYNC_INTERVAL_SECONDS", 86_400, 60, 86_400),
+    providerPaths: {
+      yelpSubscriptions: pathTemplate(env, "YELP_SUBSCRIPTIONS_PATH", "/v3/businesses/subscriptions", []),
+      thumbtackWebhook: pathTemplate(
+        env,
+        "THUMBTACK_WEBHOOK_PATH",
+        "/api/v4/businesses/{businessID}/webhooks/{webhookID}",
+        ["businessID", "webhookID"],
+      ),
+    },
   };
 }
 

@@ -1,9 +1,11 @@
 // A disconnect's clean-up (issue 13 "Disconnect"): `DELETE /admin/connections/{id}` disables the
-// connection at once and marks its clean-up due (`cleanup_due_at`); the worker then, although the
-// connection is disabled, removes the provider-side webhook (a seam until the provider-sync issue),
-// revokes the grant where the provider offers a revoke endpoint, and deletes the tokens, in that
-// order (the first two need the tokens). A failing step is recorded (`oauth_last_error`) and
-// retried later; it never touches the disable.
+// connection at once, marks its clean-up due (`cleanup_due_at`) and, for a connection Leadgate
+// registered, makes a provider-sync `remove` job (src/jobs/provider-sync.ts) that removes the
+// provider-side webhook or subscription although the connection is disabled. The worker's clean-up
+// then revokes the grant where the provider offers a revoke endpoint and deletes the tokens, in that
+// order, and only once no provider-sync job of the connection is on its way any more (the removal
+// needs the tokens; a removal that ended dead leaves the webhook, whose deliveries answer 410).
+// A failing step is recorded (`oauth_last_error`) and retried later; it never touches the disable.
 import { Injectable, Logger } from "@nestjs/common";
 import { SecretBox } from "../crypto/secret-box.js";
 import { secretPlace } from "../crypto/stored-secrets.js";
@@ -39,8 +41,12 @@ export class ConnectionCleanup {
     // worker that dies mid-way leaves it for a retry. Platform-wide, then scoped by tenant and id.
     const { rows } = await this.prisma.pool.query<Due>(
       `UPDATE connections SET cleanup_due_at = now() + make_interval(secs => $1)
-       WHERE id IN (SELECT id FROM connections WHERE status = 'disabled' AND cleanup_due_at <= now()
-                    ORDER BY cleanup_due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       WHERE id IN (SELECT c.id FROM connections c WHERE c.status = 'disabled' AND c.cleanup_due_at <= now()
+                      -- The provider-side removal first: it needs the tokens.
+                      AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = c.tenant_id
+                                        AND j.connection_id = c.id AND j.operation = 'provider-sync'
+                                        AND j.status IN ('queued', 'running', 'retrying', 'waiting'))
+                    ORDER BY c.cleanup_due_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED)
        RETURNING id, tenant_id AS "tenantId", provider, credentials`,
       [RETRY_AFTER_SECONDS, BATCH],
     );
@@ -53,7 +59,8 @@ export class ConnectionCleanup {
 
   private async cleanUp(due: Due): Promise<boolean> {
     const log = { tenantId: due.tenantId, connectionId: due.id, provider: due.provider };
-    // 1. The provider-side webhook or subscription: the provider-sync issue adds it here.
+    // 1. The provider-side webhook or subscription: removed by its provider-sync job (run picks a
+    //    clean-up only once that job is done).
     // 2. The grant, where the provider can revoke it.
     if (due.credentials !== null && isOAuthProvider(due.provider) && this.oauth.configured(due.provider)) {
       let credentials: ProviderCredentials | undefined;

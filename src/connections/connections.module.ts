@@ -6,6 +6,7 @@ import { ConnectionsRepository } from "./connections.repository.js";
 import { ConnectionsService } from "./connections.service.js";
 import { ProviderOAuth } from "./provider-oauth.js";
 import { ProviderTokens } from "./provider-tokens.js";
+import { RegistrationRepository } from "./registration.js";
 
 @Module({
   imports: [FollowUpModule],
@@ -16,6 +17,7 @@ import { ProviderTokens } from "./provider-tokens.js";
     ProviderOAuth,
     ProviderTokens,
     ConnectionCleanup,
+    RegistrationRepository,
   ],
   exports: [
     ConnectionsRepository,
@@ -24,6 +26,7 @@ import { ProviderTokens } from "./provider-tokens.js";
     ProviderOAuth,
     ProviderTokens,
     ConnectionCleanup,
+    RegistrationRepository,
   ],
 })
 export class ConnectionsModule {}

@@ -8,6 +8,7 @@ import type { Processor } from "./processor.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
+import { ProviderSyncProcessor } from "./processors/provider-sync.processor.js";
 
 /**
  * BullMQ's retry delay. The runner computed the delay (backoff with jitter, Retry-After) and stored
@@ -55,4 +56,5 @@ export const OPERATION_WORKERS: Record<Operation, Type<WorkerHost>> = {
   "lead-upsert": operationWorker("lead-upsert", LeadUpsertProcessor),
   "initial-response": operationWorker("initial-response", InitialResponseProcessor),
   "crm-delivery": operationWorker("crm-delivery", CrmDeliveryProcessor),
+  "provider-sync": operationWorker("provider-sync", ProviderSyncProcessor),
 };

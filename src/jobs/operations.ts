@@ -1,7 +1,7 @@
 // The closed vocabulary of side effects: operations, per-operation settings, job keys (job statuses
 // and their transitions: src/jobs/state/job-states.ts).
 
-export const OPERATIONS = ["lead-upsert", "initial-response", "crm-delivery"] as const;
+export const OPERATIONS = ["lead-upsert", "initial-response", "crm-delivery", "provider-sync"] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 /** A BullMQ job carries ids only; the job row in Postgres holds the state. */
@@ -39,6 +39,9 @@ export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   "initial-response": { scope: "receipt", attempts: 5, concurrency: 10 },
   // The CRM receives the lead as known after this event's lead-upsert (for Yelp, fetched by it).
   "crm-delivery": { scope: "receipt", attempts: 8, concurrency: 20, after: "lead-upsert" },
+  // Registering a connection's webhook with its provider (src/jobs/provider-sync.ts): 10 attempts
+  // span about a day of backoff; the registration sweep starts a new sync after that.
+  "provider-sync": { scope: "connection", attempts: 10, concurrency: 5 },
 };
 
 /** The readable, deterministic job key kept in Postgres: `<operation>:<scope key>`. */

@@ -13,12 +13,15 @@ import { OPERATION_WORKERS } from "./operation-workers.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
+import { ProviderSyncProcessor } from "./processors/provider-sync.processor.js";
+import { RegistrationSweep } from "./registration-sweep.js";
 import { SideEffectsRepository } from "./side-effects.repository.js";
 import { TokenRefreshSweep } from "./token-refresh-sweep.js";
 
 /**
  * The consumer side: processors, the runner that mirrors job state in Postgres, one BullMQ worker
- * per operation (started and stopped by the queues module), the dispatcher, the token refresh sweep.
+ * per operation (started and stopped by the queues module), the dispatcher, the token refresh and
+ * registration sweeps.
  */
 @Module({
   imports: [JobsModule, ConnectionsModule, FollowUpModule, OutboundModule],
@@ -30,12 +33,14 @@ import { TokenRefreshSweep } from "./token-refresh-sweep.js";
     LeadUpsertProcessor,
     InitialResponseProcessor,
     CrmDeliveryProcessor,
+    ProviderSyncProcessor,
     CircuitBreaker,
     DestinationFairness,
     ...Object.values(OPERATION_WORKERS),
     Dispatcher,
     TokenRefreshSweep,
+    RegistrationSweep,
   ],
-  exports: [Dispatcher, TokenRefreshSweep],
+  exports: [Dispatcher, TokenRefreshSweep, RegistrationSweep],
 })
 export class WorkerJobsModule {}

@@ -29,10 +29,12 @@ import {
 } from "../connections/provider-oauth.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { PrismaService } from "../database/prisma.service.js";
-import { Transactions } from "../database/transactions.js";
+import { Transactions, type Tx } from "../database/transactions.js";
 import type { EnqueueableJob } from "../jobs/job-queue.js";
 import { JobQueue } from "../jobs/job-queue.js";
+import { ProviderSyncJobs } from "../jobs/provider-sync.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
+import { registeredByLeadgate } from "../connections/registration.js";
 import { type ConsumedAttempt, OAuthAttemptsRepository } from "./oauth-attempts.repository.js";
 import type { ConnectionFields } from "./oauth.dto.js";
 
@@ -88,6 +90,7 @@ export class OAuthService {
     private readonly box: SecretBox,
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
+    private readonly syncs: ProviderSyncJobs,
   ) {}
 
   /** `POST /admin/connections/oauth`: a new connection once the owner has granted access. */
@@ -239,7 +242,8 @@ export class OAuthService {
           targetId: created.connection.id,
           details: { provider: attempt.provider, externalAccountId: attempt.fields.externalAccountId },
         });
-        return { connectionId: created.connection.id, released: [] as EnqueueableJob[] };
+        const registration = await this.startRegistration(tx, attempt, created.connection.id);
+        return { connectionId: created.connection.id, released: registration };
       }
       const [row] = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM connections
         WHERE id = ${attempt.connectionId}::uuid AND tenant_id = ${attempt.tenantId}::uuid FOR UPDATE`;
@@ -264,10 +268,25 @@ export class OAuthService {
         targetId: attempt.connectionId,
         details: { provider: attempt.provider, from: row.status, requeuedJobs: released.length },
       });
-      return { connectionId: attempt.connectionId, released };
+      const registration = await this.startRegistration(tx, attempt, attempt.connectionId);
+      return { connectionId: attempt.connectionId, released: [...released, ...registration] };
     });
     await this.queue.enqueue(released); // after commit; the dispatcher covers a failure here
     return connectionId;
+  }
+
+  /**
+   * With the grant stored, Leadgate registers the webhook (a provider-sync job, run after the
+   * commit): the registration is `pending` until it ran. An inbound auth the provider cannot be
+   * given (Thumbtack custom header) stays `manual`.
+   */
+  private startRegistration(
+    tx: Tx,
+    attempt: ConsumedAttempt,
+    connectionId: string,
+  ): Promise<EnqueueableJob[]> {
+    if (!registeredByLeadgate(attempt.provider, attempt.fields.inboundAuth.type)) return Promise.resolve([]);
+    return this.syncs.start(tx, { tenantId: attempt.tenantId, connectionId }, "sync");
   }
 
   /** `returnUrl` must be on OAUTH_RETURN_URL_ORIGINS: Leadgate sends browsers nowhere else. */

@@ -5,6 +5,9 @@ import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { QUEUE_CONNECTION } from "../queues/queue-lifecycle.js";
 import { FollowUpRegistry } from "./follow-up-registry.js";
+import { RegistrationRegistry } from "./registration-registry.js";
+import { ThumbtackRegistrar } from "./thumbtack/thumbtack.registration.js";
+import { YelpRegistrar } from "./yelp/yelp.registration.js";
 import { StaticFormsFollowUp } from "./static-forms/static-forms.follow-up.js";
 import { ThumbtackClient } from "./thumbtack/thumbtack.client.js";
 import { ThumbtackFollowUp } from "./thumbtack/thumbtack.follow-up.js";
@@ -13,7 +16,7 @@ import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
 
 /**
  * The worker's side of the providers: their API clients, paced by budgets shared in Redis (on the
- * worker's connection), and lead and reply rules, by provider.
+ * worker's connection), lead and reply rules, and webhook registrars, by provider.
  */
 @Module({
   providers: [
@@ -29,8 +32,11 @@ import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
     ThumbtackFollowUp,
     YelpFollowUp,
     FollowUpRegistry,
+    ThumbtackRegistrar,
+    YelpRegistrar,
+    RegistrationRegistry,
   ],
   // The clients also serve the proof that a grant reaches an account (src/connections/account-access.ts).
-  exports: [FollowUpRegistry, YelpClient, ThumbtackClient],
+  exports: [FollowUpRegistry, RegistrationRegistry, YelpClient, ThumbtackClient],
 })
 export class FollowUpModule {}

@@ -6,6 +6,7 @@ export const QUEUE_NAMES = [
   "lead-upsert",
   "initial-response",
   "crm-delivery",
+  "provider-sync",
   // Bulk replays: one BullMQ job per batch (src/replay/).
   "replay-batch",
   // The scheduled retention pass (src/retention/).

@@ -179,6 +179,9 @@ describe("OAuth: connecting provider accounts", () => {
         ? { status: 200, body: { data: [] } }
         : { status: 403, body: {} };
     }
+    // The webhook registration that follows a connect (test/admin/provider-sync.test.ts tests it).
+    if (webhooks && request.method === "POST")
+      return { status: 201, body: { webhookID: "700000000000000101" } };
     if (/^\/api\/v4\/negotiations\/[^/]+\/messages/.test(url.pathname) && request.method === "GET") {
       return { status: 200, body: { messages: [] } };
     }
@@ -254,13 +257,26 @@ describe("OAuth: connecting provider accounts", () => {
     settings: { autoResponse: { enabled: true, text: REPLY } },
     ...extra,
   });
+  /** The connection's event jobs (its webhook registration jobs aside). */
   const jobsOf = (connectionId: string) =>
     app.sql
       .query<{ operation: string; status: string }>(
-        "SELECT operation, status FROM jobs WHERE connection_id = $1 ORDER BY operation",
+        "SELECT operation, status FROM jobs WHERE connection_id = $1 AND receipt_id IS NOT NULL ORDER BY operation",
         [connectionId],
       )
       .then((result) => result.rows);
+  /** Until the connection's webhook registration jobs are done (so their provider calls are over). */
+  const registered = (connectionId: string) =>
+    waitFor(
+      () =>
+        app.sql
+          .query<{ status: string }>(
+            "SELECT status FROM jobs WHERE connection_id = $1 AND operation = 'provider-sync'",
+            [connectionId],
+          )
+          .then((result) => result.rows),
+      (rows) => rows.every((row) => ["succeeded", "dead", "cancelled"].includes(row.status)),
+    );
 
   it("Yelp: start, consent, callback: a connected connection whose auto-reply uses the granted token", async () => {
     const business = newBusiness("yelp");
@@ -593,6 +609,7 @@ describe("OAuth: connecting provider accounts", () => {
         graceSeconds: 0,
       });
       const { username, password } = rotated.body.secrets as { username: string; password: string };
+      await registered(connectionId);
       const basic = `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
       const deliver = (negotiationId: string) => {
         const body = fixture("thumbtack/negotiation-created-v4.json").json as { data: object };
@@ -765,6 +782,7 @@ describe("OAuth: connecting provider accounts", () => {
       const deleted = await tenant.admin.delete(`/admin/connections/${c.connectionId}`);
       expect(deleted.status).toBe(204);
       expect((await tenant.admin.get(`/admin/connections/${c.connectionId}`)).body.status).toBe("disabled");
+      await registered(c.connectionId); // the provider-side webhook goes first
       const revokes = () => auth.received.filter((request) => request.path === "/thumbtack/revoke");
       const sweep = app.worker.get(TokenRefreshSweep);
 

@@ -93,7 +93,7 @@ describe("fairness between destinations", () => {
     for (const id of ["b1", "b2"]) await submit(c, id);
     const waiting = await waitFor(
       () => crmJobs(c.tenantId),
-      // (b1 and b2 wait for their lead-upserts first: created waiting for the dependency.)
+      // A new delivery is created waiting for its lead-upsert (`dependency`): past that, for the circuit.
       (rows) =>
         rows.length === 5 &&
         rows.every((row) => row.status === "waiting" && row.waiting_for !== "dependency"),

@@ -4,6 +4,7 @@ import type {
   InboundAuthConfig,
   OAuthStatus,
 } from "../../connections/connection.js";
+import type { RegistrationStatus } from "../../connections/registration.js";
 import type { Connection } from "../../generated/prisma/client.js";
 import type { Provider } from "../../providers/provider-event.js";
 
@@ -24,6 +25,8 @@ export interface ConnectionView {
   hasCredentials: boolean;
   /** The provider grant, never a token (api.md "Connection views gain"). */
   oauth: OAuthView;
+  /** The provider-side webhook or subscription (api.md "Connection views gain"). */
+  registration: RegistrationView;
   settings: ConnectionSettings;
   /** Until when the secret replaced by the last rotation is still accepted (null: not at all). */
   previousSecretExpiresAt: Date | null;
@@ -41,6 +44,19 @@ export interface OAuthView {
   tokenExpiresAt: Date | null;
   lastRefreshedAt: Date | null;
   /** A code (e.g. `invalid_grant`), never a provider's message. */
+  lastError: string | null;
+}
+
+export interface RegistrationView {
+  /** `manual`: registered by hand (pasted credentials, Static Forms, Thumbtack header auth). */
+  status: RegistrationStatus;
+  /** The provider's id of our webhook (Thumbtack webhookID, Yelp self-serve webhook_id); null for Yelp subscriptions. */
+  providerWebhookId: string | null;
+  /** When the provider expires it (Yelp self-serve; renewed before). */
+  expiresAt: Date | null;
+  /** The last successful registration call. */
+  lastSyncedAt: Date | null;
+  /** A code (e.g. `http_500`), never a provider's message. */
   lastError: string | null;
 }
 
@@ -65,6 +81,13 @@ export function connectionView(row: Connection, webhookUrl: string): ConnectionV
       tokenExpiresAt: row.tokenExpiresAt,
       lastRefreshedAt: row.lastRefreshedAt,
       lastError: row.oauthLastError,
+    },
+    registration: {
+      status: row.registrationStatus as RegistrationStatus,
+      providerWebhookId: row.registrationWebhookId,
+      expiresAt: row.registrationExpiresAt,
+      lastSyncedAt: row.registrationSyncedAt,
+      lastError: row.registrationLastError,
     },
     settings: row.settings as ConnectionSettings,
     previousSecretExpiresAt: until(row.previousSecrets, row.previousSecretsExpireAt),

@@ -23,6 +23,8 @@ import { PrismaService } from "../../database/prisma.service.js";
 import { Transactions, type Tx } from "../../database/transactions.js";
 import type { Connection, Prisma } from "../../generated/prisma/client.js";
 import { JobQueue } from "../../jobs/job-queue.js";
+import type { EnqueueableJob } from "../../jobs/job-queue.js";
+import { ProviderSyncJobs } from "../../jobs/provider-sync.js";
 import { JobStateMachine } from "../../jobs/state/job-state-machine.js";
 import type { InboundCredentials } from "../../providers/inbound-auth.js";
 import type { Provider } from "../../providers/provider-event.js";
@@ -62,6 +64,7 @@ export class ConnectionsAdminService {
     private readonly state: JobStateMachine,
     private readonly destinations: DestinationGuard,
     private readonly access: AccountAccessCheck,
+    private readonly syncs: ProviderSyncJobs,
   ) {}
 
   async create(by: Principal, body: CreateConnectionBody) {
@@ -202,7 +205,7 @@ export class ConnectionsAdminService {
    * secrets are kept: rotating again ends the previous grace period.
    */
   async rotateSecret(by: Principal, scope: TenantScope, id: string, body: RotateSecretBody) {
-    return this.transactions.run(async (tx) => {
+    const { result, jobs } = await this.transactions.run(async (tx) => {
       const row = await this.find(tx, scope, id, true);
       if (row.status === "disabled") throw disabled();
       const current = row.inboundSecrets
@@ -235,6 +238,8 @@ export class ConnectionsAdminService {
           previousSecretsExpireAt: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
         },
       });
+      // The provider's copy of the credentials follows now, well inside the grace period.
+      const jobs = registered(row) ? await this.syncs.start(tx, target(row), "rotate") : [];
       await this.audit.record(tx, by, {
         action: "connection.rotate-secret",
         tenantId: row.tenantId,
@@ -243,10 +248,15 @@ export class ConnectionsAdminService {
         details: { graceSeconds },
       });
       return {
-        secrets: shown(next),
-        webhookUrl: this.connections.webhookUrl(row.provider as Provider, row.id, next),
+        result: {
+          secrets: shown(next),
+          webhookUrl: this.connections.webhookUrl(row.provider as Provider, row.id, next),
+        },
+        jobs,
       };
     });
+    await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
+    return result;
   }
 
   /**
@@ -324,9 +334,9 @@ export class ConnectionsAdminService {
 
   /** Disables the connection for good: deliveries answer 410, unfinished jobs are cancelled, history stays. */
   async disable(by: Principal, scope: TenantScope, id: string): Promise<void> {
-    await this.transactions.run(async (tx) => {
+    const jobs = await this.transactions.run(async (tx): Promise<EnqueueableJob[]> => {
       const row = await this.find(tx, scope, id, true);
-      if (row.status === "disabled") return;
+      if (row.status === "disabled") return [];
       await tx.connection.update({
         where: { id: row.id, tenantId: row.tenantId },
         // The worker's clean-up revokes the grant and deletes the tokens (ConnectionCleanup).
@@ -337,6 +347,10 @@ export class ConnectionsAdminService {
         },
       });
       const cancelled = await this.state.cancelConnection(tx, row.tenantId, row.id);
+      // After the cancel (which ends a sync on its way): the provider-side removal, which runs
+      // although the connection is disabled and before the clean-up deletes the tokens.
+      const removal =
+        registered(row) && row.credentials !== null ? await this.syncs.start(tx, target(row), "remove") : [];
       await this.audit.record(tx, by, {
         action: "connection.disable",
         tenantId: row.tenantId,
@@ -344,7 +358,43 @@ export class ConnectionsAdminService {
         targetId: row.id,
         details: { cancelledJobs: cancelled },
       });
+      return removal;
     });
+    await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
+  }
+
+  /**
+   * `POST /admin/connections/{id}/sync`: registration now (a provider-sync job), and reconciliation.
+   * A disabled connection is `409 connection_disabled`; Static Forms, which has no provider API,
+   * `409 sync_not_supported`. A connection Leadgate does not register (registration `manual`:
+   * pasted credentials, Thumbtack header auth) keeps its registration as it is.
+   */
+  async sync(by: Principal, scope: TenantScope, id: string) {
+    const { connection, jobs } = await this.transactions.run(async (tx) => {
+      const row = await this.find(tx, scope, id, true);
+      if (row.status === "disabled") throw disabled();
+      if (row.provider === "staticforms") {
+        throw new AppError(
+          409,
+          "sync_not_supported",
+          "Static Forms has no provider API: there is nothing to register or reconcile.",
+        );
+      }
+      const jobs = registered(row) ? await this.syncs.start(tx, target(row), "sync") : [];
+      // >>> Reconciliation (issue 14, parts 2-4) starts here: "start reconciliation now" for this
+      //     connection, in this transaction, its jobs added to `jobs` (enqueued after the commit).
+      await this.audit.record(tx, by, {
+        action: "connection.sync",
+        tenantId: row.tenantId,
+        targetType: "connection",
+        targetId: row.id,
+        details: { registration: jobs.length > 0 },
+      });
+      const updated = await this.find(tx, scope, id);
+      return { connection: this.view(updated), jobs };
+    });
+    await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
+    return { connection };
   }
 
   /**
@@ -396,6 +446,15 @@ export class ConnectionsAdminService {
     if (!(await this.tenants.find(PLATFORM, tenantId))) throw notFound("tenant");
     return tenantId;
   }
+}
+
+/** Whether Leadgate looks after the connection's provider-side webhook (not `manual`). */
+function registered(row: Connection): boolean {
+  return row.registrationStatus !== "manual";
+}
+
+function target(row: Connection) {
+  return { tenantId: row.tenantId, connectionId: row.id };
 }
 
 /** The fields a client sent (a DTO instance also holds the undeclared ones, as undefined). */

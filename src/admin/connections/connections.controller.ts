@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from "@nestjs/common";
 import {
+  ApiAcceptedResponse,
   ApiConflictResponse,
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -106,6 +107,17 @@ export class ConnectionsController {
   @ApiConflictResponse({ description: "`connection_disabled`" })
   revokePreviousSecret(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.connections.revokePreviousSecret(principal, scopeOf(principal), id);
+  }
+
+  @Post(":id/sync")
+  @HttpCode(202)
+  @ApiAcceptedResponse({
+    description:
+      "`{ connection }`: registration (and reconciliation) of this connection start now; `registration` shows the outcome",
+  })
+  @ApiConflictResponse({ description: "`connection_disabled`, `sync_not_supported` (Static Forms)" })
+  sync(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return this.connections.sync(principal, scopeOf(principal), id);
   }
 
   @Delete(":id")

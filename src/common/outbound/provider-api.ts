@@ -42,6 +42,43 @@ export class ProviderApi {
     schema: ClassConstructor<T>,
   ): Promise<T> {
     const response = await this.call("GET", route, params, token);
+    return this.answer("GET", route, response, schema);
+  }
+
+  /**
+   * `method` with `body` as JSON, answered as an instance of `schema` (checked as `get` does): for
+   * calls whose answer the caller needs (the id of a webhook it created).
+   */
+  async send<T extends object>(
+    method: "POST" | "PUT",
+    route: string,
+    params: RouteParams,
+    token: string | undefined,
+    body: unknown,
+    schema: ClassConstructor<T>,
+  ): Promise<T> {
+    const response = await this.call(method, route, params, token, body);
+    return this.answer(method, route, response, schema);
+  }
+
+  /** `method` (`body` as JSON when given); a 2xx is the answer, its body is not read. */
+  async request(
+    method: "POST" | "PUT" | "DELETE",
+    route: string,
+    params: RouteParams,
+    token: string | undefined,
+    body?: unknown,
+  ): Promise<void> {
+    const response = await this.call(method, route, params, token, body);
+    await response.body?.cancel();
+  }
+
+  private async answer<T extends object>(
+    method: string,
+    route: string,
+    response: Response,
+    schema: ClassConstructor<T>,
+  ): Promise<T> {
     let text: string;
     try {
       text = await response.text();
@@ -52,10 +89,10 @@ export class ProviderApi {
     try {
       json = secureJson.parse(text, { protoAction: "remove", constructorAction: "remove" });
     } catch {
-      throw this.badResponse("GET", route, response.status, ["the body is not JSON"]);
+      throw this.badResponse(method, route, response.status, ["the body is not JSON"]);
     }
     const checked = checkAnswer(schema, json);
-    if (!checked.ok) throw this.badResponse("GET", route, response.status, checked.problems);
+    if (!checked.ok) throw this.badResponse(method, route, response.status, checked.problems);
     return checked.value;
   }
 
@@ -73,7 +110,7 @@ export class ProviderApi {
    * A 429 with Retry-After is a quota wait too: the job waits (no attempt used) until then.
    */
   private async call(
-    method: "GET" | "POST",
+    method: "GET" | "POST" | "PUT" | "DELETE",
     route: string,
     params: RouteParams,
     token: string | undefined,

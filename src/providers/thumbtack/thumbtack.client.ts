@@ -5,14 +5,38 @@ import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
 import { ProviderQuota } from "../../common/outbound/provider-quota.js";
-import { type ThumbtackMessage, ThumbtackMessages, ThumbtackWebhooks } from "./thumbtack.schemas.js";
+import {
+  ThumbtackCreatedWebhook,
+  type ThumbtackMessage,
+  ThumbtackMessages,
+  ThumbtackWebhooks,
+} from "./thumbtack.schemas.js";
+
+/** The events Leadgate registers for ([DOCS T1]). */
+export const THUMBTACK_EVENT_TYPES = ["NegotiationCreatedV4", "MessageCreatedV4"] as const;
+
+/** A webhook as Leadgate registers it ([DOCS T1]); `auth` only for Basic (token auth rides in the URL). */
+export interface ThumbtackWebhookSpec {
+  webhookURL: string;
+  auth?: { username: string; password: string };
+}
+
+/** A webhook as the business's list shows it (read leniently: the list's item shape is [ASSUMPTION]). */
+export interface ThumbtackListedWebhook {
+  webhookID: string;
+  webhookURL: string;
+  enabled: boolean;
+}
 
 @Injectable()
 export class ThumbtackClient {
   private readonly api: ProviderApi;
+  /** [ASSUMPTION] one webhook's path (PUT updates, DELETE removes): THUMBTACK_WEBHOOK_PATH. */
+  private readonly webhookPath: string;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, quota: ProviderQuota) {
     this.api = new ProviderApi("thumbtack", config.thumbtackApiBaseUrl, config.sideEffectTimeoutMs, quota);
+    this.webhookPath = config.providerPaths.thumbtackWebhook;
   }
 
   /** The negotiation's latest messages (at most 20). */
@@ -35,4 +59,68 @@ export class ThumbtackClient {
   listWebhooks(token: string | undefined, businessId: string): Promise<ThumbtackWebhooks> {
     return this.api.get("/api/v4/businesses/{id}/webhooks", { id: businessId }, token, ThumbtackWebhooks);
   }
+
+  /** The business's webhooks, each read leniently; an item without an id or URL is skipped. */
+  async webhooks(token: string | undefined, businessId: string): Promise<ThumbtackListedWebhook[]> {
+    const answer = await this.listWebhooks(token, businessId);
+    return (answer.data ?? answer.webhooks ?? []).flatMap((item) => {
+      if (item === null || typeof item !== "object") return [];
+      const { webhookID, webhookURL, enabled } = item as Record<string, unknown>;
+      const id = typeof webhookID === "number" ? String(webhookID) : webhookID;
+      if (typeof id !== "string" || id === "" || typeof webhookURL !== "string") return [];
+      return [{ webhookID: id, webhookURL, enabled: enabled !== false }];
+    });
+  }
+
+  /** [DOCS T1] Creates the business's webhook for Leadgate's events, enabled; answers its id. */
+  async createWebhook(
+    token: string | undefined,
+    businessId: string,
+    spec: ThumbtackWebhookSpec,
+  ): Promise<string> {
+    const created = await this.api.send(
+      "POST",
+      "/api/v4/businesses/{businessID}/webhooks",
+      { businessID: businessId },
+      token,
+      webhookBody(spec),
+      ThumbtackCreatedWebhook,
+    );
+    return String(created.webhookID);
+  }
+
+  /** [ASSUMPTION] Updates one webhook (its URL, events, credentials) in place. */
+  updateWebhook(
+    token: string | undefined,
+    businessId: string,
+    webhookId: string,
+    spec: ThumbtackWebhookSpec,
+  ): Promise<void> {
+    return this.api.request(
+      "PUT",
+      this.webhookPath,
+      { businessID: businessId, webhookID: webhookId },
+      token,
+      webhookBody(spec),
+    );
+  }
+
+  /** [ASSUMPTION] Removes one webhook. */
+  deleteWebhook(token: string | undefined, businessId: string, webhookId: string): Promise<void> {
+    return this.api.request(
+      "DELETE",
+      this.webhookPath,
+      { businessID: businessId, webhookID: webhookId },
+      token,
+    );
+  }
+}
+
+function webhookBody(spec: ThumbtackWebhookSpec) {
+  return {
+    webhookURL: spec.webhookURL,
+    eventTypes: [...THUMBTACK_EVENT_TYPES],
+    enabled: true,
+    ...(spec.auth ? { auth: spec.auth } : {}),
+  };
 }

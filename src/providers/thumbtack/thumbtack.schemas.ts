@@ -42,9 +42,14 @@ export class ThumbtackMessages {
 
 /**
  * `GET /api/v4/businesses/{businessID}/webhooks` ([ASSUMPTION]: the list under `data` or `webhooks`).
- * Only read to prove a grant reaches the business, so its items are not checked.
+ * Its items are read leniently (thumbtack.registration.ts): one not shaped like a webhook is not ours.
  */
 export class ThumbtackWebhooks {
   @IsOptional() @IsArray() data?: unknown[] | null;
   @IsOptional() @IsArray() webhooks?: unknown[] | null;
+}
+
+/** `POST /api/v4/businesses/{businessID}/webhooks` ([DOCS T1]): the created webhook's `webhookID`. */
+export class ThumbtackCreatedWebhook {
+  @IsId() webhookID!: string | number;
 }

@@ -4,9 +4,19 @@ import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
-import { PermanentError } from "../../common/outbound/errors.js";
+import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
 import { ProviderQuota } from "../../common/outbound/provider-quota.js";
-import { type YelpEvent, YelpEvents, YelpLead, YelpLeadIds } from "./yelp.schemas.js";
+import {
+  type YelpEvent,
+  YelpEvents,
+  YelpLead,
+  YelpLeadIds,
+  YelpSelfServeWebhook,
+  YelpSubscriptions,
+} from "./yelp.schemas.js";
+
+/** The subscription type that makes Yelp send lead webhooks for a business ([DOCS Y1]). */
+const WEBHOOK = "WEBHOOK";
 
 /** Events per page: Yelp's maximum (`limit=1..20`). A shorter page is the end of the list. */
 export const EVENTS_PAGE = 20;
@@ -15,9 +25,12 @@ const EVENTS_ROUTE = `/v3/leads/{id}/events?limit=${EVENTS_PAGE}`;
 @Injectable()
 export class YelpClient {
   private readonly api: ProviderApi;
+  /** [CODE C1] POST subscribes; [ASSUMPTION] GET lists, DELETE removes: YELP_SUBSCRIPTIONS_PATH. */
+  private readonly subscriptionsPath: string;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, quota: ProviderQuota) {
     this.api = new ProviderApi("yelp", config.yelpApiBaseUrl, config.sideEffectTimeoutMs, quota);
+    this.subscriptionsPath = config.providerPaths.yelpSubscriptions;
   }
 
   getLead(token: string | undefined, leadId: string): Promise<YelpLead> {
@@ -61,4 +74,53 @@ export class YelpClient {
       return this.api.get("/v3/leads/business/{id}/lead_ids", { id: businessId }, token, YelpLeadIds);
     }
   }
+
+  /** [ASSUMPTION] The businesses subscribed for webhooks (items read leniently; others skipped). */
+  async webhookSubscriptions(token: string | undefined): Promise<string[]> {
+    const answer = await this.api.get(this.subscriptionsPath, {}, token, YelpSubscriptions);
+    return (answer.subscriptions ?? answer.businesses ?? answer.data ?? []).flatMap((item) => {
+      if (item === null || typeof item !== "object") return [];
+      const { business_id: id, subscription_types: types } = item as Record<string, unknown>;
+      if (typeof id !== "string") return [];
+      return !Array.isArray(types) || types.includes(WEBHOOK) ? [id] : [];
+    });
+  }
+
+  /** [CODE C1] Subscribes the businesses for lead webhooks. */
+  subscribe(token: string | undefined, businessIds: string[]): Promise<void> {
+    return this.api.request("POST", this.subscriptionsPath, {}, token, subscription(businessIds));
+  }
+
+  /** [ASSUMPTION] Removes the businesses' webhook subscriptions (DELETE with the POST's body). */
+  unsubscribe(token: string | undefined, businessIds: string[]): Promise<void> {
+    return this.api.request("DELETE", this.subscriptionsPath, {}, token, subscription(businessIds));
+  }
+
+  /** [DOCS Y3] A self-serve lead webhook restricted to the business: its id and expiry. */
+  async createWebhook(
+    token: string | undefined,
+    webhookUrl: string,
+    businessId: string,
+  ): Promise<{ webhookId: string; expiresAt: Date }> {
+    const created = await this.api.send(
+      "POST",
+      "/v3/webhooks",
+      {},
+      token,
+      { webhook_url: webhookUrl, webhook_type: "leads_event", restricted_business_ids: [businessId] },
+      YelpSelfServeWebhook,
+    );
+    const expiresAt = new Date(created.expiration_date);
+    if (Number.isNaN(expiresAt.getTime())) throw new RetryableError("provider_bad_response");
+    return { webhookId: created.webhook_id, expiresAt };
+  }
+
+  /** [DOCS Y3] Deletes a self-serve webhook. */
+  deleteWebhook(token: string | undefined, webhookId: string): Promise<void> {
+    return this.api.request("DELETE", "/v3/webhooks/{id}", { id: webhookId }, token);
+  }
+}
+
+function subscription(businessIds: string[]) {
+  return { business_ids: businessIds, subscription_types: [WEBHOOK] };
 }

@@ -57,3 +57,19 @@ export class YelpEvents {
 export class YelpLeadIds {
   @IsArray() lead_ids!: unknown[];
 }
+
+/**
+ * `GET /v3/businesses/subscriptions` ([ASSUMPTION]: the subscribed businesses under `subscriptions`,
+ * `businesses` or `data`, each with `business_id` and `subscription_types`). Items are read leniently.
+ */
+export class YelpSubscriptions {
+  @IsOptional() @IsArray() subscriptions?: unknown[] | null;
+  @IsOptional() @IsArray() businesses?: unknown[] | null;
+  @IsOptional() @IsArray() data?: unknown[] | null;
+}
+
+/** `POST /v3/webhooks` ([DOCS Y3]): the self-serve webhook's id and when it expires (ISO 8601). */
+export class YelpSelfServeWebhook {
+  @IsString() @IsNotEmpty() webhook_id!: string;
+  @IsString() @IsNotEmpty() expiration_date!: string;
+}

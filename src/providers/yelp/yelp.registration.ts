@@ -1,0 +1,91 @@
+// Yelp webhook registration. `YELP_WEBHOOK_MODE=subscriptions` (default): the Business Subscriptions
+// API ([CODE C1] subscribe; [ASSUMPTION] list and remove); Yelp advises re-syncing daily, and the
+// listing lets a sync also remove ours for businesses Leadgate holds only in disabled connections.
+// `self-serve`: a `/v3/webhooks` webhook per business ([DOCS Y3]) that expires after 14 days: a sync
+// replaces it when less than the re-sync interval plus an hour is left, so it is always renewed at
+// least an hour before its expiration_date.
+import { Inject, Injectable } from "@nestjs/common";
+import { PermanentError } from "../../common/outbound/errors.js";
+import type { AppConfig } from "../../config/config.js";
+import { APP_CONFIG } from "../../config/config.module.js";
+import {
+  isGone,
+  type ProviderRegistrar,
+  type Registered,
+  type RegistrationTarget,
+} from "../provider-registration.js";
+import { YelpClient } from "./yelp.client.js";
+
+const HOUR_MS = 3_600_000;
+
+@Injectable()
+export class YelpRegistrar implements ProviderRegistrar {
+  readonly provider = "yelp" as const;
+
+  constructor(
+    private readonly client: YelpClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** A self-serve webhook with less than this left is replaced by the sync that sees it. */
+  get renewBeforeMs(): number {
+    return this.config.registrationSyncIntervalSeconds * 1000 + HOUR_MS;
+  }
+
+  sync(target: RegistrationTarget): Promise<Registered> {
+    return this.config.yelpWebhookMode === "self-serve" ? this.renew(target) : this.subscribe(target);
+  }
+
+  /** Yelp's credentials are the platform URL token: a rotation changes nothing at Yelp. */
+  rotate(target: RegistrationTarget): Promise<Registered> {
+    return this.sync(target);
+  }
+
+  async remove(target: RegistrationTarget): Promise<void> {
+    try {
+      if (target.known.webhookId !== null)
+        await this.client.deleteWebhook(target.token, target.known.webhookId);
+      else if (this.config.yelpWebhookMode === "subscriptions")
+        await this.client.unsubscribe(target.token, [target.accountId]);
+    } catch (error) {
+      if (!isGone(error)) throw error;
+    }
+  }
+
+  private async subscribe(target: RegistrationTarget): Promise<Registered> {
+    let listed: string[] | undefined;
+    try {
+      listed = await this.client.webhookSubscriptions(target.token);
+    } catch (error) {
+      if (!isGone(error)) throw error; // no listing at this path: subscribing is idempotent anyway
+    }
+    if (!listed?.includes(target.accountId)) await this.client.subscribe(target.token, [target.accountId]);
+    const others = (listed ?? []).filter((id) => id !== target.accountId);
+    const released = others.length > 0 ? await target.released(others) : [];
+    if (released.length > 0) await this.client.unsubscribe(target.token, released);
+    return { webhookId: null, expiresAt: null };
+  }
+
+  private async renew(target: RegistrationTarget): Promise<Registered> {
+    const { webhookId, expiresAt } = target.known;
+    if (webhookId !== null && expiresAt !== null && expiresAt.getTime() - Date.now() > this.renewBeforeMs) {
+      return { webhookId, expiresAt };
+    }
+    const token = this.config.yelpWebhookToken;
+    if (token === undefined) throw new PermanentError("yelp_webhook_token_missing");
+    // The new one first, so no lead falls between the two; a delivery through both is one receipt.
+    const created = await this.client.createWebhook(
+      target.token,
+      `${this.config.publicBaseUrl}/webhooks/yelp/${token}`,
+      target.accountId,
+    );
+    if (webhookId !== null) {
+      try {
+        await this.client.deleteWebhook(target.token, webhookId);
+      } catch (error) {
+        if (!isGone(error)) throw error;
+      }
+    }
+    return created;
+  }
+}

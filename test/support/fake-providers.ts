@@ -1,0 +1,191 @@
+// Stateful fakes of what provider registration talks to (issue 14): an OAuth authorization server
+// that grants whatever business the owner consents to, Thumbtack's business webhooks and Yelp's
+// subscriptions and self-serve webhooks, each kept in memory as the provider would. Real HTTP
+// servers on loopback (useFakeServer); a test flips `down` to make one answer 500.
+import type { FakeReply, FakeServer, ReceivedRequest } from "./fake-server.js";
+import { useFakeServer } from "./harness.js";
+
+const json = (request: ReceivedRequest): Record<string, unknown> =>
+  request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
+
+/** An OAuth server at `/{provider}/authorize|token|revoke`: each token reaches the consented business. */
+export function useFakeOAuth() {
+  /** The business the next consent grants, per provider. */
+  const consentFor: Record<string, string> = {};
+  /** Businesses each access token reaches. */
+  const reach = new Map<string, string>();
+  const codes = new Map<string, string>();
+  let issued = 0;
+  const server = useFakeServer({ status: 404, body: {} }, (request) => {
+    const url = new URL(request.path, "http://fake");
+    const authorize = /^\/(yelp|thumbtack)\/authorize$/.exec(url.pathname);
+    if (authorize) {
+      const back = new URL(url.searchParams.get("redirect_uri")!);
+      back.searchParams.set("state", url.searchParams.get("state")!);
+      const code = `code-${++issued}`;
+      codes.set(code, consentFor[authorize[1]!]!);
+      back.searchParams.set("code", code);
+      return { status: 302, headers: { location: back.toString() } };
+    }
+    if (/^\/(yelp|thumbtack)\/revoke$/.test(url.pathname)) return { status: 200, body: {} };
+    const token = /^\/(yelp|thumbtack)\/token$/.exec(url.pathname);
+    if (token) {
+      const form = new URLSearchParams(request.body);
+      const business = codes.get(form.get("code") ?? "");
+      if (business === undefined) return { status: 400, body: { error: "invalid_grant" } };
+      const accessToken = `${token[1]}-access-${issued}`;
+      reach.set(accessToken, business);
+      return {
+        status: 200,
+        body: {
+          access_token: accessToken,
+          token_type: "Bearer",
+          expires_in: 3600,
+          refresh_token: `${accessToken}-refresh`,
+        },
+      };
+    }
+    return undefined;
+  });
+  const env = () => ({
+    YELP_OAUTH_CLIENT_ID: "leadgate-yelp",
+    YELP_OAUTH_CLIENT_SECRET: "yelp-client-secret-0123456789",
+    YELP_OAUTH_AUTHORIZE_URL: `${server.url}/yelp/authorize`,
+    YELP_OAUTH_TOKEN_URL: `${server.url}/yelp/token`,
+    THUMBTACK_OAUTH_CLIENT_ID: "leadgate-thumbtack",
+    THUMBTACK_OAUTH_CLIENT_SECRET: "thumbtack-client-secret-0123456789",
+    THUMBTACK_OAUTH_AUTHORIZE_URL: `${server.url}/thumbtack/authorize`,
+    THUMBTACK_OAUTH_TOKEN_URL: `${server.url}/thumbtack/token`,
+    THUMBTACK_OAUTH_REVOKE_URL: `${server.url}/thumbtack/revoke`,
+  });
+  /** Whether the request's Bearer token reaches `business`. */
+  const reaches = (request: ReceivedRequest, business: string) =>
+    reach.get((request.headers.authorization ?? "").replace(/^Bearer /, "")) === business;
+  return { server, consentFor, env, reaches };
+}
+
+/** A webhook as the fake Thumbtack keeps it. */
+export interface ThumbtackHook {
+  webhookID: string;
+  webhookURL: string;
+  eventTypes: string[];
+  enabled: boolean;
+  auth?: { username: string; password: string };
+}
+
+/** Thumbtack's business webhooks ([DOCS T1] create; list, update, delete as providers.md assumes). */
+export function useFakeThumbtack(reaches: (request: ReceivedRequest, business: string) => boolean) {
+  /** Webhooks by business, then by id. */
+  const hooks = new Map<string, Map<string, ThumbtackHook>>();
+  /** `down`: writes answer 500; `forbidden`: writes answer 403 (a grant without the webhook scope). */
+  const state = { down: false, forbidden: false, next: 7000 };
+  const of = (business: string) => hooks.get(business) ?? hooks.set(business, new Map()).get(business)!;
+  const server = useFakeServer({ status: 404, body: {} }, (request): FakeReply | undefined => {
+    const url = new URL(request.path, "http://fake");
+    // A negotiation's messages (the auto-reply reads them, then sends): none yet, and sent.
+    if (/^\/api\/v4\/negotiations\/[^/]+\/messages$/.test(url.pathname)) {
+      return request.method === "GET" ? { status: 200, body: { messages: [] } } : { status: 201, body: {} };
+    }
+    const list = /^\/api\/v4\/businesses\/([^/]+)\/webhooks$/.exec(url.pathname);
+    const item = /^\/api\/v4\/businesses\/([^/]+)\/webhooks\/([^/]+)$/.exec(url.pathname);
+    const business = decodeURIComponent((list ?? item)?.[1] ?? "");
+    if (!list && !item) return undefined;
+    if (!reaches(request, business)) return { status: 403, body: {} };
+    // Down: writes fail (the read that proves a grant reaches the business still answers).
+    if (state.down && request.method !== "GET") return { status: 500, text: "upstream broke" };
+    if (state.forbidden && request.method !== "GET") return { status: 403, body: {} };
+    if (list && request.method === "GET") return { status: 200, body: { data: [...of(business).values()] } };
+    if (list && request.method === "POST") {
+      const body = json(request) as Omit<ThumbtackHook, "webhookID">;
+      const hook = { ...body, webhookID: String(++state.next) };
+      of(business).set(hook.webhookID, hook);
+      return { status: 201, body: { ...hook, auth: undefined, authType: body.auth ? "Basic" : "None" } };
+    }
+    const id = decodeURIComponent(item?.[2] ?? "");
+    const existing = of(business).get(id);
+    if (!existing) return { status: 404, body: {} };
+    if (request.method === "PUT") {
+      of(business).set(id, { ...(json(request) as Omit<ThumbtackHook, "webhookID">), webhookID: id });
+      return { status: 200, body: {} };
+    }
+    if (request.method === "DELETE") {
+      of(business).delete(id);
+      return { status: 204 };
+    }
+    return undefined;
+  });
+  return {
+    server,
+    hooks: (business: string) => [...of(business).values()],
+    /** A webhook made on Thumbtack's side (by hand, or by another integration). */
+    add: (business: string, hook: ThumbtackHook) => of(business).set(hook.webhookID, hook),
+    state,
+  };
+}
+
+/** A self-serve webhook as the fake Yelp keeps it. */
+export interface YelpHook {
+  webhook_id: string;
+  webhook_url: string;
+  restricted_business_ids: string[];
+  expiration_date: string;
+}
+
+/** Yelp's Business Subscriptions API and self-serve webhooks, plus the lead-id read that proves access. */
+export function useFakeYelp(reaches: (request: ReceivedRequest, business: string) => boolean) {
+  const subscribed = new Set<string>();
+  const hooks = new Map<string, YelpHook>();
+  const state = { down: false, next: 100 };
+  const server = useFakeServer({ status: 404, body: {} }, (request): FakeReply | undefined => {
+    const url = new URL(request.path, "http://fake");
+    const leadIds = /^\/v3\/businesses\/([^/]+)\/lead_ids$/.exec(url.pathname);
+    if (leadIds) {
+      return reaches(request, decodeURIComponent(leadIds[1]!))
+        ? { status: 200, body: { lead_ids: [], has_more: false } }
+        : { status: 403, body: {} };
+    }
+    if (state.down) return { status: 500, text: "upstream broke" };
+    if (url.pathname === "/v3/businesses/subscriptions") {
+      if (request.method === "GET") {
+        return {
+          status: 200,
+          body: {
+            subscriptions: [...subscribed].map((id) => ({
+              business_id: id,
+              subscription_types: ["WEBHOOK"],
+            })),
+          },
+        };
+      }
+      const ids = (json(request).business_ids as string[]) ?? [];
+      for (const id of ids) {
+        if (request.method === "POST") subscribed.add(id);
+        if (request.method === "DELETE") subscribed.delete(id);
+      }
+      return { status: request.method === "POST" ? 201 : 200, body: {} };
+    }
+    if (url.pathname === "/v3/webhooks" && request.method === "POST") {
+      const body = json(request);
+      const hook: YelpHook = {
+        webhook_id: `wh_${++state.next}`,
+        webhook_url: body.webhook_url as string,
+        restricted_business_ids: body.restricted_business_ids as string[],
+        expiration_date: new Date(Date.now() + 14 * 86_400_000).toISOString(),
+      };
+      hooks.set(hook.webhook_id, hook);
+      return { status: 201, body: hook };
+    }
+    const hook = /^\/v3\/webhooks\/([^/]+)$/.exec(url.pathname);
+    if (hook && request.method === "DELETE") {
+      return hooks.delete(decodeURIComponent(hook[1]!)) ? { status: 204 } : { status: 404, body: {} };
+    }
+    return undefined;
+  });
+  return { server, subscribed, hooks, state };
+}
+
+/** The servers a test file's app points at, for the env of `useApp`. */
+export const providerEnv = (yelp: FakeServer, thumbtack: FakeServer) => ({
+  YELP_API_BASE_URL: yelp.url,
+  THUMBTACK_API_BASE_URL: thumbtack.url,
+});
