@@ -6,14 +6,14 @@
 //   providers       one folder per provider: verification, normalization, API client, lead and reply rules
 //   stores          connections leads auth: the domain's records
 //   jobs            the job state machine, enqueueing, operation workers, processors, dispatcher
-//   features        ingestion admin replay retention oauth: what the HTTP API and the worker offer
+//   features        ingestion admin replay retention oauth reconciliation: what the HTTP API and the worker offer
 //   entry points    src/*.ts: main.ts worker.ts http.ts and the root modules
 const LAYERS = [
   ["infrastructure", "common|config|database|redis|queues|crypto|observability|generated"],
   ["providers", "providers"],
   ["stores", "connections|leads|auth"],
   ["jobs", "jobs"],
-  ["features", "ingestion|admin|replay|retention|oauth"],
+  ["features", "ingestion|admin|replay|retention|oauth|reconciliation"],
 ];
 
 const folder = (names) => `^src/(${names})/`;

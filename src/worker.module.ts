@@ -6,11 +6,12 @@ import { DatabaseModule } from "./database/database.module.js";
 import { WorkerJobsModule } from "./jobs/worker-jobs.module.js";
 import { ObservabilityModule } from "./observability/observability.module.js";
 import { QueuesModule } from "./queues/queues.module.js";
+import { ReconciliationWorkerModule } from "./reconciliation/reconciliation.module.js";
 import { RedisModule } from "./redis/redis.module.js";
 import { ReplayWorkerModule } from "./replay/replay-worker.module.js";
 import { RetentionModule } from "./retention/retention.module.js";
 
-/** The worker process: BullMQ processors, dispatcher, bulk replays, scheduled retention. No HTTP port. */
+/** The worker process: BullMQ processors, dispatcher, bulk replays, scheduled retention and reconciliation. No HTTP port. */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -24,7 +25,8 @@ export class WorkerModule {
         QueuesModule.forWorker(),
         CryptoModule,
         ObservabilityModule,
-        WorkerJobsModule,
+        // The processors of features (reconciliation writes receipts) join the jobs layer's workers here.
+        WorkerJobsModule.forRoot([ReconciliationWorkerModule]),
         ReplayWorkerModule,
         RetentionModule,
       ],

@@ -5,6 +5,9 @@ import { ConnectionsModule } from "../connections/connections.module.js";
 import { OutboundModule } from "../common/outbound/outbound.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
 import { ApiKeysController } from "./api-keys.js";
+import { BackfillsService } from "./backfills.js";
+import { BackfillsController } from "./backfills.controller.js";
+import { ReconciliationModule } from "../reconciliation/reconciliation.module.js";
 import { AuditController, AuditRepository } from "./audit.js";
 import { ConflictsController, ConflictsRepository } from "./conflicts.js";
 import { ConnectionsAdminService } from "./connections/connections-admin.service.js";
@@ -17,7 +20,14 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
 /** The admin API (api.md "Admin API"): every route needs an API key; tenant-admin keys see their tenant only. */
 @Module({
   // Admin repositories run on the admin pool (AdminDatabaseModule), apart from ingest's.
-  imports: [AdminDatabaseModule, AuthModule, ConnectionsModule, JobsModule, OutboundModule],
+  imports: [
+    AdminDatabaseModule,
+    AuthModule,
+    ConnectionsModule,
+    JobsModule,
+    OutboundModule,
+    ReconciliationModule,
+  ],
   controllers: [
     TenantsController,
     ApiKeysController,
@@ -27,6 +37,7 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     LeadsController,
     ConflictsController,
     AuditController,
+    BackfillsController,
   ],
   providers: [
     AuditRepository,
@@ -36,9 +47,10 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     JobsAdminRepository,
     LeadsAdminRepository,
     ConflictsRepository,
+    BackfillsService,
   ],
   // Replay's admin routes (src/replay/) audit and answer with job views; the OAuth routes
   // (src/oauth/) audit and create connections in a tenant.
-  exports: [AuthModule, AuditRepository, JobsAdminRepository, TenantsRepository],
+  exports: [AuthModule, AuditRepository, JobsAdminRepository, TenantsRepository, ReconciliationModule],
 })
 export class AdminModule {}

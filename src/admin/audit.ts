@@ -25,6 +25,7 @@ export type AuditAction =
   | "connection.oauth-connect"
   | "connection.reconnect"
   | "connection.sync"
+  | "connection.backfill"
   | "job.replay"
   | "receipt.replay"
   | "replay.create";

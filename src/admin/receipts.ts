@@ -50,6 +50,8 @@ const RECEIPT_VIEW = {
   duplicateCount: true,
   lastDuplicateAt: true,
   payloadPurgedAt: true,
+  // webhook | reconcile | backfill
+  source: true,
 } satisfies Prisma.ReceiptSelect;
 type ReceiptView = Prisma.ReceiptGetPayload<{ select: typeof RECEIPT_VIEW }>;
 

@@ -84,6 +84,18 @@ export interface AppConfig {
    * operator can follow the provider without a release. `{name}` parts are filled in per call.
    */
   providerPaths: ProviderPaths;
+  /** Each connection is reconciled once per this period, at an offset of its own (RECONCILE_INTERVAL_SECONDS). */
+  reconcileIntervalSeconds: number;
+  /** A lead found only by reconciliation or backfill whose event is older than this gets no auto-response. */
+  reconcileReplyMaxAgeSeconds: number;
+  /** Reconciliation runs one worker process runs at once (RECONCILE_CONCURRENCY). */
+  reconcileConcurrency: number;
+  /** A lead younger than this is left to its webhook (still in flight); older and unknown, it was missed. */
+  reconcileGraceSeconds: number;
+  /** How far back a reconciliation looks (never before the connection was made). */
+  reconcileLookbackSeconds: number;
+  /** The longest window one backfill may cover. */
+  backfillMaxDays: number;
 }
 
 export const YELP_WEBHOOK_MODES = ["subscriptions", "self-serve"] as const;
@@ -94,6 +106,8 @@ export interface ProviderPaths {
   yelpSubscriptions: string;
   /** [ASSUMPTION] PUT updates, DELETE removes one webhook: `THUMBTACK_WEBHOOK_PATH` ({businessID}, {webhookID}). */
   thumbtackWebhook: string;
+  /** [ASSUMPTION] Thumbtack's negotiations list ({businessID}): `THUMBTACK_NEGOTIATIONS_PATH`. 404: reconciliation is manual. */
+  thumbtackNegotiations: string;
 }
 
 /** One provider's OAuth 2 client registration (api.md "Running"). */
@@ -433,7 +447,19 @@ export function loadConfig(env: Env = process.env): AppConfig {
         "/api/v4/businesses/{businessID}/webhooks/{webhookID}",
         ["businessID", "webhookID"],
       ),
+      thumbtackNegotiations: pathTemplate(
+        env,
+        "THUMBTACK_NEGOTIATIONS_PATH",
+        "/api/v4/businesses/{businessID}/negotiations",
+        ["businessID"],
+      ),
     },
+    reconcileIntervalSeconds: integer(env, "RECONCILE_INTERVAL_SECONDS", 900, 10, 7 * 86_400),
+    reconcileReplyMaxAgeSeconds: integer(env, "RECONCILE_REPLY_MAX_AGE_SECONDS", 3600, 0, 30 * 86_400),
+    reconcileConcurrency: integer(env, "RECONCILE_CONCURRENCY", 4, 1, 1_000),
+    reconcileGraceSeconds: integer(env, "RECONCILE_GRACE_SECONDS", 300, 0, 86_400),
+    reconcileLookbackSeconds: integer(env, "RECONCILE_LOOKBACK_SECONDS", 86_400, 60, 30 * 86_400),
+    backfillMaxDays: integer(env, "BACKFILL_MAX_DAYS", 90, 1, 3650),
   };
 }
 

@@ -5,12 +5,12 @@ import { JobsModule } from "../jobs/jobs.module.js";
 import { ProvidersModule } from "../providers/providers.module.js";
 import { IngestionService } from "./ingestion.service.js";
 import { RateLimiter } from "./rate-limiter.js";
-import { ReceiptWriter } from "./receipt-writer.js";
+import { ReceiptStoreModule } from "./receipt-store.module.js";
 import { WebhooksController } from "./webhooks.controller.js";
 
 @Module({
-  imports: [AuthModule, ConnectionsModule, ProvidersModule, JobsModule],
+  imports: [AuthModule, ConnectionsModule, ProvidersModule, JobsModule, ReceiptStoreModule],
   controllers: [WebhooksController],
-  providers: [IngestionService, ReceiptWriter, RateLimiter],
+  providers: [IngestionService, RateLimiter],
 })
 export class IngestionModule {}

@@ -9,7 +9,12 @@ import { insertJobsSql } from "../jobs/state/job-state-machine.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
 import type { PlannedJob } from "./job-plan.js";
 
+/** How an event reached Leadgate: a provider's webhook, or a pull by reconciliation or backfill. */
+export type ReceiptSource = "webhook" | "reconcile" | "backfill";
+
 export interface ReceiptInput {
+  /** Default `webhook`. Only the receipt shows it: keys, jobs and payload are the same either way. */
+  source?: ReceiptSource;
   tenantId: string;
   connectionId: string;
   event: ProviderEvent;
@@ -164,6 +169,7 @@ export class ReceiptWriter {
       occurred_at: item.event.occurredAt.toISOString(),
       payload_digest: item.payloadDigest,
       raw_payload: item.event.payload,
+      source: item.source ?? "webhook",
       jobs: item.jobs.map((job) => ({
         job_key: job.jobKey,
         operation: job.operation,
@@ -190,13 +196,13 @@ WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
     i int, tenant_id uuid, connection_id uuid, provider text, account_id text, idempotency_key text,
     event_id text, lead_id text, kind text, status text, occurred_at timestamptz, payload_digest text,
-    raw_payload jsonb, jobs jsonb)
+    raw_payload jsonb, source text, jobs jsonb)
 ),
 receipt AS (
   INSERT INTO receipts AS r (tenant_id, connection_id, provider, account_id, idempotency_key, event_id, lead_id,
-                             kind, status, occurred_at, payload_digest, raw_payload)
+                             kind, status, occurred_at, payload_digest, raw_payload, source)
   SELECT tenant_id, connection_id, provider, account_id, idempotency_key, event_id, lead_id,
-         kind, status, occurred_at, payload_digest, raw_payload
+         kind, status, occurred_at, payload_digest, raw_payload, source
   FROM input ORDER BY provider, account_id, idempotency_key
   ON CONFLICT (provider, account_id, idempotency_key)
   DO UPDATE SET duplicate_count = r.duplicate_count + 1, last_duplicate_at = now()

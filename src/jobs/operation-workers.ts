@@ -1,6 +1,8 @@
-import { Inject, type Type } from "@nestjs/common";
+import { Inject, type InjectionToken, type OnApplicationBootstrap, type Type } from "@nestjs/common";
 import { Processor as QueueProcessor, WorkerHost } from "@nestjs/bullmq";
 import type { Job } from "bullmq";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
 import { JobRunner, RetryScheduled } from "./job-runner.js";
 import { type JobPayload, type Operation, OPERATION_SETTINGS } from "./operations.js";
 import type { AnyJobContext } from "./job-context.js";
@@ -20,27 +22,46 @@ function retryDelay(attemptsMade: number, _type?: string, error?: Error): number
 }
 
 /**
+ * The processor of an operation that a feature provides (it needs what the jobs layer may not
+ * import: reconciliation writes receipts through ingestion's writer). The feature's module
+ * provides this token, and the entry point hands that module to WorkerJobsModule.forRoot; without
+ * it the worker's boot fails (no provider for the token).
+ */
+export const featureProcessor = (operation: Operation): InjectionToken => `processor:${operation}`;
+
+/** Operations whose worker concurrency an operator sets (OPERATION_SETTINGS holds the default). */
+const CONFIGURED_CONCURRENCY: Partial<Record<Operation, (config: AppConfig) => number>> = {
+  reconciliation: (config) => config.reconcileConcurrency,
+};
+
+/**
  * The BullMQ worker of one operation's queue, with the operation's concurrency: it hands each job
  * to the runner with the operation's processor. Its construction fails (and with it the boot) when
  * the processor is not the operation's own.
  */
 function operationWorker(
   operation: Operation,
-  processorType: Type<Processor<AnyJobContext>>,
+  processorType: Type<Processor<AnyJobContext>> | InjectionToken,
 ): Type<WorkerHost> {
   @QueueProcessor(operation, {
     concurrency: OPERATION_SETTINGS[operation].concurrency,
     settings: { backoffStrategy: retryDelay },
   })
-  class OperationWorker extends WorkerHost {
+  class OperationWorker extends WorkerHost implements OnApplicationBootstrap {
     constructor(
       @Inject(JobRunner) private readonly runner: JobRunner,
       @Inject(processorType) private readonly processor: Processor<AnyJobContext>,
+      @Inject(APP_CONFIG) private readonly config: AppConfig,
     ) {
       super();
       if (processor.operation !== operation)
         throw new Error(`no processor registered for operation(s): ${operation}`);
       runner.register(processor);
+    }
+
+    onApplicationBootstrap(): void {
+      const concurrency = CONFIGURED_CONCURRENCY[operation];
+      if (concurrency) this.worker.concurrency = concurrency(this.config);
     }
 
     process(job: Job<JobPayload>): Promise<void> {
@@ -57,4 +78,5 @@ export const OPERATION_WORKERS: Record<Operation, Type<WorkerHost>> = {
   "initial-response": operationWorker("initial-response", InitialResponseProcessor),
   "crm-delivery": operationWorker("crm-delivery", CrmDeliveryProcessor),
   "provider-sync": operationWorker("provider-sync", ProviderSyncProcessor),
+  reconciliation: operationWorker("reconciliation", featureProcessor("reconciliation")),
 };

@@ -1,7 +1,13 @@
 // The closed vocabulary of side effects: operations, per-operation settings, job keys (job statuses
 // and their transitions: src/jobs/state/job-states.ts).
 
-export const OPERATIONS = ["lead-upsert", "initial-response", "crm-delivery", "provider-sync"] as const;
+export const OPERATIONS = [
+  "lead-upsert",
+  "initial-response",
+  "crm-delivery",
+  "provider-sync",
+  "reconciliation",
+] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 /** A BullMQ job carries ids only; the job row in Postgres holds the state. */
@@ -42,6 +48,9 @@ export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   // Registering a connection's webhook with its provider (src/jobs/provider-sync.ts): 10 attempts
   // span about a day of backoff; the registration sweep starts a new sync after that.
   "provider-sync": { scope: "connection", attempts: 10, concurrency: 5 },
+  // A run of one connection's reconciliation or backfill (keyed by connection + tick or backfill);
+  // its worker's concurrency is RECONCILE_CONCURRENCY (src/reconciliation/).
+  reconciliation: { scope: "connection", attempts: 5, concurrency: 4 },
 };
 
 /** The readable, deterministic job key kept in Postgres: `<operation>:<scope key>`. */

@@ -1,4 +1,4 @@
-import { Module } from "@nestjs/common";
+import { type DynamicModule, Module, type Type } from "@nestjs/common";
 import { LeadsRepository } from "../leads/leads.repository.js";
 import { FollowUpModule } from "../providers/follow-up.module.js";
 import { OutboundModule } from "../common/outbound/outbound.module.js";
@@ -22,6 +22,8 @@ import { TokenRefreshSweep } from "./token-refresh-sweep.js";
  * The consumer side: processors, the runner that mirrors job state in Postgres, one BullMQ worker
  * per operation (started and stopped by the queues module), the dispatcher, the token refresh and
  * registration sweeps.
+ * `forRoot` takes the feature modules that provide the processors this layer cannot import
+ * (featureProcessor in operation-workers.ts).
  */
 @Module({
   imports: [JobsModule, ConnectionsModule, FollowUpModule, OutboundModule],
@@ -43,4 +45,8 @@ import { TokenRefreshSweep } from "./token-refresh-sweep.js";
   ],
   exports: [Dispatcher, TokenRefreshSweep, RegistrationSweep],
 })
-export class WorkerJobsModule {}
+export class WorkerJobsModule {
+  static forRoot(processorModules: Type[]): DynamicModule {
+    return { module: WorkerJobsModule, imports: processorModules };
+  }
+}

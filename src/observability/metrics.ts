@@ -76,6 +76,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly missedLeads = new Counter({
+    name: "leadgate_reconcile_missed_leads_total",
+    help: "Leads found by reconciliation that no webhook had delivered within the grace period (RECONCILE_GRACE_SECONDS).",
+    labelNames: ["provider"] as const,
+    registers: [this.registry],
+  });
+
+  readonly reconcileRuns = new Counter({
+    name: "leadgate_reconcile_runs_total",
+    help: "Reconciliation and backfill runs by provider, kind (periodic, backfill) and outcome (active, manual, error).",
+    labelNames: ["provider", "kind", "outcome"] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "leadgate_" });
   }

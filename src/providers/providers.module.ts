@@ -6,6 +6,6 @@ import { YelpAdapter } from "./yelp/yelp.adapter.js";
 
 @Module({
   providers: [StaticFormsAdapter, ThumbtackAdapter, YelpAdapter, AdapterRegistry],
-  exports: [AdapterRegistry, YelpAdapter],
+  exports: [AdapterRegistry, YelpAdapter, ThumbtackAdapter],
 })
 export class ProvidersModule {}

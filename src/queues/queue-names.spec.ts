@@ -6,7 +6,7 @@ describe("queue vocabulary", () => {
   });
 
   it("names the queues without a worker (the worker process then fails its boot)", () => {
-    expect(unconsumed(["lead-upsert", "crm-delivery", "retention"])).toEqual([
+    expect(unconsumed(["lead-upsert", "crm-delivery", "reconciliation", "retention"])).toEqual([
       "initial-response",
       "provider-sync",
       "replay-batch",

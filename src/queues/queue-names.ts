@@ -7,6 +7,7 @@ export const QUEUE_NAMES = [
   "initial-response",
   "crm-delivery",
   "provider-sync",
+  "reconciliation",
   // Bulk replays: one BullMQ job per batch (src/replay/).
   "replay-batch",
   // The scheduled retention pass (src/retention/).

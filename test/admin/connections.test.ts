@@ -123,6 +123,14 @@ describe("admin API: connections", () => {
       jobs: (await tenant.admin.get("/admin/jobs")).body.items[0].id,
       leads: (await tenant.admin.get("/admin/leads")).body.items[0].id,
       replays: (await tenant.admin.post("/admin/replays", { filter: {} })).body.id,
+      // A finished backfill (starting one needs a provider API: test/admin/backfill.test.ts).
+      backfills: (
+        await app.sql.query<{ id: string }>(
+          `INSERT INTO backfills (tenant_id, connection_id, window_from, window_to, status)
+           VALUES ($1, $2, now() - interval '1 day', now(), 'done') RETURNING id`,
+          [tenant.tenantId, created[2]!.body.connection.id],
+        )
+      ).rows[0]!.id,
     };
     const gets = Object.entries(document.paths as Record<string, object>)
       .filter(

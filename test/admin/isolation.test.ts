@@ -60,6 +60,14 @@ describe("admin API: isolation matrix over the route table", () => {
       jobs: jobs.body.items[0].id,
       leads: lead.body.items[0].id,
       replays: batch.body.id,
+      // A finished backfill of A's connection (starting one needs a provider API: backfill.test.ts).
+      backfills: (
+        await app.sql.query<{ id: string }>(
+          `INSERT INTO backfills (tenant_id, connection_id, window_from, window_to, status)
+           VALUES ($1, $2, now() - interval '1 day', now(), 'done') RETURNING id`,
+          [a.tenantId, connection.body.connection.id],
+        )
+      ).rows[0]!.id,
     });
 
     const document = (await (await fetch(`${app.url}/docs-json`)).json()) as {
@@ -85,7 +93,13 @@ describe("admin API: isolation matrix over the route table", () => {
       if (!id) throw new Error(`no id of tenant A for ${path}: add one to this test`);
       return id;
     });
-  const bodyFor = (route: Route) => (route.method === "POST" || route.method === "PATCH" ? {} : undefined);
+  /** A body that passes validation (so the answer is about the id): `{}`, or a backfill's window. */
+  const bodyFor = (route: Route) =>
+    route.path.endsWith("/backfill")
+      ? { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date().toISOString() }
+      : route.method === "POST" || route.method === "PATCH"
+        ? {}
+        : undefined;
   const callAs = (key: string | undefined, route: Route, path = withIdOfA(route.path)) => {
     const admin = adminAs(app.url, key);
     const method = route.method.toLowerCase() as "get" | "post" | "patch" | "delete";

@@ -59,6 +59,15 @@ const syncJobs = (app: TestApp, connectionId: string) =>
     )
     .then((result) => result.rows);
 
+/** The connection's reconciliation runs (a sync starts one beside its registration). */
+const reconciliationRuns = (app: TestApp, connectionId: string) =>
+  app.sql
+    .query<{ job_key: string; status: string }>(
+      `SELECT job_key, status FROM jobs WHERE connection_id = $1 AND operation = 'reconciliation'`,
+      [connectionId],
+    )
+    .then((result) => result.rows);
+
 /** Waits until every provider-sync job of the connection has finished; answers them. */
 const settled = (app: TestApp, connectionId: string) =>
   waitFor(
@@ -437,7 +446,7 @@ describe("provider registration (subscriptions mode)", () => {
   });
 
   describe("POST /admin/connections/{id}/sync", () => {
-    it("202 { connection } starts a registration job now; an operator may sync any tenant's connection", async () => {
+    it("202 { connection } starts a registration job and a reconciliation run now; an operator may sync any tenant's connection", async () => {
       const business = newBusiness("tt");
       const connectionId = await connect(app, oauth, tenant, "thumbtack", business);
       await settled(app, connectionId);
@@ -449,6 +458,10 @@ describe("provider registration (subscriptions mode)", () => {
       const jobs = await settled(app, connectionId);
       expect(jobs).toHaveLength(before + 1);
       expect(jobs.at(-1)!.job_key).toMatch(new RegExp(`^provider-sync:${connectionId}:sync:\\d+$`));
+      const runs = await reconciliationRuns(app, connectionId);
+      expect(runs.map((run) => run.job_key)).toEqual([
+        expect.stringMatching(new RegExp(`^reconciliation:${connectionId}\\.now\\.\\d+$`)),
+      ]);
       expect((await app.operator.post(`/admin/connections/${connectionId}/sync`)).status).toBe(202);
       expect(await settled(app, connectionId)).toHaveLength(before + 2);
       // Still one webhook: a sync keeps what is there.
@@ -460,7 +473,7 @@ describe("provider registration (subscriptions mode)", () => {
       expect(audit.rows[0].n).toBe(2);
     });
 
-    it("a connection with pasted credentials keeps its manual registration: 202, no job, nothing sent", async () => {
+    it("a connection with pasted credentials keeps its manual registration: 202, no registration job, no webhook call; its leads are still reconciled", async () => {
       const business = newBusiness("tt");
       const created = await app.operator.post("/admin/connections", {
         tenantId: tenant.tenantId,
@@ -471,11 +484,19 @@ describe("provider registration (subscriptions mode)", () => {
         credentials: { accessToken: "pasted-token" },
       });
       const id = created.body.connection.id as string;
-      const sent = thumbtack.server.received.length;
+      const webhookCalls = () =>
+        thumbtack.server.received.filter((request) =>
+          request.path.includes(`/businesses/${business}/webhooks`),
+        );
+      const sent = webhookCalls().length;
       const answer = await tenant.admin.post(`/admin/connections/${id}/sync`);
       expect([answer.status, answer.body.connection.registration.status]).toEqual([202, "manual"]);
       expect(await syncJobs(app, id)).toEqual([]);
-      expect(thumbtack.server.received.length).toBe(sent);
+      await waitFor(
+        () => reconciliationRuns(app, id),
+        (runs) => runs.length === 1 && runs[0]!.status === "succeeded",
+      );
+      expect(webhookCalls().length).toBe(sent);
     });
 
     it("rejections: no key 401, another tenant's or an unknown id 404, a disabled connection 409 connection_disabled, Static Forms 409 sync_not_supported; none makes a job", async () => {

@@ -27,6 +27,8 @@ export interface ConnectionView {
   oauth: OAuthView;
   /** The provider-side webhook or subscription (api.md "Connection views gain"). */
   registration: RegistrationView;
+  /** Reconciliation with the provider's list of leads (api.md "Connection views gain"). */
+  reconciliation: ReconciliationView;
   settings: ConnectionSettings;
   /** Until when the secret replaced by the last rotation is still accepted (null: not at all). */
   previousSecretExpiresAt: Date | null;
@@ -60,6 +62,30 @@ export interface RegistrationView {
   lastError: string | null;
 }
 
+export interface ReconciliationView {
+  /** manual: the provider has no list of leads (Static Forms, Thumbtack's list answering 404) or no API token. */
+  status: "active" | "manual" | "error";
+  lastRunAt: Date | null;
+  /** Leads of the last run's window the provider listed. */
+  leadsFound: number;
+  /** Of those, leads no webhook had delivered within the grace period (stored by the run). */
+  missedByWebhooks: number;
+  /** A code (e.g. `negotiations_endpoint_not_found`, `http_500`), never a provider's message. */
+  lastError: string | null;
+}
+
+function reconciliationView(row: Connection): ReconciliationView {
+  const noApi = row.provider === "staticforms" || row.credentials === null;
+  const stored = row.reconcileStatus as ReconciliationView["status"] | null;
+  return {
+    status: noApi ? "manual" : (stored ?? "active"),
+    lastRunAt: row.reconcileLastRunAt,
+    leadsFound: row.reconcileLeadsFound,
+    missedByWebhooks: row.reconcileMissed,
+    lastError: row.reconcileLastError,
+  };
+}
+
 export function connectionView(row: Connection, webhookUrl: string): ConnectionView {
   const now = new Date();
   const until = (secret: string | null, expires: Date | null) =>
@@ -89,6 +115,7 @@ export function connectionView(row: Connection, webhookUrl: string): ConnectionV
       lastSyncedAt: row.registrationSyncedAt,
       lastError: row.registrationLastError,
     },
+    reconciliation: reconciliationView(row),
     settings: row.settings as ConnectionSettings,
     previousSecretExpiresAt: until(row.previousSecrets, row.previousSecretsExpireAt),
     previousCrmSigningSecretExpiresAt: until(row.previousCrmSecret, row.previousCrmExpireAt),

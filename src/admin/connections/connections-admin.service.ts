@@ -24,6 +24,7 @@ import { Transactions, type Tx } from "../../database/transactions.js";
 import type { Connection, Prisma } from "../../generated/prisma/client.js";
 import { JobQueue } from "../../jobs/job-queue.js";
 import type { EnqueueableJob } from "../../jobs/job-queue.js";
+import { Reconciliation } from "../../reconciliation/reconciliation.service.js";
 import { ProviderSyncJobs } from "../../jobs/provider-sync.js";
 import { JobStateMachine } from "../../jobs/state/job-state-machine.js";
 import type { InboundCredentials } from "../../providers/inbound-auth.js";
@@ -65,6 +66,7 @@ export class ConnectionsAdminService {
     private readonly destinations: DestinationGuard,
     private readonly access: AccountAccessCheck,
     private readonly syncs: ProviderSyncJobs,
+    private readonly reconciliation: Reconciliation,
   ) {}
 
   async create(by: Principal, body: CreateConnectionBody) {
@@ -380,16 +382,16 @@ export class ConnectionsAdminService {
           "Static Forms has no provider API: there is nothing to register or reconcile.",
         );
       }
-      const jobs = registered(row) ? await this.syncs.start(tx, target(row), "sync") : [];
-      // >>> Reconciliation (issue 14, parts 2-4) starts here: "start reconciliation now" for this
-      //     connection, in this transaction, its jobs added to `jobs` (enqueued after the commit).
+      const registration = registered(row) ? await this.syncs.start(tx, target(row), "sync") : [];
+      const reconciliation = await this.reconciliation.runNow(tx, row.tenantId, row.id);
       await this.audit.record(tx, by, {
         action: "connection.sync",
         tenantId: row.tenantId,
         targetType: "connection",
         targetId: row.id,
-        details: { registration: jobs.length > 0 },
+        details: { registration: registration.length > 0, reconciliation: reconciliation.length > 0 },
       });
+      const jobs = [...registration, ...reconciliation];
       const updated = await this.find(tx, scope, id);
       return { connection: this.view(updated), jobs };
     });

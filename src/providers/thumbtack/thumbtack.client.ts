@@ -9,6 +9,7 @@ import {
   ThumbtackCreatedWebhook,
   type ThumbtackMessage,
   ThumbtackMessages,
+  ThumbtackNegotiations,
   ThumbtackWebhooks,
 } from "./thumbtack.schemas.js";
 
@@ -33,10 +34,27 @@ export class ThumbtackClient {
   private readonly api: ProviderApi;
   /** [ASSUMPTION] one webhook's path (PUT updates, DELETE removes): THUMBTACK_WEBHOOK_PATH. */
   private readonly webhookPath: string;
+  /** [ASSUMPTION] the business's negotiations list: THUMBTACK_NEGOTIATIONS_PATH. */
+  private readonly negotiationsPath: string;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, quota: ProviderQuota) {
     this.api = new ProviderApi("thumbtack", config.thumbtackApiBaseUrl, config.sideEffectTimeoutMs, quota);
     this.webhookPath = config.providerPaths.thumbtackWebhook;
+    this.negotiationsPath = config.providerPaths.thumbtackNegotiations;
+  }
+
+  /**
+   * [ASSUMPTION] The business's negotiations created since `since`, newest first (at most 50), on
+   * THUMBTACK_NEGOTIATIONS_PATH. A 404 (no such endpoint) is a PermanentError `http_404`.
+   */
+  async listNegotiations(token: string | undefined, businessId: string, since: Date): Promise<unknown[]> {
+    const answer = await this.api.get(
+      `${this.negotiationsPath}?limit=50&createdAfter={since}`,
+      { businessID: businessId, since: since.toISOString() },
+      token,
+      ThumbtackNegotiations,
+    );
+    return answer.negotiations ?? answer.data ?? [];
   }
 
   /** The negotiation's latest messages (at most 20). */

@@ -53,3 +53,13 @@ export class ThumbtackWebhooks {
 export class ThumbtackCreatedWebhook {
   @IsId() webhookID!: string | number;
 }
+
+/**
+ * [ASSUMPTION] `GET /api/v4/businesses/{businessID}/negotiations` (THUMBTACK_NEGOTIATIONS_PATH): the
+ * list under `negotiations` (or `data`), newest first, each item shaped like a `NegotiationCreatedV4`
+ * webhook's `data`; items are normalized by the adapter (which checks them), not here.
+ */
+export class ThumbtackNegotiations {
+  @IsOptional() @IsArray() negotiations?: unknown[] | null;
+  @IsOptional() @IsArray() data?: unknown[] | null;
+}

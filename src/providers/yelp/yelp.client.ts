@@ -66,12 +66,15 @@ export class YelpClient {
    * The business's lead ids: the read that proves a grant reaches the business (a 401/403/404 says
    * it does not). providers.md names two paths: the first, then the FAQ's on 404.
    */
-  async listLeadIds(token: string | undefined, businessId: string): Promise<YelpLeadIds> {
+  async listLeadIds(token: string | undefined, businessId: string, offset = 0): Promise<YelpLeadIds> {
+    // [ASSUMPTION] Pages after the first are asked for with `offset` (the ids already read).
+    const query = offset > 0 ? "?offset={offset}" : "";
+    const params = { id: businessId, offset: String(offset) };
     try {
-      return await this.api.get("/v3/businesses/{id}/lead_ids", { id: businessId }, token, YelpLeadIds);
+      return await this.api.get(`/v3/businesses/{id}/lead_ids${query}`, params, token, YelpLeadIds);
     } catch (error) {
       if (!(error instanceof PermanentError && error.code === "http_404")) throw error;
-      return this.api.get("/v3/leads/business/{id}/lead_ids", { id: businessId }, token, YelpLeadIds);
+      return this.api.get(`/v3/leads/business/{id}/lead_ids${query}`, params, token, YelpLeadIds);
     }
   }
 

@@ -2,7 +2,15 @@
 // the client. Optional fields may be absent or null; a present one must have its type.
 import "reflect-metadata"; // @Type reads decorator metadata, whoever loads this file first
 import { Type } from "class-transformer";
-import { IsArray, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from "class-validator";
+import {
+  IsArray,
+  IsBoolean,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  ValidateNested,
+} from "class-validator";
 import type { JsonObject } from "../provider-event.js";
 
 export class YelpUser {
@@ -56,6 +64,7 @@ export class YelpEvents {
 /** `GET /v3/businesses/{id}/lead_ids` ([ASSUMPTION] `{"lead_ids": [...], "has_more": bool}`). */
 export class YelpLeadIds {
   @IsArray() lead_ids!: unknown[];
+  @IsOptional() @IsBoolean() has_more?: boolean | null;
 }
 
 /**

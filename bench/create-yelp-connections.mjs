@@ -1,0 +1,45 @@
+// Creates BENCH_YELP_CONNECTIONS tenants' Yelp connections (pasted API tokens) through Leadgate's own
+// service, each made a day ago (reconciliation looks no further back than a connection's creation),
+// with receipts of the three leads the fake Yelp lists for it; prints their business ids as JSON. Used by bench/reconcile.mjs.
+import "reflect-metadata";
+import { NestFactory } from "@nestjs/core";
+import { loadConfig } from "../dist/config/config.js";
+import { AppModule } from "../dist/app.module.js";
+import { ConnectionsService } from "../dist/connections/connections.service.js";
+import { PrismaService } from "../dist/database/prisma.service.js";
+
+const count = Number(process.env.BENCH_YELP_CONNECTIONS ?? 2000);
+const app = await NestFactory.createApplicationContext(AppModule.forRoot(loadConfig()), { logger: false });
+const prisma = app.get(PrismaService);
+const service = app.get(ConnectionsService);
+const tenant = await prisma.tenant.create({ data: { name: "bench-reconcile" } });
+const businesses = [];
+for (let i = 0; i < count; i += 50) {
+  const batch = Array.from(
+    { length: Math.min(50, count - i) },
+    (_, j) => `bizBench${String(i + j).padStart(6, "0")}`,
+  );
+  await Promise.all(
+    batch.map((business) =>
+      service.create(tenant.id, {
+        provider: "yelp",
+        externalAccountId: business,
+        displayName: business,
+        inboundAuth: { type: "none" },
+        credentials: { accessToken: `token-${business}` },
+      }),
+    ),
+  );
+  // The steady state: each business's three listed leads already came by webhook (their receipts).
+  await prisma.$executeRaw`
+    INSERT INTO receipts (tenant_id, connection_id, provider, account_id, idempotency_key, event_id, lead_id, kind,
+                          status, occurred_at, payload_digest)
+    SELECT c.tenant_id, c.id, 'yelp', c.external_account_id, md5(c.id::text || n), c.external_account_id || '_L' || n || '_ev1',
+           c.external_account_id || '_L' || n, 'lead.updated', 'accepted', now() - interval '30 minutes', md5(n::text)
+    FROM connections c CROSS JOIN generate_series(1, 3) AS n
+    WHERE c.provider = 'yelp' AND c.external_account_id = ANY(${batch})`;
+  businesses.push(...batch);
+}
+await prisma.$executeRaw`UPDATE connections SET created_at = now() - interval '1 day' WHERE provider = 'yelp'`;
+console.log(JSON.stringify({ businesses }));
+await app.close();

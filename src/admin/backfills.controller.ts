@@ -1,0 +1,43 @@
+// The backfill routes (api.md): start one (or count, dry run) and read its progress.
+import { Body, Controller, Get, Param, Post, Res } from "@nestjs/common";
+import { ApiAcceptedResponse, ApiConflictResponse, ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import type { FastifyReply } from "fastify";
+import { AdminApi } from "../auth/api-key.guard.js";
+import { CurrentPrincipal } from "../auth/current-principal.js";
+import { type Principal, scopeOf } from "../auth/principal.js";
+import { BackfillBody, BackfillsService } from "./backfills.js";
+import { IdPipe } from "./id.pipe.js";
+
+@ApiTags("connections")
+@AdminApi()
+@Controller("admin")
+export class BackfillsController {
+  constructor(private readonly backfills: BackfillsService) {}
+
+  @Post("connections/:id/backfill")
+  @ApiOkResponse({ description: "dry run: `{ matched }`" })
+  @ApiAcceptedResponse({
+    description: "`{ id, matched }`: the backfill runs as a job; progress at GET /admin/backfills/{id}",
+  })
+  @ApiConflictResponse({ description: "`backfill_in_progress`, `connection_disabled`, `credential_error`" })
+  async start(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+    @Body() body: BackfillBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const started = await this.backfills.start(principal, scopeOf(principal), id, body);
+    if (started.dryRun) {
+      void reply.status(200);
+      return { matched: started.matched };
+    }
+    void reply.status(202);
+    return { id: started.id, matched: started.matched };
+  }
+
+  @Get("backfills/:id")
+  @ApiOkResponse({ description: "`{ id, connectionId, status, matched, ingested, duplicates, error? }`" })
+  get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+    return this.backfills.find(scopeOf(principal), id);
+  }
+}

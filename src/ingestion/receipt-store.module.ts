@@ -1,0 +1,10 @@
+import { Module } from "@nestjs/common";
+import { JobsModule } from "../jobs/jobs.module.js";
+import { ReceiptWriter } from "./receipt-writer.js";
+
+/**
+ * The receipt writer on its own: the webhooks (IngestionModule, API) and reconciliation and backfill
+ * (src/reconciliation/, worker) write receipts and their jobs through the same statement.
+ */
+@Module({ imports: [JobsModule], providers: [ReceiptWriter], exports: [ReceiptWriter] })
+export class ReceiptStoreModule {}

@@ -1,0 +1,79 @@
+// Events read from a provider (reconciliation, backfill) enter the webhooks' ingest path: the same
+// idempotency key, payload digest and job plan, written by the same receipt writer. Only the
+// receipt's `source` differs, and a lead too old for a first reply gets none.
+import { Inject, Injectable } from "@nestjs/common";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import type { ConnectionSettings, ConnectionStatus } from "../connections/connection.js";
+import { idempotencyKey, payloadDigest } from "../ingestion/idempotency-key.js";
+import { planJobs } from "../ingestion/job-plan.js";
+import { ReceiptWriter, type ReceiptSource } from "../ingestion/receipt-writer.js";
+import type { ProviderEvent } from "../providers/provider-event.js";
+import type { UnknownLead } from "./lead-scan.js";
+
+export interface PullTarget {
+  tenantId: string;
+  id: string;
+  status: ConnectionStatus;
+  settings: ConnectionSettings;
+}
+
+export interface PullOutcome {
+  /** Leads for which at least one new receipt was stored. */
+  ingestedLeadIds: string[];
+  /** Leads all of whose events were stored already (a webhook won the race). */
+  duplicateLeads: number;
+}
+
+@Injectable()
+export class PulledIngest {
+  constructor(
+    private readonly writer: ReceiptWriter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Writes each lead's events as one delivery would (the writer batches the leads together). */
+  async ingest(
+    connection: PullTarget,
+    leads: UnknownLead[],
+    source: Exclude<ReceiptSource, "webhook">,
+    now = new Date(),
+  ): Promise<PullOutcome> {
+    const replyAfter = now.getTime() - this.config.reconcileReplyMaxAgeSeconds * 1000;
+    const outcomes = await Promise.all(
+      leads.map(async (lead) => {
+        const written = await this.writer.write(
+          lead.events.map((pulled) => {
+            const event = this.withoutLateReply(pulled, replyAfter);
+            const key = idempotencyKey(event);
+            return {
+              source,
+              tenantId: connection.tenantId,
+              connectionId: connection.id,
+              event,
+              idempotencyKey: key,
+              payloadDigest: payloadDigest(event),
+              jobs: planJobs(event, key, connection.settings, connection.status === "paused"),
+            };
+          }),
+        );
+        return { leadId: lead.leadId, inserted: written.some((outcome) => outcome.inserted) };
+      }),
+    );
+    return {
+      ingestedLeadIds: outcomes.filter((lead) => lead.inserted).map((lead) => lead.leadId),
+      duplicateLeads: outcomes.filter((lead) => !lead.inserted).length,
+    };
+  }
+
+  /**
+   * An event older than RECONCILE_REPLY_MAX_AGE_SECONDS may not start an automatic reply: the
+   * customer asked too long ago for "thanks, we will call you" to make sense. Neither key nor
+   * digest depend on it, so a late webhook of the event is still a duplicate (and makes no reply).
+   */
+  private withoutLateReply(event: ProviderEvent, replyAfter: number): ProviderEvent {
+    return event.mayStartConversation && event.occurredAt.getTime() < replyAfter
+      ? { ...event, mayStartConversation: false }
+      : event;
+  }
+}

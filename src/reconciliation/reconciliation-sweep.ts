@@ -1,0 +1,105 @@
+// The schedule of periodic reconciliation: every connection with a provider API is reconciled once
+// per RECONCILE_INTERVAL_SECONDS, at an offset of its own within the interval (a hash of its id), so
+// 2,000 connections make a steady trickle, not a burst. Each run is a keyed `reconciliation` job
+// (connection + tick): any number of worker replicas may sweep, one job per tick is made.
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from "@nestjs/common";
+import { classify } from "../common/outbound/errors.js";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import { Transactions } from "../database/transactions.js";
+import { JobQueue } from "../jobs/job-queue.js";
+import { jobKey } from "../jobs/operations.js";
+import { JobStateMachine } from "../jobs/state/job-state-machine.js";
+
+/** The sweep looks this often at most (a tenth of the interval when that is shorter). */
+const SWEEP_MS = 5_000;
+
+/** The job key of one scheduled run: connection + tick (the tick's number since the epoch). */
+export const tickKey = (connectionId: string, tick: number | string) =>
+  jobKey("reconciliation", `${connectionId}.tick.${tick}`);
+
+@Injectable()
+export class ReconciliationSweep implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger("reconcile-sweep");
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly state: JobStateMachine,
+    private readonly queue: JobQueue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const every = Math.min(SWEEP_MS, (this.config.reconcileIntervalSeconds * 1000) / 10);
+    this.timer = setInterval(() => {
+      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
+    }, every);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sweeping;
+  }
+
+  /**
+   * Makes the jobs of the ticks that came due by `now`: a connection's tick n is due at
+   * n × interval + its offset. A connection seen for the first time only gets its current tick
+   * noted (its first run comes at its next offset: spread, not all at once after a deploy).
+   * Answers how many jobs it made. Platform-wide by nature; each job is its connection's tenant's.
+   */
+  async sweep(now = new Date()): Promise<number> {
+    try {
+      const jobs = await this.transactions.run(async (tx) => {
+        const due = await tx.$queryRawUnsafe<{ id: string; tenant_id: string; tick: string }[]>(
+          SWEEP_STATEMENT,
+          now.toISOString(),
+          this.config.reconcileIntervalSeconds,
+        );
+        return this.state.create(
+          due.map((row) => ({
+            tenantId: row.tenant_id,
+            connectionId: row.id,
+            operation: "reconciliation" as const,
+            jobKey: tickKey(row.id, row.tick),
+          })),
+          tx,
+        );
+      });
+      await this.queue.enqueue(jobs);
+      return jobs.length;
+    } catch (error) {
+      this.logger.warn({
+        msg: "reconciliation sweep failed; the next one retries",
+        errorCode: classify(error).code,
+      });
+      return 0;
+    }
+  }
+}
+
+// The offset of a connection within the interval: the first 32 bits of md5(id), modulo the interval.
+// Only active connections with a provider API and credentials are reconciled (Static Forms and
+// connections without a token are `manual`). The UPDATE moves each tick forward only, so a sweep
+// that lost a race with another replica (or runs behind it) makes nothing twice.
+const SWEEP_STATEMENT = `
+WITH due AS (
+  SELECT c.id, c.tenant_id, c.reconcile_tick AS previous,
+         floor((extract(epoch FROM $1::timestamptz)
+                - (('x' || substr(md5(c.id::text), 1, 8))::bit(32)::bigint % $2::int)) / $2::int)::bigint AS tick
+  FROM connections c
+  WHERE c.status = 'active' AND c.provider IN ('yelp', 'thumbtack') AND c.credentials IS NOT NULL
+), moved AS (
+  UPDATE connections c SET reconcile_tick = due.tick
+  FROM due
+  WHERE c.id = due.id AND (c.reconcile_tick IS NULL OR c.reconcile_tick < due.tick)
+  RETURNING c.id, c.tenant_id, due.tick, due.previous
+)
+SELECT id, tenant_id, tick::text FROM moved WHERE previous IS NOT NULL`;

@@ -1,0 +1,110 @@
+// The records of reconciliation and backfill: which listed leads Leadgate already has, each
+// connection's last run, and the backfills. Every method takes the tenant and puts it in its `where`.
+import { Injectable } from "@nestjs/common";
+import { PrismaService } from "../database/prisma.service.js";
+
+/** A connection's last run, as its view shows it. */
+export type RunOutcome =
+  { status: "active"; leadsFound: number; missed: number } | { status: "manual" | "error"; error: string };
+
+export interface BackfillRow {
+  id: string;
+  tenantId: string;
+  connectionId: string;
+  windowFrom: Date;
+  windowTo: Date;
+  status: "running" | "done" | "failed";
+  matched: number;
+  ingested: number;
+  duplicates: number;
+  error: string | null;
+}
+
+const BACKFILL_COLUMNS = `id, tenant_id AS "tenantId", connection_id AS "connectionId", window_from AS "windowFrom",
+  window_to AS "windowTo", status, matched, ingested, duplicates, error`;
+
+@Injectable()
+export class ReconciliationRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Of `leadIds`, those with a receipt on this connection, each with its earliest event time
+   * (served by receipts' (tenant_id, lead_id) index).
+   */
+  async knownLeads(tenantId: string, connectionId: string, leadIds: string[]): Promise<Map<string, Date>> {
+    if (leadIds.length === 0) return new Map();
+    const { rows } = await this.prisma.pool.query<{ lead_id: string; first: Date }>(
+      `SELECT lead_id, min(occurred_at) AS first FROM receipts
+       WHERE tenant_id = $1::uuid AND connection_id = $2::uuid AND lead_id = ANY($3::text[])
+       GROUP BY lead_id`,
+      [tenantId, connectionId, leadIds],
+    );
+    return new Map(rows.map((row) => [row.lead_id, row.first]));
+  }
+
+  /** When the connection was made: a periodic run looks no further back (older leads are a backfill's). */
+  async connectionCreatedAt(tenantId: string, connectionId: string): Promise<Date | undefined> {
+    const { rows } = await this.prisma.pool.query<{ created_at: Date }>(
+      "SELECT created_at FROM connections WHERE tenant_id = $1::uuid AND id = $2::uuid",
+      [tenantId, connectionId],
+    );
+    return rows[0]?.created_at;
+  }
+
+  /** Records the outcome of a periodic run on the connection (its `reconciliation` view). */
+  async recordRun(tenantId: string, connectionId: string, outcome: RunOutcome): Promise<void> {
+    const active = outcome.status === "active";
+    await this.prisma.pool.query(
+      `UPDATE connections SET reconcile_status = $3, reconcile_last_run_at = now(),
+              reconcile_leads_found = CASE WHEN $3 = 'active' THEN $4::int ELSE reconcile_leads_found END,
+              reconcile_missed = CASE WHEN $3 = 'active' THEN $5::int ELSE reconcile_missed END,
+              reconcile_last_error = $6
+       WHERE tenant_id = $1::uuid AND id = $2::uuid`,
+      [
+        tenantId,
+        connectionId,
+        outcome.status,
+        active ? outcome.leadsFound : 0,
+        active ? outcome.missed : 0,
+        active ? null : outcome.error,
+      ],
+    );
+  }
+
+  /** The backfill a job runs, if the job is a backfill's. */
+  async backfillOfJob(tenantId: string, jobId: string): Promise<BackfillRow | undefined> {
+    const { rows } = await this.prisma.pool.query<BackfillRow>(
+      `SELECT ${BACKFILL_COLUMNS} FROM backfills WHERE tenant_id = $1::uuid AND job_id = $2::uuid`,
+      [tenantId, jobId],
+    );
+    return rows[0];
+  }
+
+  /** A running backfill's progress, or its end (done / failed); a finished one does not change again. */
+  async updateBackfill(
+    tenantId: string,
+    id: string,
+    change: {
+      matched: number;
+      ingested: number;
+      duplicates: number;
+      status?: "done" | "failed";
+      error?: string;
+    },
+  ): Promise<void> {
+    await this.prisma.pool.query(
+      `UPDATE backfills SET matched = $3, ingested = $4, duplicates = $5, status = COALESCE($6, status),
+              error = COALESCE($7, error), finished_at = CASE WHEN $6 IS NULL THEN NULL ELSE now() END
+       WHERE tenant_id = $1::uuid AND id = $2::uuid AND status = 'running'`,
+      [
+        tenantId,
+        id,
+        change.matched,
+        change.ingested,
+        change.duplicates,
+        change.status ?? null,
+        change.error ?? null,
+      ],
+    );
+  }
+}
