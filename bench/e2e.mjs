@@ -1,32 +1,160 @@
-// End-to-end throughput: N Static Forms deliveries (default 5,000) through Leadgate's API and worker
-// processes to a fake CRM on loopback, from the first request to the last job `succeeded`.
-// Prints events/s, the p50/p99 of acknowledgement-to-done, and what each event cost: commits and rows
-// written in this run's database (pg_stat_database, its own database, so other work on the server does
-// not count) and Redis commands (INFO stats: server-wide, so only meaningful on a quiet server).
+// End-to-end throughput, side by side with the naive peer (bench/peer.mjs + bench/peer-worker.mjs):
+// N Static Forms deliveries (default 3,000, each sent once, 32 connections) through one API and one
+// worker process to a CRM on loopback that answers 200, from the first request until the CRM holds
+// every event. Alternates peer and Leadgate (BENCH_E2E_ROUNDS rounds, default 2; each run on a fresh
+// database) and prints each run, the medians and the ratio. For Leadgate it also prints what each
+// event cost: commits and rows written in its database (pg_stat_database, its own database, so other
+// work on the server does not count) and Redis commands (INFO stats: server-wide, so only meaningful
+// on a quiet server), and the API's peak memory (RSS).
+// BENCH_E2E_RATE=<events/s> offers the load at that rate instead of as fast as possible (for the
+// acknowledgement-to-done latency below capacity); BENCH_E2E_PEER=false runs Leadgate only.
 // Needs `npm run build`.
 import { execFileSync } from "node:child_process";
-import { LOOPBACK_CRM_ENV, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import pg from "pg";
+import {
+  LOOPBACK_CRM_ENV,
+  RUN_ID,
+  dropDatabase,
+  dropRedisKeys,
+  freePort,
+  freshDatabase,
+  start,
+} from "./processes.mjs";
 
-const EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 5000);
+const EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ROUNDS = Number(process.env.BENCH_E2E_ROUNDS ?? 2);
+const RATE = process.env.BENCH_E2E_RATE ? Number(process.env.BENCH_E2E_RATE) : undefined;
+const WITH_PEER = process.env.BENCH_E2E_PEER !== "false";
 const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
+const TIMEOUT_MS = 600_000;
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? sorted[middle]
+    : Math.round(((sorted[middle - 1] + sorted[middle]) / 2) * 100) / 100;
+};
 
-async function main() {
-  const crmIds = new Map();
-  const crm = createServer((request, response) => {
-    const id = request.headers["webhook-id"];
-    crmIds.set(id, (crmIds.get(id) ?? 0) + 1);
-    request.resume();
-    request.on("end", () => response.writeHead(200).end());
+/** The loopback CRM: answers 200 at once; remembers when each event first arrived and how often. */
+async function startCrm() {
+  const received = new Map(); // event id -> { at, count }
+  const server = createServer((request, response) => {
+    const chunks = [];
+    request.on("data", (chunk) => chunks.push(chunk));
+    request.on("end", () => {
+      response.writeHead(200).end();
+      const { data } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      const id = data.eventId ?? data.id; // Leadgate's delivery, the peer's
+      const seen = received.get(id);
+      if (seen) seen.count++;
+      else received.set(id, { at: Date.now(), count: 1 });
+    });
   });
-  await new Promise((resolve) => crm.listen(0, "127.0.0.1", resolve));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, received, url: `http://127.0.0.1:${server.address().port}/crm` };
+}
 
-  const databaseUrl = await freshDatabase("leadgate_bench_e2e");
+/** Sends EVENTS deliveries over CONCURRENCY connections (at RATE, when set); answers when each was acknowledged. */
+async function send(url, headers, prefix) {
+  const acked = new Map();
+  let next = 0;
+  const started = Date.now();
+  const sender = async () => {
+    while (next < EVENTS) {
+      const n = next++;
+      if (RATE) {
+        const due = started + (n * 1000) / RATE;
+        if (due > Date.now()) await sleep(due - Date.now());
+      }
+      const id = `${prefix}-${n}`;
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({
+          event: "form.submitted",
+          data: { submissionId: id, formData: { name: "Load", email: "l@example.test", message: "hi" } },
+        }),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 202) throw new Error(`unexpected ${response.status}`);
+      acked.set(id, Date.now());
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, sender));
+  return { started, ingestedAt: Date.now(), acked };
+}
+
+async function untilDelivered(crm, started) {
+  while (crm.received.size < EVENTS) {
+    if (Date.now() - started > TIMEOUT_MS) throw new Error(`timed out: ${crm.received.size} delivered`);
+    await sleep(50);
+  }
+}
+
+/** What one run measured, from the CRM's side (the same for both). */
+function outcome(crm, { started, ingestedAt, acked }) {
+  const arrivals = [...crm.received.entries()];
+  const lastAt = Math.max(...arrivals.map(([, { at }]) => at));
+  const latencies = arrivals.map(([id, { at }]) => at - acked.get(id)).sort((a, b) => a - b);
+  return {
+    ingest: Math.round(EVENTS / ((ingestedAt - started) / 1000)),
+    eventsPerSecond: Math.round(EVENTS / ((lastAt - started) / 1000)),
+    seconds: (lastAt - started) / 1000,
+    p50: Math.round(percentile(latencies, 50)),
+    p99: Math.round(percentile(latencies, 99)),
+    twice: arrivals.filter(([, { count }]) => count > 1).length,
+  };
+}
+
+/** Peak resident memory of a process, sampled every 100 ms until stopped. */
+function watchMemory(pid) {
+  let peak = 0;
+  const timer = setInterval(() => {
+    try {
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]);
+      peak = Math.max(peak, kb);
+    } catch {
+      // the process ended
+    }
+  }, 100);
+  return () => {
+    clearInterval(timer);
+    return Math.round(peak / 1024);
+  };
+}
+
+async function runPeer(round) {
+  const crm = await startCrm();
+  const databaseUrl = await freshDatabase(`leadgate_bench_e2e_peer_${RUN_ID}`);
+  const queue = `bench-peer-${RUN_ID}`;
+  const port = await freePort();
+  const env = { DATABASE_URL: databaseUrl, PORT: String(port), CRM_URL: crm.url, PEER_QUEUE: queue };
+  const api = await start("bench/peer.mjs", env, /peer listening/);
+  const worker = await start("bench/peer-worker.mjs", env, /peer worker started/);
+  try {
+    const sent = await send(`http://127.0.0.1:${port}/webhooks/staticforms/x`, {}, `peer-${round}`);
+    await untilDelivered(crm, sent.started);
+    return outcome(crm, sent);
+  } finally {
+    api.kill("SIGTERM");
+    worker.kill("SIGTERM");
+    crm.server.close();
+    await dropRedisKeys(`bull:${queue}:*`);
+    await dropDatabase(databaseUrl);
+  }
+}
+
+async function runLeadgate(round) {
+  const crm = await startCrm();
+  const databaseUrl = await freshDatabase(`leadgate_bench_e2e_${RUN_ID}`);
+  const port = await freePort();
   execFileSync(process.execPath, ["scripts/migrate.mjs"], {
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: "ignore",
@@ -35,13 +163,13 @@ async function main() {
     DATABASE_URL: databaseUrl,
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,
     REDIS_PREFIX: `lg-bench-e2e-${process.pid}`,
-    PORT: "3102",
+    PORT: String(port),
     WEBHOOK_RATE_LIMIT: "10000000", // one connection sends the whole load
     ...LOOPBACK_CRM_ENV,
   };
   const connection = JSON.parse(
     execFileSync(process.execPath, ["bench/create-connection.mjs"], {
-      env: { ...process.env, ...env, BENCH_CRM_URL: `http://127.0.0.1:${crm.address().port}/crm` },
+      env: { ...process.env, ...env, BENCH_CRM_URL: crm.url },
       encoding: "utf8",
     })
       .trim()
@@ -63,72 +191,86 @@ async function main() {
   };
   try {
     const before = await counters();
-    const url = `http://127.0.0.1:3102/webhooks/staticforms/${connection.id}`;
-    const acked = new Map();
-    let next = 0;
-    const started = Date.now();
-    const sender = async () => {
-      while (next < EVENTS) {
-        const id = `e2e-${next++}`;
-        const response = await fetch(url, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${connection.bearerToken}` },
-          body: JSON.stringify({
-            event: "form.submitted",
-            data: { submissionId: id, formData: { name: "Load", email: "l@example.test", message: "hi" } },
-          }),
-        });
-        await response.arrayBuffer();
-        if (response.status !== 202) throw new Error(`unexpected ${response.status}`);
-        acked.set(id, Date.now());
-      }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, sender));
-    const ingestedAt = Date.now();
-    const expectedJobs = EVENTS * 2;
+    const apiMemory = watchMemory(api.pid);
+    const sent = await send(
+      `http://127.0.0.1:${port}/webhooks/staticforms/${connection.id}`,
+      { authorization: `Bearer ${connection.bearerToken}` },
+      `lg-${round}`,
+    );
+    await untilDelivered(crm, sent.started);
+    const apiPeakMiB = apiMemory();
     for (;;) {
       const { rows } = await sql.query(
-        "SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS done, count(*) FILTER (WHERE status IN ('dead','blocked'))::int AS failed FROM jobs",
+        "SELECT count(*) FILTER (WHERE status IN ('succeeded', 'dead', 'blocked'))::int AS ended FROM jobs",
       );
-      if (rows[0].done + rows[0].failed >= expectedJobs) break;
-      if (Date.now() - started > 600_000) throw new Error(`timed out: ${JSON.stringify(rows[0])}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (rows[0].ended >= EVENTS * 2) break;
+      if (Date.now() - sent.started > TIMEOUT_MS) throw new Error(`timed out: ${JSON.stringify(rows[0])}`);
+      await sleep(50);
     }
     // Backends flush their statistics at most once a second when idle: let them.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await sleep(2_500);
     const after = await counters();
-    const perEvent = (key) => ((after[key] - before[key]) / EVENTS).toFixed(1);
+    const perEvent = (key) => Number(((after[key] - before[key]) / EVENTS).toFixed(1));
     const { rows } = await sql.query(
-      `SELECT r.event_id, (extract(epoch FROM max(j.completed_at)) * 1000)::float8 AS done_ms, count(*) FILTER (WHERE j.status <> 'succeeded')::int AS failed
-       FROM receipts r JOIN jobs j ON j.receipt_id = r.id GROUP BY r.id`,
+      "SELECT count(*) FILTER (WHERE status <> 'succeeded')::int AS failed FROM jobs",
     );
-    const lastDone = Math.max(...rows.map((row) => row.done_ms));
-    const latencies = rows.map((row) => row.done_ms - acked.get(row.event_id)).sort((a, b) => a - b);
-    const failed = rows.reduce((sum, row) => sum + row.failed, 0);
-    const twice = [...crmIds.values()].filter((count) => count > 1).length;
-    console.log(
-      `\nend to end (${EVENTS} Static Forms deliveries, ${CONCURRENCY} connections; lead-upsert + crm-delivery each)`,
-    );
-    console.log(
-      `  ingest: ${Math.round(EVENTS / ((ingestedAt - started) / 1000))} deliveries/s acknowledged`,
-    );
-    console.log(
-      `  done:   ${Math.round(EVENTS / ((lastDone - started) / 1000))} events/s fully processed (${((lastDone - started) / 1000).toFixed(1)} s)`,
-    );
-    console.log(
-      `  ack to done: p50 ${Math.round(percentile(latencies, 50))} ms, p99 ${Math.round(percentile(latencies, 99))} ms`,
-    );
-    console.log(`  jobs not succeeded: ${failed}; CRM deliveries ${crmIds.size}, received twice: ${twice}`);
-    console.log(
-      `  per event: ${perEvent("commits")} commits, ${perEvent("inserted")} rows inserted, ${perEvent("updated")} updated, ${perEvent("deleted")} deleted (this database); ${perEvent("commands")} Redis commands (whole server)`,
-    );
+    return {
+      ...outcome(crm, sent),
+      failed: rows[0].failed,
+      apiPeakMiB,
+      perEvent: {
+        commits: perEvent("commits"),
+        inserted: perEvent("inserted"),
+        updated: perEvent("updated"),
+        deleted: perEvent("deleted"),
+        redisCommands: perEvent("commands"),
+      },
+    };
   } finally {
     await sql.end();
     redis.disconnect();
     api.kill("SIGTERM");
     worker.kill("SIGTERM");
-    crm.close();
+    crm.server.close();
     await dropRedisKeys(`${env.REDIS_PREFIX}:*`);
+    await sleep(500); // the processes' connections close
+    await dropDatabase(databaseUrl);
+  }
+}
+
+async function main() {
+  const results = { peer: [], leadgate: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [name, run] of [
+      ["peer", runPeer],
+      ["leadgate", runLeadgate],
+    ]) {
+      if (name === "peer" && !WITH_PEER) continue;
+      const result = await run(round);
+      results[name].push(result);
+      console.log(JSON.stringify({ round, target: name, ...result }));
+    }
+  }
+  const load = RATE ? `offered at ${RATE} events/s` : "as fast as acknowledged";
+  console.log(
+    `\nend to end (${EVENTS} Static Forms deliveries ${load}, ${CONCURRENCY} connections, ${ROUNDS} rounds alternating, medians; done = the CRM holds every event)`,
+  );
+  const line = (name) => {
+    const runs = results[name];
+    return `${median(runs.map((r) => r.eventsPerSecond))} events/s (runs: ${runs.map((r) => r.eventsPerSecond).join(", ")}), ingest ${median(runs.map((r) => r.ingest))} deliveries/s, ack to done p50 ${median(runs.map((r) => r.p50))} ms p99 ${median(runs.map((r) => r.p99))} ms`;
+  };
+  if (WITH_PEER) console.log(`  peer:     ${line("peer")}`);
+  console.log(`  leadgate: ${line("leadgate")}`);
+  const last = results.leadgate.at(-1);
+  console.log(
+    `  leadgate per event: ${last.perEvent.commits} commits, ${last.perEvent.inserted} rows inserted, ${last.perEvent.updated} updated, ${last.perEvent.redisCommands} Redis commands (last run); API peak RSS ${median(results.leadgate.map((r) => r.apiPeakMiB))} MiB; jobs not succeeded ${results.leadgate.reduce((n, r) => n + r.failed, 0)}, CRM events received twice ${results.leadgate.reduce((n, r) => n + r.twice, 0)}`,
+  );
+  if (WITH_PEER) {
+    // Each round's two runs ran back to back: their ratio is the least disturbed by other work on the machine.
+    const ratios = results.leadgate.map((r, i) => r.eventsPerSecond / results.peer[i].eventsPerSecond);
+    console.log(
+      `  ratio:    ${median(ratios).toFixed(2)}x events/s end to end (each round's: ${ratios.map((r) => r.toFixed(2)).join(", ")})`,
+    );
   }
 }
 

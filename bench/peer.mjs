@@ -1,13 +1,13 @@
 // The naive peer: an idempotency ledger row (INSERT ... ON CONFLICT DO NOTHING), then a BullMQ enqueue.
 // No sender authentication, no normalization, no transaction between ledger and jobs, one job per event.
-// Usage: DATABASE_URL=postgres://... [REDIS_URL=redis://127.0.0.1:6379] [PORT=8787] node peer.mjs
+// Usage: DATABASE_URL=postgres://... [REDIS_URL=redis://127.0.0.1:6379] [PORT=8787] [PEER_QUEUE=bench-peer] node peer.mjs
 import express from "express";
 import pg from "pg";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
-const queue = new Queue("bench-peer", {
+const queue = new Queue(process.env.PEER_QUEUE ?? "bench-peer", {
   connection: new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379"),
 });
 await pool.query(`CREATE TABLE IF NOT EXISTS peer_webhook_events (

@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
@@ -14,7 +15,9 @@ const logDir = mkdtempSync(join(tmpdir(), "leadgate-bench-"));
 export async function start(script, env, readyPattern, timeoutMs = 30_000) {
   const logFile = join(logDir, `${script.replaceAll("/", "_")}-${Date.now()}.log`);
   const fd = openSync(logFile, "w");
-  const child = spawn(process.execPath, [script], {
+  // BENCH_NODE_ARGS: extra node flags for the started processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...process.env, ...env },
     stdio: ["ignore", fd, fd],
   });
@@ -35,6 +38,29 @@ export async function start(script, env, readyPattern, timeoutMs = 30_000) {
 export const LOOPBACK_CRM_ENV = { DESTINATION_ALLOW_HTTP: "true", DESTINATION_ALLOW_CIDRS: "127.0.0.0/8" };
 
 export const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+
+/**
+ * A suffix that keeps this run's databases, ports and queues apart from another run's on the same
+ * machine (another worktree's benchmark or test suite).
+ */
+export const RUN_ID = `${process.pid}`;
+
+/** A TCP port free on loopback now. */
+export async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Drops a database (at a benchmark's end). */
+export async function dropDatabase(url) {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
+  await admin.end();
+}
 
 /** Drops and creates a database; returns its URL. */
 export async function freshDatabase(name) {

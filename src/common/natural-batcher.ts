@@ -8,6 +8,8 @@
  * batch (for example a second item with the same key, which one statement could not take twice).
  * `maxWaiting` bounds the items waiting behind the batch in flight: beyond it, `submit` rejects at
  * once with BatcherFull, so a stalled `run` cannot make the queue grow without bound.
+ * `maxInFlight` (default 1) lets that many batches run at once (each takes what waits when it
+ * starts): for a `run` whose batches are independent and that can use more than one connection.
  */
 export class BatcherFull extends Error {
   constructor(readonly waiting: number) {
@@ -17,13 +19,14 @@ export class BatcherFull extends Error {
 
 export class NaturalBatcher<In, Out> {
   private waiting: { item: In; resolve: (out: Out) => void; reject: (error: unknown) => void }[] = [];
-  private draining = false;
+  private inFlight = 0;
 
   constructor(
     private readonly run: (items: In[]) => Promise<Out[]>,
     private readonly options: {
       maxBatch: number;
       maxWaiting?: number;
+      maxInFlight?: number;
       admit?: () => (item: In) => boolean;
     } = { maxBatch: 500 },
   ) {}
@@ -34,12 +37,12 @@ export class NaturalBatcher<In, Out> {
     }
     return new Promise<Out>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
-      if (!this.draining) void this.drain();
+      if (this.inFlight < (this.options.maxInFlight ?? 1)) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    this.draining = true;
+    this.inFlight++;
     try {
       while (this.waiting.length > 0) {
         const batch = this.take();
@@ -51,7 +54,7 @@ export class NaturalBatcher<In, Out> {
         }
       }
     } finally {
-      this.draining = false;
+      this.inFlight--;
     }
   }
 

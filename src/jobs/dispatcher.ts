@@ -9,11 +9,14 @@ import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { Metrics } from "../observability/metrics.js";
 import { JobQueue } from "./job-queue.js";
-import { JobStateMachine } from "./state/job-state-machine.js";
+import { ABANDONED_AFTER_MS, JobStateMachine } from "./state/job-state-machine.js";
 
 const BATCH = 500;
-/** A running job untouched this long lost its worker and its BullMQ job (e.g. Redis lost it). */
-const STALE_RUNNING_MS = 2 * 60_000;
+/**
+ * A running job untouched this long lost its worker (a live run renews it every ABANDONED_AFTER_MS / 3),
+ * and maybe its BullMQ job (Redis lost it, or it ran in-process after its dependency: JobRunner.runReleased).
+ */
+const STALE_RUNNING_MS = ABANDONED_AFTER_MS + 15_000;
 /** A dependency's success releases its dependents at once; the sweep only takes what that missed. */
 const DEPENDENCY_GRACE_MS = 30_000;
 

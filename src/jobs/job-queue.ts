@@ -16,10 +16,11 @@ export interface EnqueueableJob {
 }
 
 /** The one place BullMQ job options are built: deterministic id, attempts, backoff with jitter, removal. */
-export function jobOptions(operation: Operation, key: string): JobsOptions {
+export function jobOptions(operation: Operation, key: string, delayMs?: number): JobsOptions {
   const settings = OPERATION_SETTINGS[operation];
   return {
     jobId: bullJobId(key),
+    ...(delayMs ? { delay: delayMs } : {}),
     attempts: settings.attempts,
     // The delay is computed by the job runner (src/jobs/backoff.ts backoffDelay) and read back by the workers.
     backoff: { type: "custom" },
@@ -58,10 +59,10 @@ export class JobQueue {
   }
 
   /**
-   * Hands committed jobs to BullMQ. Never throws: the rows are durable either way, and the
-   * dispatcher enqueues whatever did not make it (Redis down, process killed).
+   * Hands committed jobs to BullMQ (to run after `delayMs`, when given). Never throws: the rows are
+   * durable either way, and the dispatcher enqueues whatever did not make it (Redis down, process killed).
    */
-  async enqueue(jobs: EnqueueableJob[]): Promise<void> {
+  async enqueue(jobs: EnqueueableJob[], delayMs?: number): Promise<void> {
     await Promise.all(
       OPERATIONS.map(async (operation) => {
         const group = jobs.filter((job) => job.operation === operation);
@@ -72,7 +73,7 @@ export class JobQueue {
           const bulk = group.map((job) => ({
             name: operation,
             data: { jobId: job.id },
-            opts: jobOptions(operation, job.jobKey),
+            opts: jobOptions(operation, job.jobKey, delayMs),
           }));
           await withTimeout(
             this.queues.get<JobPayload>(operation).addBulk(bulk),

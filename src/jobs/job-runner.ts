@@ -8,7 +8,7 @@ import { ConnectionsRepository } from "../connections/connections.repository.js"
 import { ProviderTokens } from "../connections/provider-tokens.js";
 import { backoffDelay } from "./backoff.js";
 import { Metrics } from "../observability/metrics.js";
-import { JobQueue } from "./job-queue.js";
+import { type EnqueueableJob, JobQueue } from "./job-queue.js";
 import {
   type AnyJobContext,
   CONTEXT_COLUMNS,
@@ -16,6 +16,7 @@ import {
   type JobConnection,
   JobContextLoader,
 } from "./job-context.js";
+import type { Operation } from "./operations.js";
 import type { Processor } from "./processor.js";
 import { ABANDONED_AFTER_MS, type ClaimedJob, JobStateMachine } from "./state/job-state-machine.js";
 import { type JobStatus, TRANSITIONS } from "./state/job-states.js";
@@ -43,6 +44,8 @@ export class RetryScheduled extends Error {
 @Injectable()
 export class JobRunner {
   private readonly logger = new Logger("jobs");
+  /** Each operation's processor (registered by its BullMQ worker): released jobs run here at once. */
+  private readonly processors = new Map<Operation, Processor<AnyJobContext>>();
 
   constructor(
     private readonly state: JobStateMachine,
@@ -61,6 +64,11 @@ export class JobRunner {
       { operation: job.operation, status },
       (Date.now() - job.startedAt.getTime()) / 1000,
     );
+  }
+
+  /** Makes `processor` the one released jobs of its operation run with in this process. */
+  register(processor: Processor<AnyJobContext>): void {
+    this.processors.set(processor.operation, processor);
   }
 
   async run(processor: Processor<AnyJobContext>, jobId: string): Promise<void> {
@@ -158,9 +166,35 @@ export class JobRunner {
     recorded(released !== undefined, "succeeded", () =>
       this.logger.log({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() }),
     );
-    // The jobs that waited for this one (released by the same statement) run now; should this
-    // process die first, the dispatcher enqueues them (they are queued in Postgres).
-    if (released?.length) await this.queue.enqueueSoon(released);
+    // The jobs that waited for this one (released by the same statement) run now, here.
+    if (released?.length) await this.runReleased(released);
+  }
+
+  /**
+   * Runs released jobs in this process at once, without a round trip through BullMQ (a CRM delivery
+   * after its lead-upsert): claim decides, as for any run. Such a run has no BullMQ job behind it:
+   * a retry it schedules is handed to BullMQ with its delay; a run that failed otherwise (the
+   * database or Redis failing under it) is handed to BullMQ, which tries again as for any run.
+   * Should this process die first, the dispatcher enqueues what it left: queued jobs when due,
+   * running ones once they stopped being renewed (STALE_RUNNING_MS).
+   */
+  private async runReleased(jobs: EnqueueableJob[]): Promise<void> {
+    const handOver: EnqueueableJob[] = [];
+    await Promise.all(
+      jobs.map(async (job) => {
+        const processor = this.processors.get(job.operation);
+        if (!processor) return void handOver.push(job);
+        try {
+          await this.run(processor, job.id);
+        } catch (error) {
+          if (error instanceof RetryScheduled) return this.queue.enqueue([job], error.delayMs);
+          // Dead or blocked, recorded with its attempt: nothing left to run.
+          if (error instanceof UnrecoverableError) return;
+          handOver.push(job);
+        }
+      }),
+    );
+    if (handOver.length > 0) await this.queue.enqueueSoon(handOver);
   }
 
   /**

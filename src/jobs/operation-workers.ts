@@ -57,6 +57,7 @@ function operationWorker(
       super();
       if (processor.operation !== operation)
         throw new Error(`no processor registered for operation(s): ${operation}`);
+      runner.register(processor);
     }
 
     onApplicationBootstrap(): void {

@@ -42,7 +42,9 @@ export interface OperationSettings {
  * the side-effect timeout (SIDE_EFFECT_TIMEOUT_MS) are the same for all operations.
  */
 export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
-  "lead-upsert": { scope: "receipt", attempts: 6, concurrency: 20 },
+  // Each lead-upsert slot also runs the CRM delivery its success releases (JobRunner.runReleased);
+  // more at once make the worker's statement batches larger (src/common/sql-batch.ts).
+  "lead-upsert": { scope: "receipt", attempts: 6, concurrency: 50 },
   "initial-response": { scope: "receipt", attempts: 5, concurrency: 10 },
   // The CRM receives the lead as known after this event's lead-upsert (for Yelp, fetched by it).
   "crm-delivery": { scope: "receipt", attempts: 8, concurrency: 20, after: "lead-upsert" },

@@ -1,5 +1,5 @@
 import { Injectable } from "@nestjs/common";
-import { PrismaService } from "../database/prisma.service.js";
+import { SqlBatch } from "../common/sql-batch.js";
 import type { ClaimedJob } from "./state/job-state-machine.js";
 
 export type SideEffectStatus = "started" | "succeeded" | "skipped";
@@ -10,14 +10,14 @@ export type SideEffectStatus = "started" | "succeeded" | "skipped";
  */
 @Injectable()
 export class SideEffectsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly sql: SqlBatch) {}
 
   /**
    * Records the start of the effect; answers what an earlier run left, if anything. One statement
    * (Prisma's createMany would be BEGIN, INSERT, COMMIT): the insert, or the record it found.
    */
   async begin(job: ClaimedJob): Promise<{ earlier: SideEffectStatus | undefined }> {
-    const { rows } = await this.prisma.pool.query<{ inserted: boolean; earlier: SideEffectStatus | null }>(
+    const { rows } = await this.sql.query<{ inserted: boolean; earlier: SideEffectStatus | null }>(
       `WITH inserted AS (
          INSERT INTO side_effects (tenant_id, job_key, operation, status) VALUES ($1::uuid, $2, $3, 'started')
          ON CONFLICT (job_key) DO NOTHING RETURNING 1
@@ -32,7 +32,7 @@ export class SideEffectsRepository {
   }
 
   private async status(job: ClaimedJob): Promise<SideEffectStatus> {
-    const { rows } = await this.prisma.pool.query<{ status: SideEffectStatus }>(
+    const { rows } = await this.sql.query<{ status: SideEffectStatus }>(
       "SELECT status FROM side_effects WHERE job_key = $1 AND tenant_id = $2::uuid",
       [job.jobKey, job.tenantId],
     );
@@ -44,7 +44,7 @@ export class SideEffectsRepository {
     status: Exclude<SideEffectStatus, "started">,
     externalRef?: string,
   ): Promise<void> {
-    await this.prisma.pool.query(
+    await this.sql.query(
       `UPDATE side_effects SET status = $3, external_ref = $4, updated_at = now()
        WHERE job_key = $1 AND tenant_id = $2::uuid`,
       [job.jobKey, job.tenantId, status, externalRef ?? null],

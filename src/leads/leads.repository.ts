@@ -1,4 +1,5 @@
 import { Injectable } from "@nestjs/common";
+import { SqlBatch } from "../common/sql-batch.js";
 import { RetryableError } from "../common/outbound/errors.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { JsonObject, Provider } from "../providers/provider-event.js";
@@ -21,7 +22,10 @@ export interface LeadKey {
 /** The lead store (our CRM-side record), keyed by (tenantId, provider, externalLeadId). */
 @Injectable()
 export class LeadsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly sql: SqlBatch,
+  ) {}
 
   /**
    * Upserts the lead's contact data as of `eventAt`, from the event of receipt `receiptId`. An older
@@ -36,7 +40,7 @@ export class LeadsRepository {
     details: JsonObject,
     eventAt: Date,
   ): Promise<string> {
-    const { rows } = await this.prisma.pool.query<{ id: string }>(
+    const { rows } = await this.sql.query<{ id: string }>(
       `WITH upserted AS (
          INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, name, email, phone, details,
                                  last_event_at, created_by_receipt_id)
@@ -77,7 +81,7 @@ export class LeadsRepository {
   }
 
   private async idOf(key: LeadKey): Promise<string> {
-    const { rows } = await this.prisma.pool.query<{ id: string }>(
+    const { rows } = await this.sql.query<{ id: string }>(
       "SELECT id FROM leads WHERE tenant_id = $1::uuid AND provider = $2 AND external_lead_id = $3",
       [key.tenantId, key.provider, key.externalLeadId],
     );
@@ -87,7 +91,7 @@ export class LeadsRepository {
 
   /** Makes sure the lead exists (a placeholder when only a message is known) and records the event time. */
   async touch(key: LeadKey, eventAt: Date): Promise<string> {
-    const { rows } = await this.prisma.pool.query<{ id: string }>(
+    const { rows } = await this.sql.query<{ id: string }>(
       `INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, last_event_at)
        VALUES ($1::uuid, $2::uuid, $3, $4, 'placeholder', $5)
        ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
@@ -101,7 +105,7 @@ export class LeadsRepository {
   /** Adds messages once each, keyed by the provider's message id. */
   async addMessages(tenantId: string, leadId: string, messages: LeadMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.prisma.pool.query(
+    await this.sql.query(
       `INSERT INTO lead_messages (tenant_id, lead_id, external_id, direction, author, text, sent_at)
        SELECT $1::uuid, $2::uuid, m.external_id, m.direction, m.author, m.text, m.sent_at
        FROM jsonb_to_recordset($3::jsonb) AS m(external_id text, direction text, author text, text text, sent_at timestamptz)
@@ -127,7 +131,7 @@ export class LeadsRepository {
    * the stored consent comes from a newer event.
    */
   async recordPhoneConsent(tenantId: string, leadId: string, consent: PhoneConsent): Promise<void> {
-    await this.prisma.pool.query(
+    await this.sql.query(
       `UPDATE leads SET phone_consent = $3, phone_consent_at = $4,
          phone = CASE WHEN $3 THEN COALESCE($5, phone) ELSE NULL END, updated_at = now()
        WHERE tenant_id = $1::uuid AND id = $2::uuid AND (phone_consent_at IS NULL OR phone_consent_at <= $4)`,
@@ -137,7 +141,7 @@ export class LeadsRepository {
 
   /** The oldest and newest stored messages in the provider's list order, or null when none is. */
   async storedHistory(key: LeadKey): Promise<StoredHistory | null> {
-    const { rows } = await this.prisma.pool.query<{
+    const { rows } = await this.sql.query<{
       complete: boolean;
       oldest_id: string;
       oldest_cursor: string;
@@ -220,7 +224,7 @@ export class LeadsRepository {
     provider: string,
     externalLeadId: string,
   ): Promise<{ lead: JsonObject; createdByReceiptId: string | null } | undefined> {
-    const { rows } = await this.prisma.pool.query<JsonObject & { created_by_receipt_id: string | null }>(
+    const { rows } = await this.sql.query<JsonObject & { created_by_receipt_id: string | null }>(
       `SELECT l.id, l.name, l.email, l.phone, l.phone_consent AS "phoneConsent", l.status, l.details,
               l.last_event_at AS "lastEventAt",
               (SELECT COALESCE(json_agg(json_build_object('direction', m.direction, 'author', m.author, 'text', m.text,

@@ -1,4 +1,5 @@
 import { ConsoleLogger, type LoggerService } from "@nestjs/common";
+import { pino, type Logger as Pino } from "pino";
 
 /**
  * Fields never written to a log, whatever their depth: auth headers, secrets, tokens, keys, and
@@ -24,8 +25,41 @@ export function redact(value: unknown, depth = 0): unknown {
 /** printMessages' parameters after the messages (context, level, stream, stack, params). */
 type PrintRest = Parameters<ConsoleLogger["printMessages"]> extends [unknown[], ...infer Rest] ? Rest : never;
 
-/** Nest's JSON console logger with the redaction list applied to every structured message. */
+/** Nest's log levels, as pino writes them (a line still says `"level":"log"`, as Nest's JSON lines do). */
+const PINO_LEVEL = {
+  log: "info",
+  error: "error",
+  warn: "warn",
+  debug: "debug",
+  verbose: "trace",
+  fatal: "fatal",
+} as const;
+const NEST_LEVEL: Record<string, string> = Object.fromEntries(
+  Object.entries(PINO_LEVEL).map(([nest, level]) => [level, nest]),
+);
+
+/**
+ * A pino writing Nest's JSON line shape (level, pid, timestamp, message, context, stack) to `fd`
+ * asynchronously: lines written while a write is in flight go out together in the next one (one
+ * system call for many lines under load, none waited for). Buffered lines are flushed when the
+ * process exits.
+ */
+function jsonLines(fd: 1 | 2): Pino {
+  return pino(
+    {
+      level: "trace", // Nest's logger decides what is written (its log levels); pino writes it
+      base: { pid: process.pid },
+      timestamp: () => `,"timestamp":${Date.now()}`,
+      formatters: { level: (label) => ({ level: NEST_LEVEL[label] ?? label }) },
+    },
+    pino.destination({ fd, sync: false }),
+  );
+}
+
+/** Nest's JSON logger with the redaction list applied to every structured message, written by pino. */
 export class RedactingLogger extends ConsoleLogger {
+  private out?: { stdout: Pino; stderr: Pino };
+
   constructor() {
     super({ json: true, colors: false });
   }
@@ -39,7 +73,17 @@ export class RedactingLogger extends ConsoleLogger {
 
   /** Writes redacted messages (tests capture them here). */
   protected emit(messages: unknown[], ...rest: PrintRest): void {
-    super.printMessages(messages, ...rest);
+    const [context, logLevel = "log", writeStreamType, stack] = rest;
+    this.out ??= { stdout: jsonLines(1), stderr: jsonLines(2) };
+    const out = this.out[writeStreamType ?? "stdout"];
+    for (const message of messages) {
+      const line = {
+        message: message instanceof Error ? { name: message.name, message: message.message } : message,
+        ...(context ? { context } : {}),
+        ...(stack ? { stack } : {}),
+      };
+      out[PINO_LEVEL[logLevel]](line);
+    }
   }
 }
 

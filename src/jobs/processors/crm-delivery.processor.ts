@@ -44,10 +44,13 @@ export class CrmDeliveryProcessor implements Processor {
     if (!connection.crmSigningSecret) throw new PermanentError("no_signing_secret");
     await this.fairness.check(this.operation, url); // open circuit or full cap: wait, before any work
     const target = await this.check(url);
-    const { earlier } = await this.sideEffects.begin(job);
-    if (earlier === "succeeded") return;
+    // The record of the delivery and the lead it carries are read together (one batch: SqlBatch).
     // Runs after this receipt's lead-upsert (OPERATION_SETTINGS.after), so the lead exists.
-    const stored = await this.leads.find(connection.tenantId, receipt.provider, receipt.leadId);
+    const [{ earlier }, stored] = await Promise.all([
+      this.sideEffects.begin(job),
+      this.leads.find(connection.tenantId, receipt.provider, receipt.leadId),
+    ]);
+    if (earlier === "succeeded") return;
     if (!stored) throw new RetryableError("lead_not_found");
     const sentAt = new Date();
     const body = JSON.stringify({

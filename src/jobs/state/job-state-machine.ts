@@ -3,7 +3,9 @@
 // so the database refuses a transition from any other status; a refused single-job transition is
 // logged and counted (leadgate_job_transitions_refused_total), never applied.
 import { Injectable, Logger } from "@nestjs/common";
+import { SqlBatch } from "../../common/sql-batch.js";
 import { type TenantScope, tenantParam } from "../../auth/principal.js";
+import { NaturalBatcher } from "../../common/natural-batcher.js";
 import { PrismaService } from "../../database/prisma.service.js";
 import type { Tx } from "../../database/transactions.js";
 import { Metrics } from "../../observability/metrics.js";
@@ -107,6 +109,28 @@ export function insertJobsSql(source: string): string {
   RETURNING id, receipt_id, job_key, operation, status`;
 }
 
+/** What a succeed did besides moving the job: the dependents it released, and whether one may still be on its way to waiting. */
+interface Closed {
+  released: EnqueueableJob[];
+  unsettled: boolean;
+}
+
+/**
+ * Claims and successes of concurrently running jobs go to Postgres in one statement per batch
+ * (natural batching: no timer; the statement itself rides in the process's SqlBatch); a job is in a
+ * batch at most once, two batches may be in flight.
+ */
+function oneStatementPerBatch<Item>(idOf: (item: Item) => string) {
+  return {
+    maxBatch: 100,
+    maxInFlight: 2,
+    admit: () => {
+      const seen = new Set<string>();
+      return (item: Item) => !seen.has(idOf(item)) && Boolean(seen.add(idOf(item)));
+    },
+  };
+}
+
 /**
  * A job of a connection or an alert (OperationSettings.scope), created `queued` by `create`. Its key
  * is the caller's (jobKey): the same key never makes a second job.
@@ -122,9 +146,16 @@ export interface NewJob {
 @Injectable()
 export class JobStateMachine {
   private readonly logger = new Logger("job-state");
+  /** claim's batches, by the context columns asked for. */
+  private readonly claims = new Map<string, NaturalBatcher<string, ClaimedJob | undefined>>();
+  private readonly succeeds = new NaturalBatcher<ClaimedJob, Closed | undefined>(
+    (jobs) => this.succeedMany(jobs),
+    oneStatementPerBatch((job: ClaimedJob) => job.id),
+  );
 
   constructor(
     private readonly prisma: PrismaService,
+    private readonly sql: SqlBatch,
     private readonly metrics: Metrics,
   ) {}
 
@@ -140,37 +171,52 @@ export class JobStateMachine {
     jobId: string,
     context: string,
   ): Promise<{ job: ClaimedJob; context: Context } | undefined> {
-    const { rows } = await this.prisma.pool.query<ClaimedJob & Context>(
+    let claims = this.claims.get(context);
+    if (!claims) {
+      claims = new NaturalBatcher(
+        (ids) => this.claimMany(ids, context),
+        oneStatementPerBatch((id: string) => id),
+      );
+      this.claims.set(context, claims);
+    }
+    const row = (await claims.submit(jobId)) as (ClaimedJob & Context) | undefined;
+    // One row holds both: the job's columns and its receipt's and connection's.
+    return row && { job: row, context: row };
+  }
+
+  /** claim, of the jobs of one batch in one statement (answers, per id, the claimed job or undefined). */
+  private async claimMany(jobIds: string[], context: string): Promise<(ClaimedJob | undefined)[]> {
+    const { rows } = await this.sql.query<ClaimedJob>(
       `WITH job AS (
          UPDATE jobs SET status = 'running', waiting_for = NULL, attempts = attempts + 1, updated_at = now()
-         WHERE id = $1::uuid AND status = ANY($3::text[])
+         WHERE id IN (SELECT id FROM jobs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE)
+           AND status = ANY($3::text[])
            AND (status IN ('queued', 'retrying')
                 OR (status = 'waiting' AND waiting_for <> 'dependency' AND next_attempt_at <= now())
                 OR (status = 'running' AND updated_at < now() - $2::int * interval '1 millisecond'))
          RETURNING *
        ), abandoned AS (
          -- An attempt its run never closed (the worker died, or the database failed under it).
-         UPDATE job_attempts SET finished_at = now(), outcome = 'abandoned',
-                duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
-         WHERE job_id = $1::uuid AND tenant_id = (SELECT tenant_id FROM job) AND finished_at IS NULL
+         UPDATE job_attempts a SET finished_at = now(), outcome = 'abandoned',
+                duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
+         FROM job WHERE a.job_id = job.id AND a.tenant_id = job.tenant_id AND a.finished_at IS NULL
        ), attempt AS (
          INSERT INTO job_attempts (tenant_id, job_id, number, started_at)
          SELECT tenant_id, id, attempts, now() FROM job
-         RETURNING id, started_at
+         RETURNING id, job_id, started_at
        )
        SELECT job.id, job.tenant_id AS "tenantId", job.connection_id AS "connectionId", job.receipt_id AS "receiptId",
               job.alert_id AS "alertId", job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
               attempt.id AS "attemptId", attempt.started_at AS "startedAt",
               (SELECT d.status FROM jobs d WHERE d.receipt_id = job.receipt_id AND d.tenant_id = job.tenant_id
                  AND d.operation = ($4::jsonb ->> job.operation)) AS "dependencyStatus", ${context}
-       FROM job CROSS JOIN attempt
+       FROM job JOIN attempt ON attempt.job_id = job.id
        LEFT JOIN receipts r ON r.id = job.receipt_id AND r.tenant_id = job.tenant_id
        LEFT JOIN connections c ON c.id = job.connection_id AND c.tenant_id = job.tenant_id`,
-      [jobId, ABANDONED_AFTER_MS, from("claim"), AFTER],
+      [jobIds, ABANDONED_AFTER_MS, from("claim"), AFTER],
     );
-    const row = rows[0];
-    // One row holds both: the job's columns and its receipt's and connection's.
-    return row && { job: row, context: row };
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return jobIds.map((id) => byId.get(id));
   }
 
   /**
@@ -205,7 +251,7 @@ export class JobStateMachine {
 
   /** Marks a running attempt alive (so it is not taken for abandoned while it runs long). */
   async heartbeat(job: ClaimedJob): Promise<void> {
-    await this.prisma.pool.query(
+    await this.sql.query(
       `UPDATE jobs SET updated_at = now()
        WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = 'running' AND attempts = $3`,
       [job.id, job.tenantId, job.attempts],
@@ -245,9 +291,52 @@ export class JobStateMachine {
    * either sees `succeeded` (and runs instead) or holds this job's row until the wait is committed.
    */
   async succeed(job: ClaimedJob): Promise<EnqueueableJob[] | undefined> {
-    const closed = await this.close(job, "succeed", { outcome: "succeeded" });
-    if (!closed?.unsettled) return closed?.released;
+    const closed = await this.succeeds.submit(job);
+    if (!this.applied(job, "succeed", closed ? 1 : 0) || !closed) return undefined;
+    if (!closed.unsettled) return closed.released;
     return [...closed.released, ...(await this.releaseDependents(job))];
+  }
+
+  /** succeed (and release), of the jobs of one batch in one statement. */
+  private async succeedMany(jobs: ClaimedJob[]): Promise<(Closed | undefined)[]> {
+    const input = jobs.map((job) => ({
+      id: job.id,
+      tenant_id: job.tenantId,
+      attempt_id: job.attemptId,
+      attempts: job.attempts,
+      dependents: job.receiptId !== null ? dependentsOf(job.operation) : [],
+    }));
+    const { rows } = await this.sql.query<Closed & { id: string }>(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb)
+           AS i(id uuid, tenant_id uuid, attempt_id uuid, attempts int, dependents text[])
+       ), moved AS (
+         UPDATE jobs SET status = 'succeeded', updated_at = now(), waiting_since = NULL, completed_at = now()
+         FROM input i
+         WHERE jobs.id = i.id AND jobs.tenant_id = i.tenant_id AND jobs.status = ANY($2::text[]) AND jobs.attempts = i.attempts
+         RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, i.dependents
+       ), attempt AS (
+         UPDATE job_attempts a SET finished_at = now(), outcome = 'succeeded', error_code = NULL,
+                duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
+         FROM input i JOIN moved m ON m.id = i.id
+         WHERE a.id = i.attempt_id AND a.tenant_id = i.tenant_id
+       ), released AS (
+         UPDATE jobs SET ${REQUEUE_SET("$4")}
+         FROM moved m
+         WHERE jobs.tenant_id = m.tenant_id AND jobs.receipt_id = m.receipt_id AND jobs.operation = ANY(m.dependents)
+           AND jobs.status = ANY($3::text[]) AND jobs.waiting_for = 'dependency'
+         RETURNING jobs.id, jobs.job_key AS "jobKey", jobs.operation, m.id AS "releasedBy"
+       )
+       SELECT m.id,
+              COALESCE((SELECT json_agg(json_build_object('id', r.id, 'jobKey', r."jobKey", 'operation', r.operation))
+                        FROM released r WHERE r."releasedBy" = m.id), '[]'::json) AS released,
+              EXISTS (SELECT 1 FROM jobs d WHERE d.tenant_id = m.tenant_id AND d.receipt_id = m.receipt_id
+                        AND d.operation = ANY(m.dependents) AND d.status IN ('queued', 'retrying', 'running')) AS unsettled
+       FROM moved m`,
+      [JSON.stringify(input), from("succeed"), from("release", ["waiting"]), ALLOWANCES],
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return jobs.map((job) => byId.get(job.id));
   }
 
   private async close(
@@ -258,7 +347,7 @@ export class JobStateMachine {
     const { to } = TRANSITIONS[transition];
     const terminal = transition === "succeed" || transition === "die";
     const dependents = transition === "succeed" && job.receiptId !== null ? dependentsOf(job.operation) : [];
-    const { rows } = await this.prisma.pool.query<Moved & { released: EnqueueableJob[]; unsettled: boolean }>(
+    const { rows } = await this.sql.query<Moved & { released: EnqueueableJob[]; unsettled: boolean }>(
       `WITH moved AS (
          UPDATE jobs SET status = $6, updated_at = now(), waiting_since = NULL,
                 next_attempt_at = COALESCE($7::timestamptz, next_attempt_at),
@@ -300,7 +389,7 @@ export class JobStateMachine {
 
   /** release: the jobs of `job`'s receipt that wait for it (see succeed). */
   private async releaseDependents(job: ClaimedJob): Promise<EnqueueableJob[]> {
-    const { rows } = await this.prisma.pool.query<EnqueueableJob>(
+    const { rows } = await this.sql.query<EnqueueableJob>(
       RELEASE_DEPENDENTS({
         tenant: "$1",
         receipt: "$2::uuid",
@@ -390,7 +479,7 @@ export class JobStateMachine {
     set: string,
     values: unknown[],
   ): Promise<boolean> {
-    const { rows } = await this.prisma.pool.query<Moved>(
+    const { rows } = await this.sql.query<Moved>(
       `WITH moved AS (
          UPDATE jobs SET ${set}, attempts = attempts - 1, updated_at = now()
          WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($5::text[]) AND attempts = $4

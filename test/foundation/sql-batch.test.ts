@@ -1,0 +1,95 @@
+// SqlBatch (src/common/sql-batch.ts): statements handed over while a batch is in flight go to
+// Postgres together, as one multi-statement message in one transaction, each with its values written
+// as literals. Asserted on what Postgres answers and stores: each caller gets its own statement's
+// rows, a batch commits once, and a statement Postgres refuses fails only its own caller.
+import { SqlBatch } from "../../src/common/sql-batch.js";
+import { PrismaService } from "../../src/database/prisma.service.js";
+import { useApp } from "../support/harness.js";
+
+describe("SQL batch", () => {
+  const app = useApp({ api: false });
+  let prisma: PrismaService;
+  let batch: SqlBatch;
+
+  beforeAll(async () => {
+    prisma = new PrismaService(app.config);
+    app.defer(() => prisma.onModuleDestroy());
+    batch = new SqlBatch(prisma);
+    await app.sql.query(
+      "CREATE TABLE batch_probe (id int PRIMARY KEY, note text, tags text[], at timestamptz)",
+    );
+  });
+
+  const commits = async () =>
+    Number(
+      (
+        await app.sql.query<{ n: string }>(
+          "SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()",
+        )
+      ).rows[0]!.n,
+    );
+
+  it("answers each caller its own statement's rows, with values of every kind read back as sent", async () => {
+    const at = new Date("2026-12-01T02:00:00.123Z");
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        batch.query<{
+          id: number;
+          note: string;
+          tags: string[];
+          at: Date;
+          flag: boolean;
+          doc: { q: string };
+        }>(
+          `INSERT INTO batch_probe (id, note, tags, at) VALUES ($1, $2, $3::text[], $4)
+           RETURNING id, note, tags, at, $5::boolean AS flag, $6::jsonb AS doc`,
+          [i, `it's \\ "${i}" $1`, ["a,b", 'c"d', "e\\f"], at, i % 2 === 0, { q: "o'k" }],
+        ),
+      ),
+    );
+    results.forEach(({ rows }, i) =>
+      expect(rows).toEqual([
+        {
+          id: i,
+          note: `it's \\ "${i}" $1`,
+          tags: ["a,b", 'c"d', "e\\f"],
+          at,
+          flag: i % 2 === 0,
+          doc: { q: "o'k" },
+        },
+      ]),
+    );
+  });
+
+  it("commits the statements handed over together once, not once each", async () => {
+    await batch.query("SELECT 1"); // a connection is open
+    const before = await commits();
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        batch.query("UPDATE batch_probe SET note = $2 WHERE id = $1", [i % 30, `n${i}`]),
+      ),
+    );
+    // Statistics reach pg_stat_database when a backend goes idle: wait for them.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await commits()) - before).toBeLessThan(20);
+  });
+
+  it("a statement Postgres refuses fails only its caller: the others of its batch are committed", async () => {
+    // Every lane busy for a moment: the inserts below wait, and then go together in one batch.
+    const busy = Array.from({ length: 3 }, () => batch.query("SELECT pg_sleep(0.3)"));
+    const outcomes = await Promise.all(
+      [100, 101, 0, 102].map((id) =>
+        batch.query("INSERT INTO batch_probe (id, note) VALUES ($1, 'new')", [id]).then(
+          () => "inserted",
+          (error: { code?: string }) => error.code,
+        ),
+      ),
+    );
+    await Promise.all(busy);
+    expect(outcomes).toEqual(["inserted", "inserted", "23505", "inserted"]);
+    const { rows } = await app.sql.query<{ id: number }>(
+      "SELECT id FROM batch_probe WHERE note = 'new' ORDER BY id",
+    );
+    expect(rows.map((row) => row.id)).toEqual([100, 101, 102]);
+  });
+});
