@@ -75,7 +75,8 @@ const settled = (app: TestApp, connectionId: string) =>
     (jobs) => jobs.length > 0 && jobs.every((job) => ["succeeded", "dead", "cancelled"].includes(job.status)),
   );
 
-describe("provider registration (subscriptions mode)", () => {
+/** The fake OAuth server, Thumbtack and Yelp, and an app with a worker that calls them (plus `env`). */
+function useProviderSyncApp(env: Record<string, string> = {}) {
   const oauth = useFakeOAuth();
   const thumbtack = useFakeThumbtack(oauth.reaches);
   const yelp = useFakeYelp(oauth.reaches);
@@ -89,8 +90,14 @@ describe("provider registration (subscriptions mode)", () => {
       ...oauth.env(),
       JOB_BACKOFF_BASE_MS: "50",
       DISPATCHER_INTERVAL_MS: "300",
+      ...env,
     }),
   });
+  return { oauth, thumbtack, yelp, app };
+}
+
+describe("provider registration (subscriptions mode)", () => {
+  const { oauth, thumbtack, yelp, app } = useProviderSyncApp();
   let tenant: Tenant;
   beforeAll(async () => {
     tenant = await createTenant(app.url);
@@ -548,22 +555,7 @@ describe("provider registration (subscriptions mode)", () => {
 });
 
 describe("provider registration (Yelp self-serve webhooks)", () => {
-  const oauth = useFakeOAuth();
-  const thumbtack = useFakeThumbtack(oauth.reaches);
-  const yelp = useFakeYelp(oauth.reaches);
-  const app = useApp({
-    worker: true,
-    env: () => ({
-      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
-      YELP_WEBHOOK_TOKEN: YELP_TOKEN,
-      YELP_WEBHOOK_MODE: "self-serve",
-      PUBLIC_BASE_URL,
-      ...providerEnv(yelp.server, thumbtack.server),
-      ...oauth.env(),
-      JOB_BACKOFF_BASE_MS: "50",
-      DISPATCHER_INTERVAL_MS: "300",
-    }),
-  });
+  const { oauth, yelp, app } = useProviderSyncApp({ YELP_WEBHOOK_MODE: "self-serve" });
 
   it("connect creates a 14-day webhook; one expiring in 2 h is renewed by the first sync (new one first, then the old deleted); disconnect deletes it", async () => {
     const tenant = await createTenant(app.url);
