@@ -129,6 +129,9 @@ export function useApp(options: AppOptions = {}): TestApp {
       LEADGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       REDIS_PREFIX: testRedisPrefix(),
       ...TEST_DESTINATION_ENV,
+      // The longest schedule: a test's worker makes no reconciliation job (with Yelp and Thumbtack calls)
+      // of its own unless the test asks for one (a connection's offset in 900 s could fall in a test).
+      RECONCILE_INTERVAL_SECONDS: String(7 * 86_400),
       ...(typeof options.env === "function" ? options.env() : options.env),
     };
     config = configWith();
