@@ -189,7 +189,7 @@ export class JobStateMachine {
     const { rows } = await this.sql.query<ClaimedJob>(
       `WITH job AS (
          UPDATE jobs SET status = 'running', waiting_for = NULL, attempts = attempts + 1, updated_at = now()
-         WHERE id IN (SELECT id FROM jobs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE)
+         WHERE id = ANY(ARRAY(SELECT id FROM jobs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE))
            AND status = ANY($3::text[])
            AND (status IN ('queued', 'retrying')
                 OR (status = 'waiting' AND waiting_for <> 'dependency' AND next_attempt_at <= now())
@@ -313,7 +313,8 @@ export class JobStateMachine {
        ), moved AS (
          UPDATE jobs SET status = 'succeeded', updated_at = now(), waiting_since = NULL, completed_at = now()
          FROM input i
-         WHERE jobs.id = i.id AND jobs.tenant_id = i.tenant_id AND jobs.status = ANY($2::text[]) AND jobs.attempts = i.attempts
+         WHERE jobs.id = ANY($5::uuid[]) AND jobs.id = i.id AND jobs.tenant_id = i.tenant_id
+           AND jobs.status = ANY($2::text[]) AND jobs.attempts = i.attempts
          RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, i.dependents
        ), attempt AS (
          UPDATE job_attempts a SET finished_at = now(), outcome = 'succeeded', error_code = NULL,
@@ -333,7 +334,7 @@ export class JobStateMachine {
               EXISTS (SELECT 1 FROM jobs d WHERE d.tenant_id = m.tenant_id AND d.receipt_id = m.receipt_id
                         AND d.operation = ANY(m.dependents) AND d.status IN ('queued', 'retrying', 'running')) AS unsettled
        FROM moved m`,
-      [JSON.stringify(input), from("succeed"), from("release", ["waiting"]), ALLOWANCES],
+      [JSON.stringify(input), from("succeed"), from("release", ["waiting"]), ALLOWANCES, jobs.map((job) => job.id)],
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return jobs.map((job) => byId.get(job.id));
