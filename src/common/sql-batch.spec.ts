@@ -1,4 +1,4 @@
-import { inlined, literal } from "./sql-batch.js";
+import { executed, literal } from "./sql-batch.js";
 
 describe("SQL batch literals", () => {
   it("writes each value as a quoted literal that Postgres types by context", () => {
@@ -15,9 +15,9 @@ describe("SQL batch literals", () => {
     expect(() => literal([{}])).toThrow(TypeError);
   });
 
-  it("replaces every $n by its value's literal, $10 apart from $1, and never reads a value's text as a parameter", () => {
-    const values = ["$2", "b", 3, 4, 5, 6, 7, 8, 9, "ten"];
-    expect(inlined({ text: "SELECT $1, $10, $2::text", values })).toBe("SELECT '$2', 'ten', 'b'::text");
-    expect(() => inlined({ text: "SELECT $2", values: ["a"] })).toThrow(RangeError);
+  it("executes a prepared statement with each value as a literal, in order", () => {
+    expect(executed("sql_batch_1", ["$2", 3, null])).toBe("EXECUTE sql_batch_1('$2', '3', NULL)");
+    expect(executed("sql_batch_2", [])).toBe("EXECUTE sql_batch_2");
+    expect(() => executed("sql_batch_3", [Number.POSITIVE_INFINITY])).toThrow(TypeError);
   });
 });

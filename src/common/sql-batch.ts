@@ -23,13 +23,17 @@ const LANES = 3;
  * and one commit for the batch instead of one per statement. Alone, a statement runs as it would
  * through the pool (parameterized), so nothing changes at low load.
  *
- * A multi-statement message takes no parameters: each statement's values are written into its
- * text as literals (`literal`, escaped by the driver's escapeLiteral). Each statement is read by
- * Postgres as it would be alone, in order, each with its own snapshot (READ COMMITTED); a later one
- * sees what an earlier one of the same batch wrote. When Postgres refuses one statement (a
- * deadlock, a constraint), the whole batch rolled back: then each runs again on its own, so only
- * the caller whose statement fails sees the error. A connection failure fails the whole batch (its
- * outcome is unknown, as a single statement's would be).
+ * Each statement text is parsed once per connection, not once per run: a batch is a message of
+ * `EXECUTE name(literals)`, preceded by `PREPARE name AS text` for each text the connection has not
+ * prepared yet (Postgres then plans it as a prepared statement: a generic plan once it is no worse).
+ * A multi-statement message takes no parameters: the values are written as literals (`literal`,
+ * escaped by the driver's escapeLiteral) and typed by the prepared statement as its parameters
+ * would be. Each statement runs as it would alone, in order, each with its own snapshot (READ
+ * COMMITTED); a later one sees what an earlier one of the same batch wrote. When Postgres refuses
+ * one statement (a deadlock, a constraint), the whole batch rolled back: then each runs again on
+ * its own, so only the caller whose statement fails sees the error (and the connection, whose
+ * prepared statements are then uncertain, is closed). A connection failure fails the whole batch
+ * (its outcome is unknown, as a single statement's would be).
  *
  * For statements that each commit on their own (the job runner's hot path: claims, finishes,
  * side-effect records, lead upserts); never for a statement that must not share a transaction,
@@ -58,38 +62,73 @@ export class SqlBatch {
 
   private async run(statements: Statement[]): Promise<Settled[]> {
     if (statements.length === 1) return this.oneByOne(statements);
-    let results: pg.QueryResult[];
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
     try {
-      const text = statements.map((statement) => inlined(statement)).join(";\n");
-      results = (await this.pool.query(text)) as unknown as pg.QueryResult[];
+      const prepared = preparedOn(client);
+      const toPrepare = new Set<string>();
+      const parts: string[] = [];
+      for (const statement of statements) {
+        const name = nameOf(statement.text);
+        if (!prepared.has(name) && !toPrepare.has(name)) {
+          toPrepare.add(name);
+          parts.push(`PREPARE ${name} AS ${statement.text}`);
+        }
+        parts.push(executed(name, statement.values));
+      }
+      const results = (await client.query(parts.join(";\n"))) as unknown as pg.QueryResult[];
+      for (const name of toPrepare) prepared.add(name);
+      return results.filter((result) => result.command !== "PREPARE").map((result) => ({ ok: true, result }));
     } catch (error) {
+      broken = error as Error;
       // Refused by Postgres (the batch rolled back), or a value without a literal: each on its own.
       if (!(error instanceof pg.DatabaseError || error instanceof TypeError || error instanceof RangeError))
         throw error;
       return this.oneByOne(statements);
+    } finally {
+      client.release(broken);
     }
-    return results.map((result) => ({ ok: true, result }));
   }
 
   private oneByOne(statements: Statement[]): Promise<Settled[]> {
     return Promise.all(
       statements.map((statement) =>
-        this.pool.query(statement.text, statement.values as unknown[]).then(
-          (result): Settled => ({ ok: true, result }),
-          (error: unknown): Settled => ({ ok: false, error }),
-        ),
+        this.pool
+          .query({ name: `q${nameOf(statement.text)}`, text: statement.text, values: statement.values as unknown[] })
+          .then(
+            (result): Settled => ({ ok: true, result }),
+            (error: unknown): Settled => ({ ok: false, error }),
+          ),
       ),
     );
   }
 }
 
-/** The statement's text with each `$n` replaced by the literal of its value. */
-export function inlined({ text, values }: Statement): string {
-  return text.replace(/\$(\d+)/g, (_, index: string) => {
-    const position = Number(index);
-    if (position < 1 || position > values.length) throw new RangeError(`no value for $${index}`);
-    return literal(values[position - 1]);
-  });
+/** Each distinct statement text's name, the same on every connection (a few dozen texts in all). */
+const names = new Map<string, string>();
+const nameOf = (text: string): string => {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `sql_batch_${names.size + 1}`;
+    names.set(text, name);
+  }
+  return name;
+};
+
+/** The names prepared on each connection of the pool (a closed connection takes its set with it). */
+const preparedOnClient = new WeakMap<pg.PoolClient, Set<string>>();
+const preparedOn = (client: pg.PoolClient): Set<string> => {
+  let prepared = preparedOnClient.get(client);
+  if (prepared === undefined) {
+    prepared = new Set();
+    preparedOnClient.set(client, prepared);
+  }
+  return prepared;
+};
+
+/** `EXECUTE name(literals)` (or `EXECUTE name` for a statement without parameters). */
+export function executed(name: string, values: readonly unknown[]): string {
+  return values.length === 0 ? `EXECUTE ${name}` : `EXECUTE ${name}(${values.map(literal).join(", ")})`;
 }
 
 /** A value as a quoted SQL literal of unknown type (Postgres types it by context, as it types a parameter). */

@@ -91,5 +91,13 @@ describe("SQL batch", () => {
       "SELECT id FROM batch_probe WHERE note = 'new' ORDER BY id",
     );
     expect(rows.map((row) => row.id)).toEqual([100, 101, 102]);
+
+    // The refused batch's connection is gone with what it had prepared: the same statements batch again.
+    const again = Array.from({ length: 3 }, () => batch.query("SELECT pg_sleep(0.3)"));
+    const retried = await Promise.all(
+      [103, 104, 105].map((id) => batch.query("INSERT INTO batch_probe (id, note) VALUES ($1, 'new')", [id])),
+    );
+    await Promise.all(again);
+    expect(retried.map((result) => result.rowCount)).toEqual([1, 1, 1]);
   });
 });
