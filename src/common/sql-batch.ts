@@ -14,7 +14,7 @@ type Settled = { ok: true; result: pg.QueryResult } | { ok: false; error: unknow
 /** Statements sent together at most (one message, one transaction). */
 const MAX_BATCH = 100;
 /** Batches in flight at once (each on its own connection, so Postgres can run them on several cores). */
-const LANES = 3;
+const LANES = 2;
 
 /**
  * Natural batching of independent single statements (src/common/natural-batcher.ts): while one

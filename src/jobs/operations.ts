@@ -44,7 +44,7 @@ export interface OperationSettings {
 export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   // Each lead-upsert slot also runs the CRM delivery its success releases (JobRunner.runReleased);
   // more at once make the worker's statement batches larger (src/common/sql-batch.ts).
-  "lead-upsert": { scope: "receipt", attempts: 6, concurrency: 50 },
+  "lead-upsert": { scope: "receipt", attempts: 6, concurrency: 100 },
   "initial-response": { scope: "receipt", attempts: 5, concurrency: 10 },
   // The CRM receives the lead as known after this event's lead-upsert (for Yelp, fetched by it).
   "crm-delivery": { scope: "receipt", attempts: 8, concurrency: 20, after: "lead-upsert" },
