@@ -182,7 +182,7 @@ function timeouts(config: AppConfig) {
  */
 export async function createApiApp(
   config: AppConfig,
-  logger: LoggerService | false = createLogger(),
+  logger: LoggerService | false = createLogger(config.logLevel),
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.webhookBodyLimitBytes,

@@ -11,7 +11,7 @@ import { WorkerModule } from "./worker.module.js";
 
 const config = loadConfigOrExit();
 const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
-  logger: createLogger(),
+  logger: createLogger(config.logLevel),
 });
 exitCleanlyOnSignals(app, "worker");
 await app.init();

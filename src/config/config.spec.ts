@@ -94,6 +94,7 @@ describe("loadConfig", () => {
     ["CIRCUIT_PROBE_SECONDS", "-5"],
     ["ADMIN_RATE_LIMIT", "1200/min"],
     ["YELP_WEBHOOK_MODE", "manual"],
+    ["LOG_LEVEL", "verbose"],
     ["REGISTRATION_SYNC_INTERVAL_SECONDS", "172800"],
     ["YELP_SUBSCRIPTIONS_PATH", "v3/subscriptions"],
     ["THUMBTACK_WEBHOOK_PATH", "/api/v4/webhooks/{webhookID}"],

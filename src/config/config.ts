@@ -81,6 +81,8 @@ export interface AppConfig {
   alertEmailFrom: string | undefined;
   /** How Yelp is told to send webhooks: the Business Subscriptions API, or self-serve `/v3/webhooks`. */
   yelpWebhookMode: YelpWebhookMode;
+  /** The least severe lines written (LOG_LEVEL): `info` leaves out each job's success (`debug`). */
+  logLevel: LogLevel;
   /** Every registered connection is re-synced with its provider at least this often (at most daily). */
   registrationSyncIntervalSeconds: number;
   /**
@@ -103,6 +105,8 @@ export interface AppConfig {
 }
 
 export const YELP_WEBHOOK_MODES = ["subscriptions", "self-serve"] as const;
+export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 export type YelpWebhookMode = (typeof YELP_WEBHOOK_MODES)[number];
 
 export interface ProviderPaths {
@@ -457,6 +461,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     smtpUrl: read(env, "SMTP_URL") === undefined ? undefined : url(env, "SMTP_URL", "", ["smtp:", "smtps:"]),
     alertEmailFrom: emailAddress(env, "ALERT_EMAIL_FROM"),
     yelpWebhookMode: oneOf(env, "YELP_WEBHOOK_MODE", YELP_WEBHOOK_MODES, "subscriptions"),
+    logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     registrationSyncIntervalSeconds: integer(env, "REGISTRATION_SYNC_INTERVAL_SECONDS", 86_400, 60, 86_400),
     providerPaths: {
       yelpSubscriptions: pathTemplate(env, "YELP_SUBSCRIPTIONS_PATH", "/v3/businesses/subscriptions", []),

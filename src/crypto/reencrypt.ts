@@ -114,7 +114,7 @@ if (process.argv[1]?.endsWith("reencrypt.js")) {
   const config = loadConfigOrExit();
   const app = await NestFactory.createApplicationContext(
     { module: ReencryptModule, imports: [ConfigModule.forRoot(config), DatabaseModule, CryptoModule] },
-    { logger: createLogger() },
+    { logger: createLogger(config.logLevel) },
   );
   const box = app.get(SecretBox);
   const { resealed, unreadable } = await reencryptAll(app.get(PrismaService), box);

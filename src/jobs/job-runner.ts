@@ -164,7 +164,7 @@ export class JobRunner {
     }
     const released = await this.state.succeed(job);
     recorded(released !== undefined, "succeeded", () =>
-      this.logger.log({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() }),
+      this.logger.debug({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() }),
     );
     // The jobs that waited for this one (released by the same statement) run now, here.
     if (released?.length) await this.runReleased(released);

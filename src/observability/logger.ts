@@ -1,4 +1,5 @@
-import { ConsoleLogger, type LoggerService } from "@nestjs/common";
+import { ConsoleLogger, type LoggerService, type LogLevel as NestLevel } from "@nestjs/common";
+import type { LogLevel } from "../config/config.js";
 import { pino, type Logger as Pino } from "pino";
 
 /**
@@ -60,8 +61,8 @@ function jsonLines(fd: 1 | 2): Pino {
 export class RedactingLogger extends ConsoleLogger {
   private out?: { stdout: Pino; stderr: Pino };
 
-  constructor() {
-    super({ json: true, colors: false });
+  constructor(level: LogLevel = "info") {
+    super({ json: true, colors: false, logLevels: NEST_LEVELS[level] });
   }
 
   protected override printMessages(messages: unknown[], ...rest: PrintRest): void {
@@ -87,7 +88,15 @@ export class RedactingLogger extends ConsoleLogger {
   }
 }
 
-/** The logger every process uses: JSON lines, redacted. */
-export function createLogger(): LoggerService {
-  return new RedactingLogger();
+/** Nest's levels written at each LOG_LEVEL (Nest's `log` is pino's `info`). */
+const NEST_LEVELS: Record<LogLevel, NestLevel[]> = {
+  error: ["fatal", "error"],
+  warn: ["fatal", "error", "warn"],
+  info: ["fatal", "error", "warn", "log"],
+  debug: ["fatal", "error", "warn", "log", "debug", "verbose"],
+};
+
+/** The logger every process uses: JSON lines, redacted, from `level` (LOG_LEVEL) up. */
+export function createLogger(level: LogLevel = "info"): LoggerService {
+  return new RedactingLogger(level);
 }

@@ -814,7 +814,11 @@ describe("OAuth: connecting provider accounts", () => {
       accessLifetime = 3;
       const c = await connectThumbtack();
       // Two more workers, as processes of their own (the file's in-process worker runs too).
-      const workers = [app.spawn("dist/worker.js"), app.spawn("dist/worker.js")];
+      // LOG_LEVEL=debug: each job's success is logged too, and no line may carry a token.
+      const workers = [
+        app.spawn("dist/worker.js", { LOG_LEVEL: "debug" }),
+        app.spawn("dist/worker.js", { LOG_LEVEL: "debug" }),
+      ];
       await Promise.all(workers.map((worker) => worker.waitFor(/worker started/)));
       const presentedBefore = refreshesPresented.length;
       const started = Date.now();

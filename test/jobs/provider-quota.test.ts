@@ -106,7 +106,8 @@ describe("provider quotas: per-second pacing and a provider's 429", () => {
   });
   const workers: Spawned[] = [];
   beforeAll(async () => {
-    workers.push(app.spawn("dist/worker.js"), app.spawn("dist/worker.js"));
+    // LOG_LEVEL=debug: each worker logs every job it finishes (which shows that both took part).
+    workers.push(app.spawn("dist/worker.js", { LOG_LEVEL: "debug" }), app.spawn("dist/worker.js", { LOG_LEVEL: "debug" }));
     await Promise.all(workers.map((worker) => worker.waitFor(/worker started/)));
   });
 
