@@ -64,6 +64,10 @@ export class SqlBatch {
     if (statements.length === 1) return this.oneByOne(statements);
     const client = await this.pool.connect();
     let broken: Error | undefined;
+    // A checked-out connection reports its failure (Postgres stopped, the socket cut) as an `error`
+    // event besides failing the query: unheard, that event would end the process.
+    const lost = (error: Error) => (broken = error);
+    client.on("error", lost);
     try {
       const prepared = preparedOn(client);
       const toPrepare = new Set<string>();
@@ -86,6 +90,7 @@ export class SqlBatch {
         throw error;
       return this.oneByOne(statements);
     } finally {
+      client.off("error", lost);
       client.release(broken);
     }
   }
