@@ -20,19 +20,20 @@ const LANES = 2;
  * Natural batching of independent single statements (src/common/natural-batcher.ts): while one
  * batch is in flight, the statements that callers hand over wait; then all of them go to Postgres
  * as one multi-statement message, which Postgres runs as one implicit transaction: one round trip
- * and one commit for the batch instead of one per statement. Alone, a statement runs as it would
- * through the pool (parameterized), so nothing changes at low load.
+ * and one commit for the batch instead of one per statement. Nothing waits at low load: a
+ * statement alone is a batch of one.
  *
  * Each statement text is parsed once per connection, not once per run: a batch is a message of
  * `EXECUTE name(literals)`, preceded by `PREPARE name AS text` for each text the connection has not
- * prepared yet (Postgres then plans it as a prepared statement: a generic plan once it is no worse).
+ * prepared yet, or not since it ran tenfold more often (FIRST_REPLAN; Postgres plans it as a prepared
+ * statement: a generic plan once that is no worse).
  * A multi-statement message takes no parameters: the values are written as literals (`literal`,
  * escaped by the driver's escapeLiteral) and typed by the prepared statement as its parameters
  * would be. Each statement runs as it would alone, in order, each with its own snapshot (READ
  * COMMITTED); a later one sees what an earlier one of the same batch wrote. When Postgres refuses
  * one statement (a deadlock, a constraint), the whole batch rolled back: then each runs again on
- * its own, so only the caller whose statement fails sees the error (and the connection, whose
- * prepared statements are then uncertain, is closed). A connection failure fails the whole batch
+ * its own (parameterized, through the pool), so only the caller whose statement fails sees the
+ * error; the connection, whose prepared statements are then uncertain, is closed. A connection failure fails the whole batch
  * (its outcome is unknown, as a single statement's would be).
  *
  * For statements that each commit on their own (the job runner's hot path: claims, finishes,
@@ -61,7 +62,19 @@ export class SqlBatch {
   }
 
   private async run(statements: Statement[]): Promise<Settled[]> {
-    if (statements.length === 1) return this.oneByOne(statements);
+    try {
+      return (await this.execute(statements)).map((result) => ({ ok: true, result }));
+    } catch (error) {
+      // Refused by Postgres (the batch rolled back), or a value without a literal: each on its own.
+      if (!(error instanceof pg.DatabaseError || error instanceof TypeError || error instanceof RangeError))
+        throw error;
+      if (statements.length === 1) return [{ ok: false, error }];
+      return this.oneByOne(statements);
+    }
+  }
+
+  /** The statements as one message of EXECUTEs on one connection (preparing what it has not prepared). */
+  private async execute(statements: Statement[]): Promise<pg.QueryResult[]> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     // A checked-out connection reports its failure (Postgres stopped, the socket cut) as an `error`
@@ -69,26 +82,30 @@ export class SqlBatch {
     const lost = (error: Error) => (broken = error);
     client.on("error", lost);
     try {
-      const prepared = preparedOn(client);
-      const toPrepare = new Set<string>();
+      const plans = plansOn(client);
+      const fresh = new Map<string, number>(); // name -> runs until its next replanning
       const parts: string[] = [];
       for (const statement of statements) {
         const name = nameOf(statement.text);
-        if (!prepared.has(name) && !toPrepare.has(name)) {
-          toPrepare.add(name);
+        const plan = plans.get(name);
+        if (!fresh.has(name) && (plan === undefined || plan.runs >= plan.replanAfter)) {
+          if (plan) parts.push(`DEALLOCATE ${name}`);
           parts.push(`PREPARE ${name} AS ${statement.text}`);
+          fresh.set(name, plan ? Math.min(plan.replanAfter * 10, LAST_REPLAN) : FIRST_REPLAN);
         }
         parts.push(executed(name, statement.values));
       }
-      const results = (await client.query(parts.join(";\n"))) as unknown as pg.QueryResult[];
-      for (const name of toPrepare) prepared.add(name);
-      return results.filter((result) => result.command !== "PREPARE").map((result) => ({ ok: true, result }));
+      const answered = (await client.query(parts.join(";\n"))) as unknown as pg.QueryResult | pg.QueryResult[];
+      for (const [name, replanAfter] of fresh) plans.set(name, { runs: 0, replanAfter });
+      for (const statement of statements) plans.get(nameOf(statement.text))!.runs++;
+      return (Array.isArray(answered) ? answered : [answered]).filter(
+        (result) => result.command !== "PREPARE" && result.command !== "DEALLOCATE",
+      );
     } catch (error) {
+      // What the message prepared before it failed is uncertain (a PREPARE outlives a rolled-back
+      // statement): the connection goes, with everything it had prepared.
       broken = error as Error;
-      // Refused by Postgres (the batch rolled back), or a value without a literal: each on its own.
-      if (!(error instanceof pg.DatabaseError || error instanceof TypeError || error instanceof RangeError))
-        throw error;
-      return this.oneByOne(statements);
+      throw error;
     } finally {
       client.off("error", lost);
       client.release(broken);
@@ -98,12 +115,10 @@ export class SqlBatch {
   private oneByOne(statements: Statement[]): Promise<Settled[]> {
     return Promise.all(
       statements.map((statement) =>
-        this.pool
-          .query({ name: `q${nameOf(statement.text)}`, text: statement.text, values: statement.values as unknown[] })
-          .then(
-            (result): Settled => ({ ok: true, result }),
-            (error: unknown): Settled => ({ ok: false, error }),
-          ),
+        this.pool.query(statement.text, statement.values as unknown[]).then(
+          (result): Settled => ({ ok: true, result }),
+          (error: unknown): Settled => ({ ok: false, error }),
+        ),
       ),
     );
   }
@@ -120,15 +135,25 @@ const nameOf = (text: string): string => {
   return name;
 };
 
-/** The names prepared on each connection of the pool (a closed connection takes its set with it). */
-const preparedOnClient = new WeakMap<pg.PoolClient, Set<string>>();
-const preparedOn = (client: pg.PoolClient): Set<string> => {
-  let prepared = preparedOnClient.get(client);
-  if (prepared === undefined) {
-    prepared = new Set();
-    preparedOnClient.set(client, prepared);
+/**
+ * A prepared statement's generic plan is made from the tables as they were when it was planned, and
+ * Postgres makes it again only after an ANALYZE (autovacuum: at most once a minute). A young
+ * database's tables grow a thousandfold in that minute (a plan made on 10 rows reads all of them
+ * where an index would read one), so each connection prepares a statement again after 10, 100,
+ * 1,000, ... runs: a new plan for each tenfold, and one per 100,000 runs once the tables are grown.
+ */
+const FIRST_REPLAN = 10;
+const LAST_REPLAN = 100_000;
+
+/** The statements prepared on each connection of the pool, with their runs since (a closed connection takes them with it). */
+const plansOnClient = new WeakMap<pg.PoolClient, Map<string, { runs: number; replanAfter: number }>>();
+const plansOn = (client: pg.PoolClient) => {
+  let plans = plansOnClient.get(client);
+  if (plans === undefined) {
+    plans = new Map();
+    plansOnClient.set(client, plans);
   }
-  return prepared;
+  return plans;
 };
 
 /** `EXECUTE name(literals)` (or `EXECUTE name` for a statement without parameters). */
