@@ -33,8 +33,11 @@ const LANES = 2;
  * COMMITTED); a later one sees what an earlier one of the same batch wrote. When Postgres refuses
  * one statement (a deadlock, a constraint), the whole batch rolled back: then each runs again on
  * its own (parameterized, through the pool), so only the caller whose statement fails sees the
- * error; the connection, whose prepared statements are then uncertain, is closed. A connection failure fails the whole batch
- * (its outcome is unknown, as a single statement's would be).
+ * error (a statement alone answers its error at once). A connection whose failed message prepared
+ * something is closed (what it holds is then uncertain). A connection failure fails the whole
+ * batch (its outcome is unknown, as a single statement's would be). Prepared statements are state
+ * of the database session: Leadgate needs session-level connections (a pooler in transaction mode
+ * would reset them; SqlBatch then falls back to plain statements, one commit each).
  *
  * For statements that each commit on their own (the job runner's hot path: claims, finishes,
  * side-effect records, lead upserts); never for a statement that must not share a transaction,
@@ -65,27 +68,35 @@ export class SqlBatch {
     try {
       return (await this.execute(statements)).map((result) => ({ ok: true, result }));
     } catch (error) {
-      // Refused by Postgres (the batch rolled back), or a value without a literal: each on its own.
-      if (!(error instanceof pg.DatabaseError || error instanceof TypeError || error instanceof RangeError))
-        throw error;
-      if (statements.length === 1) return [{ ok: false, error }];
+      if (!(error instanceof pg.DatabaseError || error instanceof TypeError)) throw error;
+      // A statement alone that Postgres refused answers its own error, unless the refusal was of
+      // the prepared path itself (or a value without a literal): then it runs as a plain statement.
+      if (
+        statements.length === 1 &&
+        error instanceof pg.DatabaseError &&
+        !PREPARED_PATH.has(error.code ?? "")
+      )
+        return [{ ok: false, error }];
+      // Refused by Postgres (the batch rolled back): each on its own, so only its caller fails.
       return this.oneByOne(statements);
     }
   }
 
   /** The statements as one message of EXECUTEs on one connection (preparing what it has not prepared). */
   private async execute(statements: Statement[]): Promise<pg.QueryResult[]> {
+    // The literals first: a value without one fails here, before any connection is taken.
+    const executes = statements.map((statement) => executed(nameOf(statement.text), statement.values));
     const client = await this.pool.connect();
     let broken: Error | undefined;
     // A checked-out connection reports its failure (Postgres stopped, the socket cut) as an `error`
     // event besides failing the query: unheard, that event would end the process.
     const lost = (error: Error) => (broken = error);
     client.on("error", lost);
+    const plans = plansOn(client);
+    const fresh = new Map<string, number>(); // name -> runs until its next replanning
     try {
-      const plans = plansOn(client);
-      const fresh = new Map<string, number>(); // name -> runs until its next replanning
       const parts: string[] = [];
-      for (const statement of statements) {
+      statements.forEach((statement, index) => {
         const name = nameOf(statement.text);
         const plan = plans.get(name);
         if (!fresh.has(name) && (plan === undefined || plan.runs >= plan.replanAfter)) {
@@ -93,18 +104,25 @@ export class SqlBatch {
           parts.push(`PREPARE ${name} AS ${statement.text}`);
           fresh.set(name, plan ? Math.min(plan.replanAfter * 10, LAST_REPLAN) : FIRST_REPLAN);
         }
-        parts.push(executed(name, statement.values));
-      }
-      const answered = (await client.query(parts.join(";\n"))) as unknown as pg.QueryResult | pg.QueryResult[];
+        parts.push(executes[index]!);
+      });
+      // A line break before each `;`: a text ending in a `--` comment cannot swallow it.
+      const answered = (await client.query(parts.join("\n;\n"))) as unknown as
+        pg.QueryResult | pg.QueryResult[];
       for (const [name, replanAfter] of fresh) plans.set(name, { runs: 0, replanAfter });
       for (const statement of statements) plans.get(nameOf(statement.text))!.runs++;
-      return (Array.isArray(answered) ? answered : [answered]).filter(
+      const results = (Array.isArray(answered) ? answered : [answered]).filter(
         (result) => result.command !== "PREPARE" && result.command !== "DEALLOCATE",
       );
+      if (results.length !== statements.length) {
+        throw new Error(`a batch of ${statements.length} statements answered ${results.length} results`);
+      }
+      return results;
     } catch (error) {
-      // What the message prepared before it failed is uncertain (a PREPARE outlives a rolled-back
-      // statement): the connection goes, with everything it had prepared.
-      broken = error as Error;
+      // What a message that prepared something prepared before it failed is uncertain (a PREPARE
+      // outlives a rolled-back statement): that connection goes, with everything it had prepared.
+      // A message of EXECUTEs alone changed nothing of it: the connection stays.
+      if (fresh.size > 0 || !(error instanceof pg.DatabaseError)) broken = error as Error;
       throw error;
     } finally {
       client.off("error", lost);
@@ -144,6 +162,14 @@ const nameOf = (text: string): string => {
  */
 const FIRST_REPLAN = 10;
 const LAST_REPLAN = 100_000;
+
+/**
+ * Refusals of the prepared path itself, not of the statement: a prepared statement missing or
+ * already there (the connection's session was reset under it: a transaction-mode pooler such as
+ * PgBouncer's, which Leadgate does not support, does that), or a plan whose result type changed
+ * (a migration while running). A statement refused so runs again as a plain statement.
+ */
+const PREPARED_PATH = new Set(["26000", "42P05", "0A000"]);
 
 /** The statements prepared on each connection of the pool, with their runs since (a closed connection takes them with it). */
 const plansOnClient = new WeakMap<pg.PoolClient, Map<string, { runs: number; replanAfter: number }>>();

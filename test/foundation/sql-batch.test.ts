@@ -92,12 +92,47 @@ describe("SQL batch", () => {
     );
     expect(rows.map((row) => row.id)).toEqual([100, 101, 102]);
 
-    // The refused batch's connection is gone with what it had prepared: the same statements batch again.
-    const again = Array.from({ length: 3 }, () => batch.query("SELECT pg_sleep(0.3)"));
+    // The refused batch's connection went with what it had prepared: the same statements go in one
+    // batch again (one commit), not one by one.
+    const before = await commits();
+    const again = Array.from({ length: 2 }, () => batch.query("SELECT pg_sleep(0.3)"));
     const retried = await Promise.all(
-      [103, 104, 105].map((id) => batch.query("INSERT INTO batch_probe (id, note) VALUES ($1, 'new')", [id])),
+      [103, 104, 105, 106, 107, 108].map((id) =>
+        batch.query("INSERT INTO batch_probe (id, note) VALUES ($1, 'new')", [id]),
+      ),
     );
     await Promise.all(again);
-    expect(retried.map((result) => result.rowCount)).toEqual([1, 1, 1]);
+    expect(retried.map((result) => result.rowCount)).toEqual([1, 1, 1, 1, 1, 1]);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await commits()) - before).toBeLessThan(6);
+  });
+
+  const backend = async () =>
+    (await batch.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+
+  it("a statement alone that Postgres refuses answers its own error, and its connection stays", async () => {
+    const insert = "INSERT INTO batch_probe (id, note) VALUES ($1, 'alone')";
+    await batch.query(insert, [200]); // prepared on this connection
+    const pid = await backend();
+    await expect(batch.query(insert, [200])).rejects.toMatchObject({ code: "23505" });
+    expect(await backend()).toBe(pid);
+  });
+
+  it("prepares a statement again on its connection after 10 and 100 runs, answering right throughout", async () => {
+    const pid = await backend();
+    const text = "SELECT $1::int + 1 AS next, 'replan probe' AS probe";
+    const preparedAt = async () =>
+      (
+        await batch.query<{ at: Date }>(
+          "SELECT prepare_time AS at FROM pg_prepared_statements WHERE statement LIKE '%replan probe%' AND statement NOT LIKE '%pg_prepared_statements%'",
+        )
+      ).rows[0]!.at;
+    await batch.query(text, [0]);
+    const first = await preparedAt();
+    for (let i = 1; i <= 120; i++) {
+      expect((await batch.query<{ next: number }>(text, [i])).rows[0]!.next).toBe(i + 1);
+    }
+    expect((await preparedAt()).getTime()).toBeGreaterThan(first.getTime());
+    expect(await backend()).toBe(pid); // the same connection all along: nothing failed
   });
 });

@@ -107,7 +107,10 @@ describe("provider quotas: per-second pacing and a provider's 429", () => {
   const workers: Spawned[] = [];
   beforeAll(async () => {
     // LOG_LEVEL=debug: each worker logs every job it finishes (which shows that both took part).
-    workers.push(app.spawn("dist/worker.js", { LOG_LEVEL: "debug" }), app.spawn("dist/worker.js", { LOG_LEVEL: "debug" }));
+    workers.push(
+      app.spawn("dist/worker.js", { LOG_LEVEL: "debug" }),
+      app.spawn("dist/worker.js", { LOG_LEVEL: "debug" }),
+    );
     await Promise.all(workers.map((worker) => worker.waitFor(/worker started/)));
   });
 

@@ -334,7 +334,13 @@ export class JobStateMachine {
               EXISTS (SELECT 1 FROM jobs d WHERE d.tenant_id = m.tenant_id AND d.receipt_id = m.receipt_id
                         AND d.operation = ANY(m.dependents) AND d.status IN ('queued', 'retrying', 'running')) AS unsettled
        FROM moved m`,
-      [JSON.stringify(input), from("succeed"), from("release", ["waiting"]), ALLOWANCES, jobs.map((job) => job.id)],
+      [
+        JSON.stringify(input),
+        from("succeed"),
+        from("release", ["waiting"]),
+        ALLOWANCES,
+        jobs.map((job) => job.id),
+      ],
     );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return jobs.map((job) => byId.get(job.id));
