@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from "@nestjs/common";
+import { Periodic } from "../common/periodic.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { Metrics } from "../observability/metrics.js";
@@ -31,8 +32,7 @@ const DEPENDENCY_GRACE_MS = 30_000;
 @Injectable()
 export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger("dispatcher");
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<unknown> | undefined;
+  private readonly ticks = new Periodic(() => this.tick());
 
   constructor(
     private readonly state: JobStateMachine,
@@ -42,14 +42,11 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.ticking ??= this.tick().finally(() => (this.ticking = undefined));
-    }, this.config.dispatcherIntervalMs);
+    this.ticks.start(this.config.dispatcherIntervalMs);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.ticking;
+  onModuleDestroy(): Promise<void> {
+    return this.ticks.stop();
   }
 
   async tick(): Promise<void> {

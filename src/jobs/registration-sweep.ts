@@ -7,6 +7,7 @@
 // replicas may sweep: starting a sync locks the connection, and one on its way blocks another.
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
 import { classify } from "../common/outbound/errors.js";
+import { Periodic } from "../common/periodic.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { JobQueue } from "./job-queue.js";
 import { ProviderSyncJobs, type SyncTarget } from "./provider-sync.js";
@@ -19,8 +20,7 @@ const BATCH = 100;
 @Injectable()
 export class RegistrationSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger("registration-sweep");
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> | undefined;
+  private readonly sweeps = new Periodic(() => this.sweep());
 
   constructor(
     private readonly prisma: PrismaService,
@@ -29,14 +29,11 @@ export class RegistrationSweep implements OnApplicationBootstrap, OnModuleDestro
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
-    }, SWEEP_INTERVAL_MS);
+    this.sweeps.start(SWEEP_INTERVAL_MS);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+  onModuleDestroy(): Promise<void> {
+    return this.sweeps.stop();
   }
 
   /** Starts the due re-syncs; answers how many connections were due. */

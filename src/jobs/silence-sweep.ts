@@ -15,6 +15,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
 import { AlertBook } from "../alerts/alert-book.js";
 import { classify } from "../common/outbound/errors.js";
+import { Periodic } from "../common/periodic.js";
 import { PrismaService } from "../database/prisma.service.js";
 
 export const SILENCE_HISTORY = 50;
@@ -35,8 +36,14 @@ interface Silent {
 @Injectable()
 export class SilenceSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger("silence-sweep");
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> | undefined;
+  private readonly sweeps = new Periodic(() =>
+    this.run(new Date()).catch((error: unknown) =>
+      this.logger.warn({
+        msg: "silence sweep failed; the next one retries",
+        errorCode: classify(error).code,
+      }),
+    ),
+  );
 
   constructor(
     private readonly prisma: PrismaService,
@@ -44,21 +51,11 @@ export class SilenceSweep implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.sweeping ??= this.run(new Date())
-        .catch((error: unknown) =>
-          this.logger.warn({
-            msg: "silence sweep failed; the next one retries",
-            errorCode: classify(error).code,
-          }),
-        )
-        .finally(() => (this.sweeping = undefined));
-    }, SILENCE_SWEEP_MS);
+    this.sweeps.start(SILENCE_SWEEP_MS);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+  onModuleDestroy(): Promise<void> {
+    return this.sweeps.stop();
   }
 
   /** Applies the rule at `now`: answers the connections found silent and how many alerts it resolved. */

@@ -12,6 +12,7 @@ import {
   type OnModuleDestroy,
 } from "@nestjs/common";
 import { classify } from "../common/outbound/errors.js";
+import { Periodic } from "../common/periodic.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { ProviderTokens } from "../connections/provider-tokens.js";
@@ -26,8 +27,9 @@ const BATCH = 50;
 @Injectable()
 export class TokenRefreshSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger("token-sweep");
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> | undefined;
+  private readonly sweeps = new Periodic(() =>
+    Promise.all([this.sweep(), this.cleanUp(), this.pruneAttempts()]),
+  );
 
   constructor(
     private readonly prisma: PrismaService,
@@ -37,16 +39,11 @@ export class TokenRefreshSweep implements OnApplicationBootstrap, OnModuleDestro
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.sweeping ??= Promise.all([this.sweep(), this.cleanUp(), this.pruneAttempts()]).finally(
-        () => (this.sweeping = undefined),
-      );
-    }, SWEEP_INTERVAL_MS);
+    this.sweeps.start(SWEEP_INTERVAL_MS);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+  onModuleDestroy(): Promise<void> {
+    return this.sweeps.stop();
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   type OnModuleDestroy,
 } from "@nestjs/common";
 import { classify } from "../common/outbound/errors.js";
+import { Periodic } from "../common/periodic.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { Transactions } from "../database/transactions.js";
@@ -27,8 +28,7 @@ export const tickKey = (connectionId: string, tick: number | string) =>
 @Injectable()
 export class ReconciliationSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger("reconcile-sweep");
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<unknown> | undefined;
+  private readonly sweeps = new Periodic(() => this.sweep());
 
   constructor(
     private readonly transactions: Transactions,
@@ -38,15 +38,11 @@ export class ReconciliationSweep implements OnApplicationBootstrap, OnModuleDest
   ) {}
 
   onApplicationBootstrap(): void {
-    const every = Math.min(SWEEP_MS, (this.config.reconcileIntervalSeconds * 1000) / 10);
-    this.timer = setInterval(() => {
-      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
-    }, every);
+    this.sweeps.start(Math.min(SWEEP_MS, (this.config.reconcileIntervalSeconds * 1000) / 10));
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+  onModuleDestroy(): Promise<void> {
+    return this.sweeps.stop();
   }
 
   /**
