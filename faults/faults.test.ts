@@ -54,7 +54,12 @@ describe("fault injection", () => {
     thumbtack.received.length = 0;
     crm.received.length = 0;
     const { url, sql } = await services.database();
-    const lg = new Leadgate(services, url, { THUMBTACK_API_BASE_URL: thumbtack.url, ...env });
+    // The longest reconciliation schedule: no scheduled run lands among the jobs a scenario counts.
+    const lg = new Leadgate(services, url, {
+      THUMBTACK_API_BASE_URL: thumbtack.url,
+      RECONCILE_INTERVAL_SECONDS: String(7 * 86_400),
+      ...env,
+    });
     const api = await lg.startApi();
     const admin = (path: string, body: unknown, key = OPERATOR_KEY) =>
       fetch(`${api.url}${path}`, {
