@@ -9,7 +9,14 @@ import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { ADMIN_URL, LOOPBACK_CRM_ENV, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import {
+  ADMIN_URL,
+  LOOPBACK_CRM_ENV,
+  createConnection,
+  dropRedisKeys,
+  freshDatabase,
+  start,
+} from "./processes.mjs";
 
 const EVENTS = Number(process.env.BENCH_ALERT_EVENTS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ALERT_ROUNDS ?? 2);
@@ -59,15 +66,7 @@ async function run(alerting, crm, receiver) {
     DISPATCHER_INTERVAL_MS: "500",
     ...LOOPBACK_CRM_ENV,
   };
-  const connection = JSON.parse(
-    execFileSync(process.execPath, ["bench/create-connection.mjs"], {
-      env: { ...process.env, ...env, BENCH_CRM_URL: `${crm.url}/crm` },
-      encoding: "utf8",
-    })
-      .trim()
-      .split("\n")
-      .pop(),
-  );
+  const connection = createConnection(env, `${crm.url}/crm`);
   const api = await start("dist/main.js", env, /api listening/);
   const worker = await start("dist/worker.js", env, /worker started/);
   try {

@@ -18,6 +18,7 @@ import pg from "pg";
 import {
   LOOPBACK_CRM_ENV,
   RUN_ID,
+  createConnection,
   dropDatabase,
   dropRedisKeys,
   freePort,
@@ -167,15 +168,7 @@ async function runLeadgate(round) {
     WEBHOOK_RATE_LIMIT: "10000000", // one connection sends the whole load
     ...LOOPBACK_CRM_ENV,
   };
-  const connection = JSON.parse(
-    execFileSync(process.execPath, ["bench/create-connection.mjs"], {
-      env: { ...process.env, ...env, BENCH_CRM_URL: crm.url },
-      encoding: "utf8",
-    })
-      .trim()
-      .split("\n")
-      .pop(),
-  );
+  const connection = createConnection(env, crm.url);
   const api = await start("dist/main.js", env, /api listening/);
   const worker = await start("dist/worker.js", env, /worker started/);
   const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });

@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { LOOPBACK_CRM_ENV, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { LOOPBACK_CRM_ENV, createConnection, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_FAIRNESS_SECONDS ?? 45);
 const RATE = Number(process.env.BENCH_FAIRNESS_RATE ?? 10); // events/s per tenant
@@ -35,18 +35,6 @@ async function crm(mode) {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, arrived, url: `http://127.0.0.1:${server.address().port}/crm` };
-}
-
-function createConnection(env, crmUrl) {
-  return JSON.parse(
-    execFileSync(process.execPath, ["bench/create-connection.mjs"], {
-      env: { ...process.env, ...env, BENCH_CRM_URL: crmUrl },
-      encoding: "utf8",
-    })
-      .trim()
-      .split("\n")
-      .pop(),
-  );
 }
 
 async function main() {

@@ -1,7 +1,7 @@
 // Starting Leadgate's processes for the benchmarks. Their output goes to a file, not a pipe: a
 // process writing to a pipe blocks when the reader falls behind (stdout pipes are synchronous on
 // Linux), and the benchmark would then measure its own reading instead of the service.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createServer } from "node:net";
@@ -34,6 +34,15 @@ export async function start(script, env, readyPattern, timeoutMs = 30_000) {
     }
     await sleep(50);
   }
+}
+
+/** A tenant and a Static Forms connection (bench/create-connection.mjs with `env`, delivering to `crmUrl` when given): what it prints. */
+export function createConnection(env, crmUrl) {
+  const out = execFileSync(process.execPath, ["bench/create-connection.mjs"], {
+    env: { ...process.env, ...env, ...(crmUrl === undefined ? {} : { BENCH_CRM_URL: crmUrl }) },
+    encoding: "utf8",
+  });
+  return JSON.parse(out.trim().split("\n").pop());
 }
 
 /** The benches' CRMs listen on loopback over http: what Leadgate must be told to call them. */

@@ -3,7 +3,7 @@
 // connections, 10 s each) and prints both medians and their ratio. Prints figures, asserts nothing.
 // Needs `npm run build` (done by `npm run bench`) and local Postgres and Redis.
 import { execFileSync } from "node:child_process";
-import { LOOPBACK_CRM_ENV, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { LOOPBACK_CRM_ENV, createConnection, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -17,14 +17,6 @@ function load(url, authorization) {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-async function createConnection(env) {
-  const out = execFileSync(process.execPath, ["bench/create-connection.mjs"], {
-    env: { ...process.env, ...env },
-    encoding: "utf8",
-  });
-  return JSON.parse(out.trim().split("\n").pop());
-}
 
 async function main() {
   const leadgateDb = await freshDatabase("leadgate_bench");
@@ -42,7 +34,7 @@ async function main() {
     WEBHOOK_RATE_LIMIT: process.env.BENCH_RATE_LIMIT ?? "10000000",
     ...LOOPBACK_CRM_ENV,
   };
-  const connection = await createConnection(env);
+  const connection = createConnection(env);
   const leadgate = await start("dist/main.js", env, /api listening/);
   const peer = await start("bench/peer.mjs", { DATABASE_URL: peerDb, PORT: "8787" }, /peer listening/);
   const targets = {

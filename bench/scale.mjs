@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import pg from "pg";
-import { LOOPBACK_CRM_ENV, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { LOOPBACK_CRM_ENV, createConnection, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -34,15 +34,7 @@ async function prepare(name, port, fill) {
     WEBHOOK_RATE_LIMIT: "10000000",
     ...LOOPBACK_CRM_ENV,
   };
-  const connection = JSON.parse(
-    execFileSync(process.execPath, ["bench/create-connection.mjs"], {
-      env: { ...process.env, ...env },
-      encoding: "utf8",
-    })
-      .trim()
-      .split("\n")
-      .pop(),
-  );
+  const connection = createConnection(env);
   if (fill) {
     const started = Date.now();
     const sql = new pg.Client({ connectionString: url });
