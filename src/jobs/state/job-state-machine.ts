@@ -109,6 +109,13 @@ export function insertJobsSql(source: string): string {
   RETURNING id, receipt_id, job_key, operation, status`;
 }
 
+/** A retry, die or block of a job that ran: how its attempt ended. */
+interface FinishOf {
+  job: ClaimedJob;
+  transition: Exclude<Finish, "succeed">;
+  result: { outcome: AttemptOutcome; errorCode: string; nextAttemptAt?: Date };
+}
+
 /** What a succeed did besides moving the job: the dependents it released, and whether one may still be on its way to waiting. */
 interface Closed {
   released: EnqueueableJob[];
@@ -151,6 +158,11 @@ export class JobStateMachine {
   private readonly succeeds = new NaturalBatcher<ClaimedJob, Closed | undefined>(
     (jobs) => this.succeedMany(jobs),
     oneStatementPerBatch((job: ClaimedJob) => job.id),
+  );
+
+  private readonly finishes = new NaturalBatcher<FinishOf, boolean>(
+    (finishes) => this.finishMany(finishes),
+    oneStatementPerBatch((finish: FinishOf) => finish.job.id),
   );
 
   constructor(
@@ -269,16 +281,18 @@ export class JobStateMachine {
   }
 
   /**
-   * retry / die / block: closes the attempt that ran and moves the job on, in one statement. Only
-   * this run's attempt of a `running` job moves (`attempts` matches); the attempt row changes only
-   * with it, so a late finish of a run taken over as abandoned changes nothing.
+   * retry / die / block: closes the attempt that ran and moves the job on, in one statement with
+   * the other finishes of its batch (so the dead jobs of a batch count on their group alert at
+   * once: the statement trigger jobs_alerts). Only this run's attempt of a `running` job moves
+   * (`attempts` matches); the attempt row changes only with it, so a late finish of a run taken
+   * over as abandoned changes nothing.
    */
   async finish(
     job: ClaimedJob,
-    transition: Exclude<Finish, "succeed">,
-    result: { outcome: AttemptOutcome; errorCode: string; nextAttemptAt?: Date },
+    transition: FinishOf["transition"],
+    result: FinishOf["result"],
   ): Promise<boolean> {
-    return (await this.close(job, transition, result)) !== undefined;
+    return this.applied(job, transition, (await this.finishes.submit({ job, transition, result })) ? 1 : 0);
   }
 
   /**
@@ -346,52 +360,43 @@ export class JobStateMachine {
     return jobs.map((job) => byId.get(job.id));
   }
 
-  private async close(
-    job: ClaimedJob,
-    transition: Finish,
-    result: { outcome: AttemptOutcome; errorCode?: string; nextAttemptAt?: Date },
-  ): Promise<{ released: EnqueueableJob[]; unsettled: boolean } | undefined> {
-    const { to } = TRANSITIONS[transition];
-    const terminal = transition === "succeed" || transition === "die";
-    const dependents = transition === "succeed" && job.receiptId !== null ? dependentsOf(job.operation) : [];
-    const { rows } = await this.sql.query<Moved & { released: EnqueueableJob[]; unsettled: boolean }>(
-      `WITH moved AS (
-         UPDATE jobs SET status = $6, updated_at = now(), waiting_since = NULL,
-                next_attempt_at = COALESCE($7::timestamptz, next_attempt_at),
-                last_error_code = CASE WHEN $3 = 'succeeded' THEN last_error_code ELSE $4 END,
-                last_error_at = CASE WHEN $3 = 'succeeded' THEN last_error_at ELSE now() END,
-                completed_at = CASE WHEN $8 THEN now() ELSE completed_at END
-         WHERE id = $1::uuid AND tenant_id = $5::uuid AND status = ANY($10::text[]) AND attempts = $9
-         RETURNING id, receipt_id
+  /** retry / die / block, of the jobs of one batch in one statement (answers, per job, whether it moved). */
+  private async finishMany(finishes: FinishOf[]): Promise<boolean[]> {
+    const input = finishes.map(({ job, transition, result }) => ({
+      id: job.id,
+      tenant_id: job.tenantId,
+      attempt_id: job.attemptId,
+      attempts: job.attempts,
+      sources: from(transition),
+      status: TRANSITIONS[transition].to,
+      outcome: result.outcome,
+      error_code: result.errorCode,
+      next_attempt_at: result.nextAttemptAt ?? null,
+    }));
+    const { rows } = await this.sql.query<{ id: string }>(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(id uuid, tenant_id uuid, attempt_id uuid, attempts int,
+           sources text[], status text, outcome text, error_code text, next_attempt_at timestamptz)
+       ), moved AS (
+         UPDATE jobs SET status = i.status, updated_at = now(), waiting_since = NULL,
+                next_attempt_at = COALESCE(i.next_attempt_at, jobs.next_attempt_at),
+                last_error_code = i.error_code, last_error_at = now(),
+                completed_at = CASE WHEN i.status = 'dead' THEN now() ELSE jobs.completed_at END
+         FROM input i
+         WHERE jobs.id = ANY($2::uuid[]) AND jobs.id = i.id AND jobs.tenant_id = i.tenant_id
+           AND jobs.status = ANY(i.sources) AND jobs.attempts = i.attempts
+         RETURNING jobs.id
        ), attempt AS (
-         UPDATE job_attempts SET finished_at = now(), outcome = $3, error_code = $4,
-                duration_ms = (extract(epoch FROM now() - started_at) * 1000)::int
-         WHERE id = $2::uuid AND tenant_id = $5::uuid AND EXISTS (SELECT 1 FROM moved)
-       ), released AS (
-         ${RELEASE_DEPENDENTS({ tenant: "$5", receipt: "(SELECT receipt_id FROM moved)", operations: "$11", from: "$12", allowances: "$13" })}
+         UPDATE job_attempts a SET finished_at = now(), outcome = i.outcome, error_code = i.error_code,
+                duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
+         FROM input i JOIN moved m ON m.id = i.id
+         WHERE a.id = i.attempt_id AND a.tenant_id = i.tenant_id
        )
-       SELECT (SELECT count(*) FROM moved)::int AS moved,
-              COALESCE((SELECT json_agg(released) FROM released), '[]'::json) AS released,
-              EXISTS (SELECT 1 FROM jobs WHERE tenant_id = $5::uuid AND receipt_id = (SELECT receipt_id FROM moved)
-                        AND operation = ANY($11::text[]) AND status IN ('queued', 'retrying', 'running')) AS unsettled`,
-      [
-        job.id,
-        job.attemptId,
-        result.outcome,
-        result.errorCode ?? null,
-        job.tenantId,
-        to,
-        result.nextAttemptAt ?? null,
-        terminal,
-        job.attempts,
-        from(transition),
-        dependents,
-        from("release", ["waiting"]),
-        ALLOWANCES,
-      ],
+       SELECT id FROM moved`,
+      [JSON.stringify(input), finishes.map(({ job }) => job.id)],
     );
-    const row = rows[0];
-    return this.applied(job, transition, row?.moved) ? row : undefined;
+    const moved = new Set(rows.map((row) => row.id));
+    return finishes.map(({ job }) => moved.has(job.id));
   }
 
   /** release: the jobs of `job`'s receipt that wait for it (see succeed). */
