@@ -1,8 +1,9 @@
 // The alert book: opening, counting and resolving alerts. Causes recorded in Postgres open and
-// resolve their alerts themselves, in the statement that records them (triggers of migration
-// 20261202020000_alerts: dead jobs, connection status and grant, circuit openings, payload
-// conflicts; and registration.error / webhooks.missing by the statements that record a registration
-// outcome or a reconciliation run, through the same SQL functions). Conditions found elsewhere come
+// resolve their alerts themselves, in the statement that records them (triggers of migrations
+// 20261202020000_alerts and 20261204000000_dead_job_alerts_per_statement: dead jobs, once per
+// statement and group, connection status and grant, circuit openings, payload conflicts; and
+// registration.error / webhooks.missing by the statements that record a registration outcome or a
+// reconciliation run, through the same SQL functions). Conditions found elsewhere come
 // through here, in the caller's transaction when they have one: a silent connection
 // (src/jobs/silence-sweep.ts), an operator's acknowledge and resolve:
 //
