@@ -109,6 +109,16 @@ export function insertJobsSql(source: string): string {
   RETURNING id, receipt_id, job_key, operation, status`;
 }
 
+/**
+ * Closes the attempt rows of the jobs a batch statement moved (CTEs `input` i, with attempt_id and
+ * tenant_id, and `moved` m, with id), with `outcome` and `errorCode` (SQL expressions over i).
+ */
+const CLOSE_ATTEMPTS = (outcome: string, errorCode: string) => `UPDATE job_attempts a
+  SET finished_at = now(), outcome = ${outcome}, error_code = ${errorCode},
+      duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
+  FROM input i JOIN moved m ON m.id = i.id
+  WHERE a.id = i.attempt_id AND a.tenant_id = i.tenant_id`;
+
 /** A retry, die or block of a job that ran: how its attempt ended. */
 interface FinishOf {
   job: ClaimedJob;
@@ -331,10 +341,7 @@ export class JobStateMachine {
            AND jobs.status = ANY($2::text[]) AND jobs.attempts = i.attempts
          RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, i.dependents
        ), attempt AS (
-         UPDATE job_attempts a SET finished_at = now(), outcome = 'succeeded', error_code = NULL,
-                duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
-         FROM input i JOIN moved m ON m.id = i.id
-         WHERE a.id = i.attempt_id AND a.tenant_id = i.tenant_id
+         ${CLOSE_ATTEMPTS("'succeeded'", "NULL")}
        ), released AS (
          UPDATE jobs SET ${REQUEUE_SET("$4")}
          FROM moved m
@@ -387,10 +394,7 @@ export class JobStateMachine {
            AND jobs.status = ANY(i.sources) AND jobs.attempts = i.attempts
          RETURNING jobs.id
        ), attempt AS (
-         UPDATE job_attempts a SET finished_at = now(), outcome = i.outcome, error_code = i.error_code,
-                duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
-         FROM input i JOIN moved m ON m.id = i.id
-         WHERE a.id = i.attempt_id AND a.tenant_id = i.tenant_id
+         ${CLOSE_ATTEMPTS("i.outcome", "i.error_code")}
        )
        SELECT id FROM moved`,
       [JSON.stringify(input), finishes.map(({ job }) => job.id)],
