@@ -16,9 +16,14 @@ import {
   type JobConnection,
   JobContextLoader,
 } from "./job-context.js";
-import type { Operation } from "./operations.js";
+import { dependentsOf, type Operation } from "./operations.js";
 import type { Processor } from "./processor.js";
-import { ABANDONED_AFTER_MS, type ClaimedJob, JobStateMachine } from "./state/job-state-machine.js";
+import {
+  ABANDONED_AFTER_MS,
+  type ClaimedJob,
+  JobStateMachine,
+  type ReleasedJob,
+} from "./state/job-state-machine.js";
 import { type JobStatus, TRANSITIONS } from "./state/job-states.js";
 
 /** A run says it is alive three times per abandonment period. */
@@ -80,11 +85,15 @@ export class JobRunner {
       if (waitMs !== undefined) throw new RetryScheduled("job_running", waitMs + 1_000);
       return; // finished, waiting, held, blocked or cancelled: nothing to do
     }
-    const { job } = claimed;
+    await this.runClaimed(processor, claimed.job, claimed.context);
+  }
+
+  /** Runs the attempt of a job claimed for this process, with `row` its receipt and connection. */
+  private async runClaimed(processor: Processor<AnyJobContext>, job: ClaimedJob, row: ContextRow) {
     // A long run must not look abandoned: it says it is alive every HEARTBEAT_MS.
     const heartbeat = setInterval(() => void this.state.heartbeat(job).catch(() => undefined), HEARTBEAT_MS);
     try {
-      await this.attempt(processor, job, claimed.context);
+      await this.attempt(processor, job, row);
     } finally {
       clearInterval(heartbeat);
     }
@@ -162,30 +171,34 @@ export class JobRunner {
       recorded(retrying, "retrying", () => this.logger.log({ msg: "job will retry", ...outcome, delayMs }));
       throw new RetryScheduled(failure.code, delayMs);
     }
-    const released = await this.state.succeed(job);
+    // The jobs that wait for this one are released and claimed by the same statement when this
+    // process runs them all (a CRM delivery after its lead-upsert).
+    const claimReleased = dependentsOf(job.operation).every((dependent) => this.processors.has(dependent));
+    const released = await this.state.succeed(job, claimReleased);
     recorded(released !== undefined, "succeeded", () =>
       this.logger.debug({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() }),
     );
-    // The jobs that waited for this one (released by the same statement) run now, here.
-    if (released?.length) await this.runReleased(released);
+    if (released?.length) await this.runReleased(released, row);
   }
 
   /**
    * Runs released jobs in this process at once, without a round trip through BullMQ (a CRM delivery
-   * after its lead-upsert): claim decides, as for any run. Such a run has no BullMQ job behind it:
+   * after its lead-upsert): one claimed by the release itself runs with its dependency's receipt and
+   * connection (`row`: the same receipt, read when the dependency was claimed); the others are
+   * claimed here first, and claim decides, as for any run. Such a run has no BullMQ job behind it:
    * a retry it schedules is handed to BullMQ with its delay; a run that failed otherwise (the
    * database or Redis failing under it) is handed to BullMQ, which tries again as for any run.
    * Should this process die first, the dispatcher enqueues what it left: queued jobs when due,
    * running ones once they stopped being renewed (STALE_RUNNING_MS).
    */
-  private async runReleased(jobs: EnqueueableJob[]): Promise<void> {
+  private async runReleased(jobs: ReleasedJob[], row: ContextRow): Promise<void> {
     const handOver: EnqueueableJob[] = [];
     await Promise.all(
-      jobs.map(async (job) => {
+      jobs.map(async ({ claimed, ...job }) => {
         const processor = this.processors.get(job.operation);
         if (!processor) return void handOver.push(job);
         try {
-          await this.run(processor, job.id);
+          await (claimed ? this.runClaimed(processor, claimed, row) : this.run(processor, job.id));
         } catch (error) {
           if (error instanceof RetryScheduled) return this.queue.enqueue([job], error.delayMs);
           // Dead or blocked, recorded with its attempt: nothing left to run.

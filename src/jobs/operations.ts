@@ -59,6 +59,11 @@ export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   reconciliation: { scope: "connection", attempts: 5, concurrency: 4 },
 };
 
+/** The operations that run after `operation` (OperationSettings.after). */
+export function dependentsOf(operation: Operation): Operation[] {
+  return OPERATIONS.filter((dependent) => OPERATION_SETTINGS[dependent].after === operation);
+}
+
 /** The readable, deterministic job key kept in Postgres: `<operation>:<scope key>`. */
 export function jobKey(operation: Operation, scopeKey: string): string {
   return `${operation}:${scopeKey}`;

@@ -10,7 +10,7 @@ import { PrismaService } from "../../database/prisma.service.js";
 import type { Tx } from "../../database/transactions.js";
 import { Metrics } from "../../observability/metrics.js";
 import type { EnqueueableJob } from "../job-queue.js";
-import { type Operation, OPERATION_SETTINGS } from "../operations.js";
+import { dependentsOf, type Operation, OPERATION_SETTINGS } from "../operations.js";
 import {
   type JobStatus,
   sourceStatuses,
@@ -50,11 +50,6 @@ type Finish = Extract<TransitionName, "succeed" | "retry" | "die" | "block">;
 /** The transitions that undo the claim: the job did not run and used no attempt. */
 type Skip = Extract<TransitionName, "hold" | "park" | "cancelRun">;
 
-/** The operations that run after `operation` (OperationSettings.after). */
-const dependentsOf = (operation: Operation) =>
-  Object.entries(OPERATION_SETTINGS).flatMap(([dependent, settings]) =>
-    settings.after === operation ? [dependent] : [],
-  );
 /** The operation each operation runs after, as a jsonb parameter (`$n::jsonb ->> operation`: null for none). */
 const AFTER = JSON.stringify(
   Object.fromEntries(
@@ -74,9 +69,11 @@ const from = sourceStatuses;
 const ALLOWANCES = JSON.stringify(
   Object.fromEntries(Object.entries(OPERATION_SETTINGS).map(([op, settings]) => [op, settings.attempts])),
 );
-const REQUEUE_SET = (allowancesParam: string) => `status = 'queued', waiting_for = NULL, waiting_since = NULL,
+/** A requeue's columns but its status. */
+const REQUEUE_COLUMNS = (allowancesParam: string) => `waiting_for = NULL, waiting_since = NULL,
   next_attempt_at = now(), updated_at = now(), completed_at = NULL,
   max_attempts = jobs.attempts + (${allowancesParam}::jsonb ->> jobs.operation)::int`;
+const REQUEUE_SET = (allowancesParam: string) => `status = 'queued', ${REQUEUE_COLUMNS(allowancesParam)}`;
 
 /**
  * release, of a receipt's jobs of `operations` that wait for a dependency (SQL expressions for each
@@ -126,10 +123,24 @@ interface FinishOf {
   result: { outcome: AttemptOutcome; errorCode: string; nextAttemptAt?: Date };
 }
 
+/**
+ * A job a succeed released: to be enqueued, or, when the succeed was asked to claim what it
+ * releases, already claimed for its first attempt here (`claimed`, as claim answers it).
+ */
+export interface ReleasedJob extends EnqueueableJob {
+  claimed?: ClaimedJob;
+}
+
 /** What a succeed did besides moving the job: the dependents it released, and whether one may still be on its way to waiting. */
 interface Closed {
-  released: EnqueueableJob[];
+  released: ReleasedJob[];
   unsettled: boolean;
+}
+
+/** A succeed, and whether the jobs it releases are claimed by the same statement (they run in this process). */
+interface SucceedOf {
+  job: ClaimedJob;
+  claimReleased: boolean;
 }
 
 /**
@@ -160,14 +171,30 @@ export interface NewJob {
   jobKey: string;
 }
 
+/** A released job as succeedMany's statement answers it (attemptId and startedAt set when it was claimed). */
+type ReleasedRow = Omit<ClaimedJob, "attemptId" | "startedAt" | "dependencyStatus"> & {
+  attemptId: string | null;
+  startedAt: string | null;
+};
+
+function releasedJob({ attemptId, startedAt, ...row }: ReleasedRow): ReleasedJob {
+  const released: ReleasedJob = { id: row.id, jobKey: row.jobKey, operation: row.operation };
+  if (attemptId === null || startedAt === null) return released;
+  // Claimed by the statement that saw its dependency succeed.
+  return {
+    ...released,
+    claimed: { ...row, attemptId, startedAt: new Date(startedAt), dependencyStatus: "succeeded" },
+  };
+}
+
 @Injectable()
 export class JobStateMachine {
   private readonly logger = new Logger("job-state");
   /** claim's batches, by the context columns asked for. */
   private readonly claims = new Map<string, NaturalBatcher<string, ClaimedJob | undefined>>();
-  private readonly succeeds = new NaturalBatcher<ClaimedJob, Closed | undefined>(
-    (jobs) => this.succeedMany(jobs),
-    oneStatementPerBatch((job: ClaimedJob) => job.id),
+  private readonly succeeds = new NaturalBatcher<SucceedOf, Closed | undefined>(
+    (succeeds) => this.succeedMany(succeeds),
+    oneStatementPerBatch((succeed: SucceedOf) => succeed.job.id),
   );
 
   private readonly finishes = new NaturalBatcher<FinishOf, boolean>(
@@ -308,50 +335,65 @@ export class JobStateMachine {
   /**
    * succeed, as `finish`; in the same statement, release: the jobs of its receipt that wait for it
    * (OPERATION_SETTINGS.after) go to queued. Answers them, to be enqueued (undefined: refused).
+   * With `claimReleased`, release and claim are one transition of the same statement: the released
+   * jobs go straight to running with their attempt opened, as claim would leave them (each carries
+   * `claimed`), for the caller to run at once (a CRM delivery in the process that ran its lead-upsert:
+   * one row version and one statement fewer than a release and a claim).
    *
    * A dependent that was queued or running when this statement began may be moving to waiting
    * right now (waitForDependency), unseen by this statement: then one more release runs after it.
    * Its wait cannot slip past that one: the wait reads this job's status under a share lock, so it
    * either sees `succeeded` (and runs instead) or holds this job's row until the wait is committed.
    */
-  async succeed(job: ClaimedJob): Promise<EnqueueableJob[] | undefined> {
-    const closed = await this.succeeds.submit(job);
+  async succeed(job: ClaimedJob, claimReleased = false): Promise<ReleasedJob[] | undefined> {
+    const closed = await this.succeeds.submit({ job, claimReleased });
     if (!this.applied(job, "succeed", closed ? 1 : 0) || !closed) return undefined;
     if (!closed.unsettled) return closed.released;
     return [...closed.released, ...(await this.releaseDependents(job))];
   }
 
-  /** succeed (and release), of the jobs of one batch in one statement. */
-  private async succeedMany(jobs: ClaimedJob[]): Promise<(Closed | undefined)[]> {
-    const input = jobs.map((job) => ({
+  /** succeed (and release, or release and claim), of the jobs of one batch in one statement. */
+  private async succeedMany(succeeds: SucceedOf[]): Promise<(Closed | undefined)[]> {
+    const input = succeeds.map(({ job, claimReleased }) => ({
       id: job.id,
       tenant_id: job.tenantId,
       attempt_id: job.attemptId,
       attempts: job.attempts,
       dependents: job.receiptId !== null ? dependentsOf(job.operation) : [],
+      claim: claimReleased,
     }));
-    const { rows } = await this.sql.query<Closed & { id: string }>(
+    const { rows } = await this.sql.query<{ id: string; unsettled: boolean; released: ReleasedRow[] }>(
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb)
-           AS i(id uuid, tenant_id uuid, attempt_id uuid, attempts int, dependents text[])
+           AS i(id uuid, tenant_id uuid, attempt_id uuid, attempts int, dependents text[], claim boolean)
        ), moved AS (
          UPDATE jobs SET status = 'succeeded', updated_at = now(), waiting_since = NULL, completed_at = now()
          FROM input i
          WHERE jobs.id = ANY($5::uuid[]) AND jobs.id = i.id AND jobs.tenant_id = i.tenant_id
            AND jobs.status = ANY($2::text[]) AND jobs.attempts = i.attempts
-         RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, i.dependents
+         RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, i.dependents, i.claim
        ), attempt AS (
          ${CLOSE_ATTEMPTS("'succeeded'", "NULL")}
        ), released AS (
-         UPDATE jobs SET ${REQUEUE_SET("$4")}
+         -- release (to queued), or release and claim (to running, attempts + 1: as claim leaves a job).
+         UPDATE jobs SET status = CASE WHEN m.claim THEN 'running' ELSE 'queued' END,
+                attempts = jobs.attempts + m.claim::int, ${REQUEUE_COLUMNS("$4")}
          FROM moved m
          WHERE jobs.tenant_id = m.tenant_id AND jobs.receipt_id = m.receipt_id AND jobs.operation = ANY(m.dependents)
            AND jobs.status = ANY($3::text[]) AND jobs.waiting_for = 'dependency'
-         RETURNING jobs.id, jobs.job_key AS "jobKey", jobs.operation, m.id AS "releasedBy"
+         RETURNING jobs.*, m.id AS "releasedBy"
+       ), opened AS (
+         INSERT INTO job_attempts (tenant_id, job_id, number, started_at)
+         SELECT tenant_id, id, attempts, now() FROM released WHERE status = 'running'
+         RETURNING id, job_id, started_at
        )
        SELECT m.id,
-              COALESCE((SELECT json_agg(json_build_object('id', r.id, 'jobKey', r."jobKey", 'operation', r.operation))
-                        FROM released r WHERE r."releasedBy" = m.id), '[]'::json) AS released,
+              COALESCE((SELECT json_agg(json_build_object('id', r.id, 'tenantId', r.tenant_id,
+                          'connectionId', r.connection_id, 'receiptId', r.receipt_id, 'alertId', r.alert_id,
+                          'operation', r.operation, 'jobKey', r.job_key, 'attempts', r.attempts,
+                          'maxAttempts', r.max_attempts, 'attemptId', o.id, 'startedAt', o.started_at))
+                        FROM released r LEFT JOIN opened o ON o.job_id = r.id
+                        WHERE r."releasedBy" = m.id), '[]'::json) AS released,
               EXISTS (SELECT 1 FROM jobs d WHERE d.tenant_id = m.tenant_id AND d.receipt_id = m.receipt_id
                         AND d.operation = ANY(m.dependents) AND d.status IN ('queued', 'retrying', 'running')) AS unsettled
        FROM moved m`,
@@ -360,11 +402,13 @@ export class JobStateMachine {
         from("succeed"),
         from("release", ["waiting"]),
         ALLOWANCES,
-        jobs.map((job) => job.id),
+        succeeds.map(({ job }) => job.id),
       ],
     );
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return jobs.map((job) => byId.get(job.id));
+    const byId = new Map(
+      rows.map(({ id, unsettled, released }) => [id, { unsettled, released: released.map(releasedJob) }]),
+    );
+    return succeeds.map(({ job }) => byId.get(job.id));
   }
 
   /** retry / die / block, of the jobs of one batch in one statement (answers, per job, whether it moved). */
