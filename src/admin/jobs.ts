@@ -60,6 +60,11 @@ const ATTEMPT_VIEW = {
   durationMs: true,
 } satisfies Prisma.JobAttemptSelect;
 
+/** The attempt a running job is in, as its row will read until it ends. */
+function runningAttempt(number: number, startedAt: Date) {
+  return { number, startedAt, finishedAt: null, outcome: null, errorCode: null, durationMs: null };
+}
+
 @Injectable()
 export class JobsAdminRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -81,18 +86,26 @@ export class JobsAdminRepository {
     });
   }
 
-  /** The job with every attempt (`attemptHistory`); undefined when the scope has no such job. */
+  /**
+   * The job with every attempt (`attemptHistory`), the one running now included (its row is written
+   * when it ends: until then it is read off the job); undefined when the scope has no such job.
+   */
   async find(scope: TenantScope, id: string) {
     const job = await this.prisma.job.findFirst({
       where: { ...tenantWhere(scope), id },
       select: {
         ...JOB_VIEW,
+        attemptStartedAt: true,
         attemptRows: { where: tenantWhere(scope), select: ATTEMPT_VIEW, orderBy: { number: "asc" } },
       },
     });
     if (!job) return undefined;
-    const { attemptRows, ...rest } = job;
-    return { ...rest, attemptHistory: attemptRows };
+    const { attemptRows, attemptStartedAt, ...rest } = job;
+    const running =
+      job.status === "running" && attemptStartedAt && !attemptRows.some((row) => row.number === job.attempts)
+        ? [runningAttempt(job.attempts, attemptStartedAt)]
+        : [];
+    return { ...rest, attemptHistory: [...attemptRows, ...running] };
   }
 }
 

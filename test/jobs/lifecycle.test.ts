@@ -2,6 +2,7 @@
 // dispatcher, unreadable secrets, and one job never running twice at once.
 import { CONTEXT_COLUMNS } from "../../src/jobs/job-context.js";
 import { JobStateMachine } from "../../src/jobs/state/job-state-machine.js";
+import { adminAs, OPERATOR_KEY } from "../support/admin.js";
 import type { RunningApi } from "../support/app.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
@@ -21,7 +22,10 @@ describe("job lifecycle", () => {
   beforeAll(async () => {
     // Ingest through an API whose Redis is down: job rows are stored, nothing is in BullMQ, so the
     // test decides what the worker finds when the dispatcher hands the jobs over.
-    noRedisApi = await app.startApi({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+    noRedisApi = await app.startApi({
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+    });
   });
 
   const connection = () =>
@@ -145,14 +149,14 @@ describe("job lifecycle", () => {
     ]);
     expect(after.rows).toEqual([{ status: "succeeded", last_error_code: null }]);
   });
-  it("a run abandoned mid-attempt is taken over once stale, and its open attempt is closed as abandoned", async () => {
+  it("a run abandoned mid-attempt is taken over once stale, and its attempt is recorded as abandoned", async () => {
     const c = await connection();
     const rows = await notDueJob(c, "abandon-1");
     const jobs = app.worker.get(JobStateMachine);
     const first = await jobs.claim(rows[0]!.id, CONTEXT_COLUMNS);
     expect(first).toBeDefined();
     expect(await jobs.untilAbandoned(rows[0]!.id)).toBeGreaterThan(25_000);
-    // Its worker dies: nothing closes the attempt. Thirty seconds later the run counts as abandoned.
+    // Its worker dies: nothing records the attempt's end. Thirty seconds later the run counts as abandoned.
     await app.sql.query("UPDATE jobs SET updated_at = now() - interval '31 seconds' WHERE id = $1", [
       rows[0]!.id,
     ]);
@@ -163,9 +167,13 @@ describe("job lifecycle", () => {
       "SELECT number, outcome, finished_at IS NOT NULL AS closed FROM job_attempts WHERE job_id = $1 ORDER BY number",
       [rows[0]!.id],
     );
-    expect(attempts.rows).toEqual([
-      { number: 1, outcome: "abandoned", closed: true },
-      { number: 2, outcome: null, closed: false },
+    expect(attempts.rows).toEqual([{ number: 1, outcome: "abandoned", closed: true }]);
+    // The attempt running now has no row until it ends; the job view shows it from the job.
+    const view = await adminAs(noRedisApi.url, OPERATOR_KEY).get(`/admin/jobs/${rows[0]!.id}`);
+    expect(view.status).toBe(200);
+    expect(view.body.attemptHistory).toEqual([
+      expect.objectContaining({ number: 1, outcome: "abandoned" }),
+      expect.objectContaining({ number: 2, outcome: null, finishedAt: null, startedAt: expect.any(String) }),
     ]);
   });
 });

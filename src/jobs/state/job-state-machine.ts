@@ -32,8 +32,7 @@ export interface ClaimedJob {
   jobKey: string;
   attempts: number;
   maxAttempts: number;
-  /** The attempt row opened by the claim. */
-  attemptId: string;
+  /** When this attempt began (jobs.attempt_started_at): its attempt row is written when it ends. */
   startedAt: Date;
   /**
    * The status of the job of the same receipt this one runs after (OperationSettings.after), null
@@ -106,15 +105,21 @@ export function insertJobsSql(source: string): string {
   RETURNING id, receipt_id, job_key, operation, status`;
 }
 
+/** An attempt's duration until now, from its start (an SQL expression). */
+const DURATION_MS = (startedAt: string) => `(extract(epoch FROM now() - ${startedAt}) * 1000)::int`;
+
 /**
- * Closes the attempt rows of the jobs a batch statement moved (CTEs `input` i, with attempt_id and
- * tenant_id, and `moved` m, with id), with `outcome` and `errorCode` (SQL expressions over i).
+ * Writes the attempt rows of the jobs a batch statement moved (CTEs `input` i and `moved` m, with
+ * id, tenant_id, attempts and attempt_started_at), ended now with `outcome` and `errorCode` (SQL
+ * expressions over i). A row of the same number that an earlier version opened at its claim is closed.
  */
-const CLOSE_ATTEMPTS = (outcome: string, errorCode: string) => `UPDATE job_attempts a
-  SET finished_at = now(), outcome = ${outcome}, error_code = ${errorCode},
-      duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
+const WRITE_ATTEMPTS = (outcome: string, errorCode: string) => `INSERT INTO job_attempts AS a
+    (tenant_id, job_id, number, started_at, finished_at, outcome, error_code, duration_ms)
+  SELECT m.tenant_id, m.id, m.attempts, m.attempt_started_at, now(), ${outcome}, ${errorCode},
+         ${DURATION_MS("m.attempt_started_at")}
   FROM input i JOIN moved m ON m.id = i.id
-  WHERE a.id = i.attempt_id AND a.tenant_id = i.tenant_id`;
+  ON CONFLICT (job_id, number) DO UPDATE SET finished_at = excluded.finished_at, outcome = excluded.outcome,
+    error_code = excluded.error_code, duration_ms = ${DURATION_MS("a.started_at")}`;
 
 /** A retry, die or block of a job that ran: how its attempt ended. */
 interface FinishOf {
@@ -171,19 +176,16 @@ export interface NewJob {
   jobKey: string;
 }
 
-/** A released job as succeedMany's statement answers it (attemptId and startedAt set when it was claimed). */
-type ReleasedRow = Omit<ClaimedJob, "attemptId" | "startedAt" | "dependencyStatus"> & {
-  attemptId: string | null;
-  startedAt: string | null;
-};
+/** A released job as succeedMany's statement answers it (startedAt set when it was claimed). */
+type ReleasedRow = Omit<ClaimedJob, "startedAt" | "dependencyStatus"> & { startedAt: string | null };
 
-function releasedJob({ attemptId, startedAt, ...row }: ReleasedRow): ReleasedJob {
+function releasedJob({ startedAt, ...row }: ReleasedRow): ReleasedJob {
   const released: ReleasedJob = { id: row.id, jobKey: row.jobKey, operation: row.operation };
-  if (attemptId === null || startedAt === null) return released;
+  if (startedAt === null) return released;
   // Claimed by the statement that saw its dependency succeed.
   return {
     ...released,
-    claimed: { ...row, attemptId, startedAt: new Date(startedAt), dependencyStatus: "succeeded" },
+    claimed: { ...row, startedAt: new Date(startedAt), dependencyStatus: "succeeded" },
   };
 }
 
@@ -209,8 +211,9 @@ export class JobStateMachine {
   ) {}
 
   /**
-   * claim: takes a job for one attempt, opens its attempt row (closing one a dead run left open)
-   * and returns the job with `context` columns of its receipt and connection, in one statement.
+   * claim: takes a job for one attempt (its row is written when it ends; a run taken over as
+   * abandoned gets its row now, as `abandoned`) and returns the job with `context` columns of its
+   * receipt and connection, in one statement.
    * Only a job still to do is taken: queued, retrying, waiting whose time-based wait is over, or
    * running when its worker stopped renewing it. A finished, held, blocked or cancelled job, or
    * one another worker runs, is left alone: a duplicate BullMQ delivery or a stale re-enqueue is
@@ -236,30 +239,33 @@ export class JobStateMachine {
   /** claim, of the jobs of one batch in one statement (answers, per id, the claimed job or undefined). */
   private async claimMany(jobIds: string[], context: string): Promise<(ClaimedJob | undefined)[]> {
     const { rows } = await this.sql.query<ClaimedJob>(
-      `WITH job AS (
-         UPDATE jobs SET status = 'running', waiting_for = NULL, attempts = attempts + 1, updated_at = now()
-         WHERE id = ANY(ARRAY(SELECT id FROM jobs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE))
-           AND status = ANY($3::text[])
-           AND (status IN ('queued', 'retrying')
-                OR (status = 'waiting' AND waiting_for <> 'dependency' AND next_attempt_at <= now())
-                OR (status = 'running' AND updated_at < now() - $2::int * interval '1 millisecond'))
-         RETURNING *
+      `WITH locked AS (
+         SELECT id, status, attempt_started_at FROM jobs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE
+       ), job AS (
+         UPDATE jobs SET status = 'running', waiting_for = NULL, attempts = jobs.attempts + 1,
+                attempt_started_at = now(), updated_at = now()
+         FROM locked l
+         WHERE jobs.id = ANY(ARRAY(SELECT id FROM locked)) AND jobs.id = l.id
+           AND jobs.status = ANY($3::text[])
+           AND (jobs.status IN ('queued', 'retrying')
+                OR (jobs.status = 'waiting' AND jobs.waiting_for <> 'dependency' AND jobs.next_attempt_at <= now())
+                OR (jobs.status = 'running' AND jobs.updated_at < now() - $2::int * interval '1 millisecond'))
+         RETURNING jobs.*, l.status AS was, COALESCE(l.attempt_started_at, now()) AS was_started
        ), abandoned AS (
-         -- An attempt its run never closed (the worker died, or the database failed under it).
-         UPDATE job_attempts a SET finished_at = now(), outcome = 'abandoned',
-                duration_ms = (extract(epoch FROM now() - a.started_at) * 1000)::int
-         FROM job WHERE a.job_id = job.id AND a.tenant_id = job.tenant_id AND a.finished_at IS NULL
-       ), attempt AS (
-         INSERT INTO job_attempts (tenant_id, job_id, number, started_at)
-         SELECT tenant_id, id, attempts, now() FROM job
-         RETURNING id, job_id, started_at
+         -- The attempt of a run that never ended (its worker died, or the database failed under it).
+         INSERT INTO job_attempts AS a (tenant_id, job_id, number, started_at, finished_at, outcome, duration_ms)
+         SELECT tenant_id, id, attempts - 1, was_started, now(), 'abandoned', ${DURATION_MS("was_started")}
+         FROM job WHERE was = 'running'
+         ON CONFLICT (job_id, number) DO UPDATE SET finished_at = now(), outcome = 'abandoned',
+           duration_ms = ${DURATION_MS("a.started_at")}
+         WHERE a.finished_at IS NULL
        )
        SELECT job.id, job.tenant_id AS "tenantId", job.connection_id AS "connectionId", job.receipt_id AS "receiptId",
               job.alert_id AS "alertId", job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
-              attempt.id AS "attemptId", attempt.started_at AS "startedAt",
+              job.attempt_started_at AS "startedAt",
               (SELECT d.status FROM jobs d WHERE d.receipt_id = job.receipt_id AND d.tenant_id = job.tenant_id
                  AND d.operation = ($4::jsonb ->> job.operation)) AS "dependencyStatus", ${context}
-       FROM job JOIN attempt ON attempt.job_id = job.id
+       FROM job
        LEFT JOIN receipts r ON r.id = job.receipt_id AND r.tenant_id = job.tenant_id
        LEFT JOIN connections c ON c.id = job.connection_id AND c.tenant_id = job.tenant_id`,
       [jobIds, ABANDONED_AFTER_MS, from("claim"), AFTER],
@@ -336,7 +342,7 @@ export class JobStateMachine {
    * succeed, as `finish`; in the same statement, release: the jobs of its receipt that wait for it
    * (OPERATION_SETTINGS.after) go to queued. Answers them, to be enqueued (undefined: refused).
    * With `claimReleased`, release and claim are one transition of the same statement: the released
-   * jobs go straight to running with their attempt opened, as claim would leave them (each carries
+   * jobs go straight to running, as claim would leave them (each carries
    * `claimed`), for the caller to run at once (a CRM delivery in the process that ran its lead-upsert:
    * one row version and one statement fewer than a release and a claim).
    *
@@ -357,7 +363,6 @@ export class JobStateMachine {
     const input = succeeds.map(({ job, claimReleased }) => ({
       id: job.id,
       tenant_id: job.tenantId,
-      attempt_id: job.attemptId,
       attempts: job.attempts,
       dependents: job.receiptId !== null ? dependentsOf(job.operation) : [],
       claim: claimReleased,
@@ -365,35 +370,32 @@ export class JobStateMachine {
     const { rows } = await this.sql.query<{ id: string; unsettled: boolean; released: ReleasedRow[] }>(
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb)
-           AS i(id uuid, tenant_id uuid, attempt_id uuid, attempts int, dependents text[], claim boolean)
+           AS i(id uuid, tenant_id uuid, attempts int, dependents text[], claim boolean)
        ), moved AS (
          UPDATE jobs SET status = 'succeeded', updated_at = now(), waiting_since = NULL, completed_at = now()
          FROM input i
          WHERE jobs.id = ANY($5::uuid[]) AND jobs.id = i.id AND jobs.tenant_id = i.tenant_id
            AND jobs.status = ANY($2::text[]) AND jobs.attempts = i.attempts
-         RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, i.dependents, i.claim
+         RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, jobs.attempts, jobs.attempt_started_at, i.dependents, i.claim
        ), attempt AS (
-         ${CLOSE_ATTEMPTS("'succeeded'", "NULL")}
+         ${WRITE_ATTEMPTS("'succeeded'", "NULL")}
        ), released AS (
          -- release (to queued), or release and claim (to running, attempts + 1: as claim leaves a job).
          UPDATE jobs SET status = CASE WHEN m.claim THEN 'running' ELSE 'queued' END,
-                attempts = jobs.attempts + m.claim::int, ${REQUEUE_COLUMNS("$4")}
+                attempts = jobs.attempts + m.claim::int,
+                attempt_started_at = CASE WHEN m.claim THEN now() ELSE jobs.attempt_started_at END, ${REQUEUE_COLUMNS("$4")}
          FROM moved m
          WHERE jobs.tenant_id = m.tenant_id AND jobs.receipt_id = m.receipt_id AND jobs.operation = ANY(m.dependents)
            AND jobs.status = ANY($3::text[]) AND jobs.waiting_for = 'dependency'
          RETURNING jobs.*, m.id AS "releasedBy"
-       ), opened AS (
-         INSERT INTO job_attempts (tenant_id, job_id, number, started_at)
-         SELECT tenant_id, id, attempts, now() FROM released WHERE status = 'running'
-         RETURNING id, job_id, started_at
        )
        SELECT m.id,
               COALESCE((SELECT json_agg(json_build_object('id', r.id, 'tenantId', r.tenant_id,
                           'connectionId', r.connection_id, 'receiptId', r.receipt_id, 'alertId', r.alert_id,
                           'operation', r.operation, 'jobKey', r.job_key, 'attempts', r.attempts,
-                          'maxAttempts', r.max_attempts, 'attemptId', o.id, 'startedAt', o.started_at))
-                        FROM released r LEFT JOIN opened o ON o.job_id = r.id
-                        WHERE r."releasedBy" = m.id), '[]'::json) AS released,
+                          'maxAttempts', r.max_attempts,
+                          'startedAt', CASE WHEN r.status = 'running' THEN r.attempt_started_at END))
+                        FROM released r WHERE r."releasedBy" = m.id), '[]'::json) AS released,
               EXISTS (SELECT 1 FROM jobs d WHERE d.tenant_id = m.tenant_id AND d.receipt_id = m.receipt_id
                         AND d.operation = ANY(m.dependents) AND d.status IN ('queued', 'retrying', 'running')) AS unsettled
        FROM moved m`,
@@ -416,7 +418,6 @@ export class JobStateMachine {
     const input = finishes.map(({ job, transition, result }) => ({
       id: job.id,
       tenant_id: job.tenantId,
-      attempt_id: job.attemptId,
       attempts: job.attempts,
       sources: from(transition),
       status: TRANSITIONS[transition].to,
@@ -426,7 +427,7 @@ export class JobStateMachine {
     }));
     const { rows } = await this.sql.query<{ id: string }>(
       `WITH input AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(id uuid, tenant_id uuid, attempt_id uuid, attempts int,
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(id uuid, tenant_id uuid, attempts int,
            sources text[], status text, outcome text, error_code text, next_attempt_at timestamptz)
        ), moved AS (
          UPDATE jobs SET status = i.status, updated_at = now(), waiting_since = NULL,
@@ -436,9 +437,9 @@ export class JobStateMachine {
          FROM input i
          WHERE jobs.id = ANY($2::uuid[]) AND jobs.id = i.id AND jobs.tenant_id = i.tenant_id
            AND jobs.status = ANY(i.sources) AND jobs.attempts = i.attempts
-         RETURNING jobs.id
+         RETURNING jobs.id, jobs.tenant_id, jobs.attempts, jobs.attempt_started_at
        ), attempt AS (
-         ${CLOSE_ATTEMPTS("i.outcome", "i.error_code")}
+         ${WRITE_ATTEMPTS("i.outcome", "i.error_code")}
        )
        SELECT id FROM moved`,
       [JSON.stringify(input), finishes.map(({ job }) => job.id)],
@@ -470,7 +471,7 @@ export class JobStateMachine {
     return this.undoClaim(
       job,
       transition,
-      "status = $6, completed_at = CASE WHEN $6 = 'cancelled' THEN now() ELSE completed_at END",
+      "status = $5, completed_at = CASE WHEN $5 = 'cancelled' THEN now() ELSE completed_at END",
       [TRANSITIONS[transition].to],
     );
   }
@@ -485,7 +486,7 @@ export class JobStateMachine {
     return this.undoClaim(
       job,
       "wait",
-      "status = 'waiting', waiting_for = $6, waiting_since = COALESCE(waiting_since, now()), next_attempt_at = $7",
+      "status = 'waiting', waiting_for = $5, waiting_since = COALESCE(waiting_since, now()), next_attempt_at = $6",
       [reason, until],
     );
   }
@@ -499,22 +500,19 @@ export class JobStateMachine {
     const { rows } = await this.prisma.pool.query<Moved & { satisfied: boolean }>(
       `WITH dependency AS (
          SELECT status FROM jobs
-         WHERE tenant_id = $3::uuid AND receipt_id = $6::uuid AND operation = ($7::jsonb ->> $8::text)
+         WHERE tenant_id = $2::uuid AND receipt_id = $5::uuid AND operation = ($6::jsonb ->> $7::text)
          FOR SHARE
        ), moved AS (
          UPDATE jobs SET status = 'waiting', waiting_for = 'dependency', waiting_since = COALESCE(waiting_since, now()),
-                next_attempt_at = $9, attempts = attempts - 1, updated_at = now()
-         WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($5::text[]) AND attempts = $4
+                next_attempt_at = $8, attempts = attempts - 1, updated_at = now()
+         WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = ANY($4::text[]) AND attempts = $3
            AND EXISTS (SELECT 1 FROM dependency WHERE status <> 'succeeded')
          RETURNING id
-       ), attempt AS (
-         DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid AND EXISTS (SELECT 1 FROM moved)
        )
        SELECT (SELECT count(*) FROM moved)::int AS moved,
               NOT EXISTS (SELECT 1 FROM dependency WHERE status <> 'succeeded') AS satisfied`,
       [
         job.id,
-        job.attemptId,
         job.tenantId,
         job.attempts,
         from("wait"),
@@ -530,8 +528,8 @@ export class JobStateMachine {
   }
 
   /**
-   * A transition that takes back this run's claim (attempts - 1; its attempt row goes, only if the
-   * job moved) and sets `set` (parameters from $6).
+   * A transition that takes back this run's claim (attempts - 1: the attempt is not written)
+   * and sets `set` (parameters from $5).
    */
   private async undoClaim(
     job: ClaimedJob,
@@ -542,13 +540,11 @@ export class JobStateMachine {
     const { rows } = await this.sql.query<Moved>(
       `WITH moved AS (
          UPDATE jobs SET ${set}, attempts = attempts - 1, updated_at = now()
-         WHERE id = $1::uuid AND tenant_id = $3::uuid AND status = ANY($5::text[]) AND attempts = $4
+         WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = ANY($4::text[]) AND attempts = $3
          RETURNING id
-       ), attempt AS (
-         DELETE FROM job_attempts WHERE id = $2::uuid AND tenant_id = $3::uuid AND EXISTS (SELECT 1 FROM moved)
        )
        SELECT count(*)::int AS moved FROM moved`,
-      [job.id, job.attemptId, job.tenantId, job.attempts, from(transition), ...values],
+      [job.id, job.tenantId, job.attempts, from(transition), ...values],
     );
     return this.applied(job, transition, rows[0]?.moved);
   }
