@@ -242,20 +242,21 @@ export class JobStateMachine {
       `WITH locked AS (
          SELECT id, status, attempt_started_at FROM jobs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE
        ), job AS (
-         UPDATE jobs SET status = 'running', waiting_for = NULL, attempts = jobs.attempts + 1,
+         UPDATE jobs SET status = 'running', waiting_for = NULL, attempts = attempts + 1,
                 attempt_started_at = now(), updated_at = now()
-         FROM locked l
-         WHERE jobs.id = ANY(ARRAY(SELECT id FROM locked)) AND jobs.id = l.id
-           AND jobs.status = ANY($3::text[])
-           AND (jobs.status IN ('queued', 'retrying')
-                OR (jobs.status = 'waiting' AND jobs.waiting_for <> 'dependency' AND jobs.next_attempt_at <= now())
-                OR (jobs.status = 'running' AND jobs.updated_at < now() - $2::int * interval '1 millisecond'))
-         RETURNING jobs.*, l.status AS was, COALESCE(l.attempt_started_at, now()) AS was_started
+         WHERE id = ANY(ARRAY(SELECT id FROM locked))
+           AND status = ANY($3::text[])
+           AND (status IN ('queued', 'retrying')
+                OR (status = 'waiting' AND waiting_for <> 'dependency' AND next_attempt_at <= now())
+                OR (status = 'running' AND updated_at < now() - $2::int * interval '1 millisecond'))
+         RETURNING *
        ), abandoned AS (
-         -- The attempt of a run that never ended (its worker died, or the database failed under it).
+         -- The attempt of a run that never ended (its worker died, or the database failed under it):
+         -- the job was running when this claim locked it.
          INSERT INTO job_attempts AS a (tenant_id, job_id, number, started_at, finished_at, outcome, duration_ms)
-         SELECT tenant_id, id, attempts - 1, was_started, now(), 'abandoned', ${DURATION_MS("was_started")}
-         FROM job WHERE was = 'running'
+         SELECT job.tenant_id, job.id, job.attempts - 1, COALESCE(l.attempt_started_at, now()), now(), 'abandoned',
+                ${DURATION_MS("COALESCE(l.attempt_started_at, now())")}
+         FROM job JOIN locked l ON l.id = job.id WHERE l.status = 'running'
          ON CONFLICT (job_id, number) DO UPDATE SET finished_at = now(), outcome = 'abandoned',
            duration_ms = ${DURATION_MS("a.started_at")}
          WHERE a.finished_at IS NULL
@@ -385,7 +386,10 @@ export class JobStateMachine {
                 attempts = jobs.attempts + m.claim::int,
                 attempt_started_at = CASE WHEN m.claim THEN now() ELSE jobs.attempt_started_at END, ${REQUEUE_COLUMNS("$4")}
          FROM moved m
-         WHERE jobs.tenant_id = m.tenant_id AND jobs.receipt_id = m.receipt_id AND jobs.operation = ANY(m.dependents)
+         -- The ids first, read off the receipt index (whatever the planner believes of the statuses).
+         WHERE jobs.id = ANY(ARRAY(SELECT d.id FROM moved dm JOIN jobs d
+                                     ON d.receipt_id = dm.receipt_id AND d.tenant_id = dm.tenant_id))
+           AND jobs.tenant_id = m.tenant_id AND jobs.receipt_id = m.receipt_id AND jobs.operation = ANY(m.dependents)
            AND jobs.status = ANY($3::text[]) AND jobs.waiting_for = 'dependency'
          RETURNING jobs.*, m.id AS "releasedBy"
        )
