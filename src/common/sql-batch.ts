@@ -25,8 +25,10 @@ const LANES = 2;
  *
  * Each statement text is parsed once per connection, not once per run: a batch is a message of
  * `EXECUTE name(literals)`, preceded by `PREPARE name AS text` for each text the connection has not
- * prepared yet, or not since it ran tenfold more often (FIRST_REPLAN; Postgres plans it as a prepared
- * statement: a generic plan once that is no worse).
+ * prepared yet, or not since it ran tenfold more often (FIRST_REPLAN). Each runs with its generic plan
+ * (GENERIC_PLANS): made once per preparation, so a run costs no planning, and its choice of index
+ * does not follow the literals of one run (a status list that the stale statistics of a growing
+ * table call rare).
  * A multi-statement message takes no parameters: the values are written as literals (`literal`,
  * escaped by the driver's escapeLiteral) and typed by the prepared statement as its parameters
  * would be. Each statement runs as it would alone, in order, each with its own snapshot (READ
@@ -95,7 +97,7 @@ export class SqlBatch {
     const plans = plansOn(client);
     const fresh = new Map<string, number>(); // name -> runs until its next replanning
     try {
-      const parts: string[] = [];
+      const parts: string[] = [GENERIC_PLANS];
       statements.forEach((statement, index) => {
         const name = nameOf(statement.text);
         const plan = plans.get(name);
@@ -112,7 +114,7 @@ export class SqlBatch {
       for (const [name, replanAfter] of fresh) plans.set(name, { runs: 0, replanAfter });
       for (const statement of statements) plans.get(nameOf(statement.text))!.runs++;
       const results = (Array.isArray(answered) ? answered : [answered]).filter(
-        (result) => result.command !== "PREPARE" && result.command !== "DEALLOCATE",
+        (result) => !["SET", "PREPARE", "DEALLOCATE"].includes(result.command),
       );
       if (results.length !== statements.length) {
         throw new Error(`a batch of ${statements.length} statements answered ${results.length} results`);
@@ -152,6 +154,9 @@ const nameOf = (text: string): string => {
   }
   return name;
 };
+
+/** The first statement of every batch: this transaction's prepared statements run their generic plans. */
+const GENERIC_PLANS = "SET LOCAL plan_cache_mode = force_generic_plan";
 
 /**
  * A prepared statement's generic plan is made from the tables as they were when it was planned, and
