@@ -17,8 +17,9 @@ export async function start(script, env, readyPattern, timeoutMs = 30_000) {
   const fd = openSync(logFile, "w");
   // BENCH_NODE_ARGS: extra node flags for the started processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  // The API runs as deployed (package.json start:api, scripts/start.mjs, Dockerfile): 4 MiB semi-spaces.
-  if (script === "dist/main.js") nodeArgs.push("--max-semi-space-size=4");
+  // The API runs as deployed (package.json start:api, scripts/start.mjs, Dockerfile): 4 MiB semi-spaces,
+  // and an old generation that grows by half its live size between major collections.
+  if (script === "dist/main.js") nodeArgs.push("--max-semi-space-size=4", "--heap-growing-percent=50");
   const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...process.env, ...env },
     stdio: ["ignore", fd, fd],

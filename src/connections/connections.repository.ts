@@ -39,10 +39,12 @@ const COLUMNS = `id, tenant_id AS "tenantId", provider, external_account_id AS "
 export class ConnectionsRepository {
   private readonly byId = new NaturalBatcher<string, IngestConnectionRow | undefined>(
     async (ids) => {
-      const { rows } = await this.prisma.pool.query<IngestConnectionRow>(
-        `SELECT ${COLUMNS} FROM connections WHERE id = ANY($1::uuid[])`,
-        [[...new Set(ids)]],
-      );
+      // Named, as the receipt statement (src/ingestion/receipt-writer.ts): parsed once per connection.
+      const { rows } = await this.prisma.pool.query<IngestConnectionRow>({
+        name: "ingest-connections-by-id",
+        text: `SELECT ${COLUMNS} FROM connections WHERE id = ANY($1::uuid[])`,
+        values: [[...new Set(ids)]],
+      });
       const found = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => found.get(id));
     },
