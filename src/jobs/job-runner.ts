@@ -174,7 +174,7 @@ export class JobRunner {
     // The jobs that wait for this one are released and claimed by the same statement when this
     // process runs them all (a CRM delivery after its lead-upsert).
     const claimReleased = dependentsOf(job.operation).every((dependent) => this.processors.has(dependent));
-    const released = await this.state.succeed(job, claimReleased);
+    const released = await this.state.succeed(job, { claimReleased, record: processor.recordsSuccess });
     recorded(released !== undefined, "succeeded", () =>
       this.logger.debug({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() }),
     );

@@ -15,5 +15,12 @@ export interface Processor<Context = JobContext> {
    * provider webhook). Without it, a disabled connection's job is cancelled instead of run.
    */
   runsWhileDisabled?(context: Context): boolean;
+  /**
+   * Whether the job's success writes its side-effect record (`succeeded`, under the job key) in the
+   * statement that records the success: for an effect not repeated once done (a later job under the
+   * same key finds `job.sideEffect` succeeded) whose destination dedupes a repeat by the key, so a
+   * run whose outcome is unknown needs no record of its start.
+   */
+  readonly recordsSuccess?: boolean;
   run(context: Context): Promise<void>;
 }

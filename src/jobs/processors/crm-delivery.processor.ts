@@ -1,9 +1,10 @@
 // crm-delivery: POST the normalized event (and the lead as stored) to the tenant's CRM, signed per
 // Standard Webhooks (with two signatures during a signing-secret rotation). `webhook-id` is the job
 // key: the same on every retry and replay, so the CRM dedupes. A local record under the job key
-// remembers a delivery the CRM accepted, so a new job under the same key (the event delivered again
-// after retention purged its receipt) sends nothing; a run whose outcome is unknown sends again
-// (the CRM cannot be asked), and a forced replay clears it. The URL is checked again before each
+// remembers a delivery the CRM accepted (written by the statement that records the job's success:
+// recordsSuccess), so a new job under the same key (the event delivered again after retention purged
+// its receipt) sends nothing; a run whose outcome is unknown sends again (the CRM cannot be asked),
+// and a forced replay clears it. The URL is checked again before each
 // call (DNS may have changed since it was set): a forbidden destination is `dead` with
 // destination_forbidden and nothing is sent.
 import { Inject, Injectable } from "@nestjs/common";
@@ -16,7 +17,6 @@ import { DestinationGuard, type CheckedDestination } from "../../common/outbound
 import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
 import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
 import { DestinationFairness } from "../destination-fairness.js";
-import { SideEffectsRepository } from "../side-effects.repository.js";
 import type { EventKind } from "../../providers/provider-event.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
@@ -24,10 +24,10 @@ import type { Processor } from "../processor.js";
 @Injectable()
 export class CrmDeliveryProcessor implements Processor {
   readonly operation = "crm-delivery" as const;
+  readonly recordsSuccess = true;
 
   constructor(
     private readonly leads: LeadsRepository,
-    private readonly sideEffects: SideEffectsRepository,
     private readonly guard: DestinationGuard,
     private readonly fairness: DestinationFairness,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -44,13 +44,10 @@ export class CrmDeliveryProcessor implements Processor {
     if (!connection.crmSigningSecret) throw new PermanentError("no_signing_secret");
     await this.fairness.check(this.operation, url); // open circuit or full cap: wait, before any work
     const target = await this.check(url);
-    // The record of the delivery and the lead it carries are read together (one batch: SqlBatch).
+    // The claim read the record of an earlier delivery under this key.
+    if (job.sideEffect === "succeeded") return;
     // Runs after this receipt's lead-upsert (OPERATION_SETTINGS.after), so the lead exists.
-    const [{ earlier }, stored] = await Promise.all([
-      this.sideEffects.begin(job),
-      this.leads.find(connection.tenantId, receipt.provider, receipt.leadId),
-    ]);
-    if (earlier === "succeeded") return;
+    const stored = await this.leads.find(connection.tenantId, receipt.provider, receipt.leadId);
     if (!stored) throw new RetryableError("lead_not_found");
     const sentAt = new Date();
     const body = JSON.stringify({
@@ -91,7 +88,6 @@ export class CrmDeliveryProcessor implements Processor {
         this.config.sideEffectTimeoutMs,
       ),
     );
-    await this.sideEffects.finish(job, "succeeded");
   }
 
   /** The destination as checked now: forbidden is permanent; a host that does not resolve may come back. */

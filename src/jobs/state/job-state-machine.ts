@@ -10,6 +10,7 @@ import { PrismaService } from "../../database/prisma.service.js";
 import type { Tx } from "../../database/transactions.js";
 import { Metrics } from "../../observability/metrics.js";
 import type { EnqueueableJob } from "../job-queue.js";
+import type { SideEffectStatus } from "../side-effects.repository.js";
 import { dependentsOf, type Operation, OPERATION_SETTINGS } from "../operations.js";
 import {
   type JobStatus,
@@ -39,6 +40,8 @@ export interface ClaimedJob {
    * when it has none (or it is gone): anything but `succeeded` means wait.
    */
   dependencyStatus: JobStatus | null;
+  /** What the side-effect record under the job key said when the job was claimed (null: none). */
+  sideEffect: SideEffectStatus | null;
 }
 
 /** How an attempt that ran ended (the attempt row's outcome). */
@@ -105,6 +108,10 @@ export function insertJobsSql(source: string): string {
   RETURNING id, receipt_id, job_key, operation, status`;
 }
 
+/** The status of the side-effect record under the key of the job `alias` (an SQL expression). */
+const SIDE_EFFECT_OF = (alias: string) =>
+  `(SELECT s.status FROM side_effects s WHERE s.job_key = ${alias}.job_key AND s.tenant_id = ${alias}.tenant_id)`;
+
 /** An attempt's duration until now, from its start (an SQL expression). */
 const DURATION_MS = (startedAt: string) => `(extract(epoch FROM now() - ${startedAt}) * 1000)::int`;
 
@@ -142,10 +149,19 @@ interface Closed {
   unsettled: boolean;
 }
 
-/** A succeed, and whether the jobs it releases are claimed by the same statement (they run in this process). */
+/**
+ * How a succeed goes beyond moving the job: whether the jobs it releases are claimed by the same
+ * statement (they run in this process), and whether it writes the job's side-effect record
+ * `succeeded` (Processor.recordsSuccess).
+ */
+export interface SucceedOptions {
+  claimReleased?: boolean;
+  record?: boolean;
+}
+
 interface SucceedOf {
   job: ClaimedJob;
-  claimReleased: boolean;
+  options: SucceedOptions;
 }
 
 /**
@@ -265,7 +281,8 @@ export class JobStateMachine {
               job.alert_id AS "alertId", job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
               job.attempt_started_at AS "startedAt",
               (SELECT d.status FROM jobs d WHERE d.receipt_id = job.receipt_id AND d.tenant_id = job.tenant_id
-                 AND d.operation = ($4::jsonb ->> job.operation)) AS "dependencyStatus", ${context}
+                 AND d.operation = ($4::jsonb ->> job.operation)) AS "dependencyStatus",
+              ${SIDE_EFFECT_OF("job")} AS "sideEffect", ${context}
        FROM job
        LEFT JOIN receipts r ON r.id = job.receipt_id AND r.tenant_id = job.tenant_id
        LEFT JOIN connections c ON c.id = job.connection_id AND c.tenant_id = job.tenant_id`,
@@ -352,8 +369,8 @@ export class JobStateMachine {
    * Its wait cannot slip past that one: the wait reads this job's status under a share lock, so it
    * either sees `succeeded` (and runs instead) or holds this job's row until the wait is committed.
    */
-  async succeed(job: ClaimedJob, claimReleased = false): Promise<ReleasedJob[] | undefined> {
-    const closed = await this.succeeds.submit({ job, claimReleased });
+  async succeed(job: ClaimedJob, options: SucceedOptions = {}): Promise<ReleasedJob[] | undefined> {
+    const closed = await this.succeeds.submit({ job, options });
     if (!this.applied(job, "succeed", closed ? 1 : 0) || !closed) return undefined;
     if (!closed.unsettled) return closed.released;
     return [...closed.released, ...(await this.releaseDependents(job))];
@@ -361,25 +378,31 @@ export class JobStateMachine {
 
   /** succeed (and release, or release and claim), of the jobs of one batch in one statement. */
   private async succeedMany(succeeds: SucceedOf[]): Promise<(Closed | undefined)[]> {
-    const input = succeeds.map(({ job, claimReleased }) => ({
+    const input = succeeds.map(({ job, options }) => ({
       id: job.id,
       tenant_id: job.tenantId,
       attempts: job.attempts,
       dependents: job.receiptId !== null ? dependentsOf(job.operation) : [],
-      claim: claimReleased,
+      claim: options.claimReleased === true,
+      record: options.record === true,
     }));
     const { rows } = await this.sql.query<{ id: string; unsettled: boolean; released: ReleasedRow[] }>(
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb)
-           AS i(id uuid, tenant_id uuid, attempts int, dependents text[], claim boolean)
+           AS i(id uuid, tenant_id uuid, attempts int, dependents text[], claim boolean, record boolean)
        ), moved AS (
          UPDATE jobs SET status = 'succeeded', updated_at = now(), waiting_since = NULL, completed_at = now()
          FROM input i
          WHERE jobs.id = ANY($5::uuid[]) AND jobs.id = i.id AND jobs.tenant_id = i.tenant_id
            AND jobs.status = ANY($2::text[]) AND jobs.attempts = i.attempts
-         RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, jobs.attempts, jobs.attempt_started_at, i.dependents, i.claim
+         RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, jobs.job_key, jobs.operation, jobs.attempts,
+                   jobs.attempt_started_at, i.dependents, i.claim, i.record
        ), attempt AS (
          ${WRITE_ATTEMPTS("'succeeded'", "NULL")}
+       ), recorded AS (
+         INSERT INTO side_effects (tenant_id, job_key, operation, status)
+         SELECT tenant_id, job_key, operation, 'succeeded' FROM moved WHERE record
+         ON CONFLICT (job_key) DO UPDATE SET status = 'succeeded', updated_at = now()
        ), released AS (
          -- release (to queued), or release and claim (to running, attempts + 1: as claim leaves a job).
          UPDATE jobs SET status = CASE WHEN m.claim THEN 'running' ELSE 'queued' END,
@@ -398,7 +421,8 @@ export class JobStateMachine {
                           'connectionId', r.connection_id, 'receiptId', r.receipt_id, 'alertId', r.alert_id,
                           'operation', r.operation, 'jobKey', r.job_key, 'attempts', r.attempts,
                           'maxAttempts', r.max_attempts,
-                          'startedAt', CASE WHEN r.status = 'running' THEN r.attempt_started_at END))
+                          'startedAt', CASE WHEN r.status = 'running' THEN r.attempt_started_at END,
+                          'sideEffect', ${SIDE_EFFECT_OF("r")}))
                         FROM released r WHERE r."releasedBy" = m.id), '[]'::json) AS released,
               EXISTS (SELECT 1 FROM jobs d WHERE d.tenant_id = m.tenant_id AND d.receipt_id = m.receipt_id
                         AND d.operation = ANY(m.dependents) AND d.status IN ('queued', 'retrying', 'running')) AS unsettled
@@ -515,16 +539,7 @@ export class JobStateMachine {
        )
        SELECT (SELECT count(*) FROM moved)::int AS moved,
               NOT EXISTS (SELECT 1 FROM dependency WHERE status <> 'succeeded') AS satisfied`,
-      [
-        job.id,
-        job.tenantId,
-        job.attempts,
-        from("wait"),
-        job.receiptId,
-        AFTER,
-        job.operation,
-        until,
-      ],
+      [job.id, job.tenantId, job.attempts, from("wait"), job.receiptId, AFTER, job.operation, until],
     );
     const { moved = 0, satisfied = false } = rows[0] ?? {};
     if (satisfied) return { waiting: false, satisfied: true };
