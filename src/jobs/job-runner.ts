@@ -77,6 +77,11 @@ export class JobRunner {
   }
 
   async run(processor: Processor<AnyJobContext>, jobId: string): Promise<void> {
+    await this.claimAndRun(processor, jobId);
+  }
+
+  /** Claims the job and runs its attempt; answers when a quota wait it recorded ends (see attempt). */
+  private async claimAndRun(processor: Processor<AnyJobContext>, jobId: string): Promise<Date | undefined> {
     const claimed = await this.state.claim<ContextRow>(jobId, CONTEXT_COLUMNS);
     if (!claimed) {
       // Running elsewhere, or left `running` by a run that could not record its end (a crashed
@@ -85,21 +90,35 @@ export class JobRunner {
       if (waitMs !== undefined) throw new RetryScheduled("job_running", waitMs + 1_000);
       return; // finished, waiting, held, blocked or cancelled: nothing to do
     }
-    await this.runClaimed(processor, claimed.job, claimed.context);
+    return this.runClaimed(processor, claimed.job, claimed.context);
   }
 
   /** Runs the attempt of a job claimed for this process, with `row` its receipt and connection. */
-  private async runClaimed(processor: Processor<AnyJobContext>, job: ClaimedJob, row: ContextRow) {
+  private async runClaimed(
+    processor: Processor<AnyJobContext>,
+    job: ClaimedJob,
+    row: ContextRow,
+  ): Promise<Date | undefined> {
     // A long run must not look abandoned: it says it is alive every HEARTBEAT_MS.
     const heartbeat = setInterval(() => void this.state.heartbeat(job).catch(() => undefined), HEARTBEAT_MS);
     try {
-      await this.attempt(processor, job, row);
+      return await this.attempt(processor, job, row);
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  private async attempt(processor: Processor<AnyJobContext>, job: ClaimedJob, row: ContextRow) {
+  /**
+   * One attempt, recorded. Answers when the job's wait ends if it now waits for a quota (a
+   * provider's budget, a Retry-After, a destination's full slots): a time nothing ends sooner, so a
+   * run with no BullMQ job behind it hands the job to BullMQ for then (runReleased). A circuit's wait
+   * is left to the dispatcher: the circuit's closing ends it early.
+   */
+  private async attempt(
+    processor: Processor<AnyJobContext>,
+    job: ClaimedJob,
+    row: ContextRow,
+  ): Promise<Date | undefined> {
     const startedAt = job.startedAt;
     const log = {
       jobId: job.id,
@@ -110,7 +129,7 @@ export class JobRunner {
     };
     // Counted and logged only when the database applied the transition (a refused one is reported
     // by the state machine: this run was taken over as abandoned, and its outcome is not the job's).
-    const recorded = (applied: boolean, status: JobStatus, line?: () => void) => {
+    const recorded = (applied: boolean, status: JobStatus, line?: () => void): undefined => {
       if (!applied) return;
       this.observe(job, status);
       line?.();
@@ -130,9 +149,11 @@ export class JobRunner {
     } catch (error) {
       if (error instanceof WaitRequired) {
         // Not a failure: the job runs again once the wait is over (the dispatcher enqueues it).
-        return recorded(await this.state.wait(job, error.reason, error.retryAt), "waiting", () =>
+        const waiting = await this.state.wait(job, error.reason, error.retryAt);
+        recorded(waiting, "waiting", () =>
           this.logger.log({ msg: "job waiting", ...log, waitingFor: error.reason, until: error.retryAt }),
         );
+        return waiting && error.reason === "quota" ? error.retryAt : undefined;
       }
       const failure = classify(error);
       const outcome = { ...log, errorCode: failure.code, durationMs: Date.now() - startedAt.getTime() };
@@ -186,8 +207,9 @@ export class JobRunner {
    * after its lead-upsert): one claimed by the release itself runs with its dependency's receipt and
    * connection (`row`: the same receipt, read when the dependency was claimed); the others are
    * claimed here first, and claim decides, as for any run. Such a run has no BullMQ job behind it:
-   * a retry it schedules is handed to BullMQ with its delay; a run that failed otherwise (the
-   * database or Redis failing under it) is handed to BullMQ, which tries again as for any run.
+   * a retry it schedules is handed to BullMQ with its delay, and so is a quota wait (for its end);
+   * a run that failed otherwise (the database or Redis failing under it) is handed to BullMQ, which
+   * tries again as for any run.
    * Should this process die first, the dispatcher enqueues what it left: queued jobs when due,
    * running ones once they stopped being renewed (STALE_RUNNING_MS).
    */
@@ -198,7 +220,10 @@ export class JobRunner {
         const processor = this.processors.get(job.operation);
         if (!processor) return void handOver.push(job);
         try {
-          await (claimed ? this.runClaimed(processor, claimed, row) : this.run(processor, job.id));
+          const waitEnds = await (claimed
+            ? this.runClaimed(processor, claimed, row)
+            : this.claimAndRun(processor, job.id));
+          if (waitEnds) return this.queue.enqueue([job], Math.max(1, waitEnds.getTime() - Date.now()));
         } catch (error) {
           if (error instanceof RetryScheduled) return this.queue.enqueue([job], error.delayMs);
           // Dead or blocked, recorded with its attempt: nothing left to run.

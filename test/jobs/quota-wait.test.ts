@@ -1,0 +1,71 @@
+// A quota wait ends on time: a CRM delivery run in the process of its lead-upsert (no BullMQ job
+// behind it) that finds its destination's slots taken waits without an attempt, and is handed to
+// BullMQ for its wait's end, so it runs then and not at the dispatcher's next pass (here: never).
+import { createServer } from "node:http";
+import { useApp } from "../support/harness.js";
+import { post } from "../support/http.js";
+import { waitFor } from "../support/wait.js";
+
+describe("a quota wait of a released job", () => {
+  const app = useApp({
+    worker: true,
+    env: { DESTINATION_MAX_CONCURRENCY: "1", DISPATCHER_INTERVAL_MS: "3600000" },
+  });
+
+  it("runs at the wait's end without the dispatcher, using no attempt", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const received: string[] = [];
+    // Slower than the 500 ms a call waits for a slot: the second delivery gives its slot back and waits.
+    const slow = createServer((request, response) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      received.push(String(request.headers["webhook-id"]));
+      request.resume();
+      setTimeout(() => {
+        inFlight -= 1;
+        response.writeHead(200).end();
+      }, 1_200);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    app.defer(() => new Promise((resolve) => slow.close(() => resolve())));
+    const { port } = slow.address() as { port: number };
+    const c = await app.createConnection({
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: `http://127.0.0.1:${port}/hook` } },
+    });
+    const answers = await Promise.all(
+      ["q-1", "q-2"].map((id) =>
+        post(
+          `${app.url}/webhooks/staticforms/${c.connectionId}`,
+          { event: "form.submitted", data: { submissionId: id, formData: { name: "Ann" } } },
+          { authorization: `Bearer ${c.secrets.bearerToken}` },
+        ),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([202, 202]);
+
+    const jobs = () =>
+      app.sql
+        .query<{ status: string; attempts: number; last_error_code: string | null }>(
+          `SELECT status, attempts, last_error_code FROM jobs
+           WHERE tenant_id = $1 AND operation = 'crm-delivery'`,
+          [c.tenantId],
+        )
+        .then((result) => result.rows);
+    // One of the two waited for the slot (seen `waiting` for its quota) ...
+    await waitFor(
+      () => app.sql.query("SELECT 1 FROM jobs WHERE tenant_id = $1 AND waiting_for = 'quota'", [c.tenantId]),
+      (result) => (result.rowCount ?? 0) > 0,
+    );
+    // ... and both are delivered, one at a time, each with its one attempt.
+    const done = await waitFor(
+      jobs,
+      (rows) => rows.length === 2 && rows.every((row) => row.status === "succeeded"),
+    );
+    expect(done.map((row) => row.attempts)).toEqual([1, 1]);
+    expect(new Set(received).size).toBe(2);
+    expect(most).toBe(1);
+  }, 30_000);
+});
