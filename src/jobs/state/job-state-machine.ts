@@ -359,10 +359,11 @@ export class JobStateMachine {
   /**
    * succeed, as `finish`; in the same statement, release: the jobs of its receipt that wait for it
    * (OPERATION_SETTINGS.after) go to queued. Answers them, to be enqueued (undefined: refused).
-   * With `claimReleased`, release and claim are one transition of the same statement: the released
-   * jobs go straight to running, as claim would leave them (each carries
-   * `claimed`), for the caller to run at once (a CRM delivery in the process that ran its lead-upsert:
-   * one row version and one statement fewer than a release and a claim).
+   * With `claimReleased`, release and claim are one update of the same statement: the released jobs
+   * go straight to running, as claim would leave them (each carries `claimed`), for the caller to
+   * run at once (a CRM delivery in the process that ran its lead-upsert: one row version and one
+   * statement fewer than a release and a claim). With `record`, the job's side-effect record says
+   * `succeeded` once the statement commits.
    *
    * A dependent that was queued or running when this statement began may be moving to waiting
    * right now (waitForDependency), unseen by this statement: then one more release runs after it.
