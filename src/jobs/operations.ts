@@ -11,6 +11,9 @@ export const OPERATIONS = [
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
+/** A side-effect record's status (side_effects: written under the job key around an external call). */
+export type SideEffectStatus = "started" | "succeeded" | "skipped";
+
 /** A BullMQ job carries ids only; the job row in Postgres holds the state. */
 export interface JobPayload {
   jobId: string;

@@ -1,8 +1,7 @@
 import { Injectable } from "@nestjs/common";
 import { SqlBatch } from "../common/sql-batch.js";
+import type { SideEffectStatus } from "./operations.js";
 import type { ClaimedJob } from "./state/job-state-machine.js";
-
-export type SideEffectStatus = "started" | "succeeded" | "skipped";
 
 /**
  * Local operation records: written under the job key *before* an external call, so a re-run can

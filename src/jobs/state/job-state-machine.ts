@@ -10,8 +10,7 @@ import { PrismaService } from "../../database/prisma.service.js";
 import type { Tx } from "../../database/transactions.js";
 import { Metrics } from "../../observability/metrics.js";
 import type { EnqueueableJob } from "../job-queue.js";
-import type { SideEffectStatus } from "../side-effects.repository.js";
-import { dependentsOf, type Operation, OPERATION_SETTINGS } from "../operations.js";
+import { dependentsOf, type Operation, OPERATION_SETTINGS, type SideEffectStatus } from "../operations.js";
 import {
   type JobStatus,
   sourceStatuses,
