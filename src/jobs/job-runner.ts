@@ -134,6 +134,7 @@ export class JobRunner {
       this.observe(job, status);
       line?.();
     };
+    let record: boolean | undefined; // set once the run succeeded
     try {
       const context = this.contexts.from(job, row);
       const skip = context.connection && skipFor(processor, context, context.connection.status);
@@ -146,6 +147,7 @@ export class JobRunner {
         if (!satisfied) return recorded(waiting, "waiting");
       }
       await this.runWithToken(processor, context);
+      record = processor.recordsSuccess?.(context) === true;
     } catch (error) {
       if (error instanceof WaitRequired) {
         // Not a failure: the job runs again once the wait is over (the dispatcher enqueues it).
@@ -195,7 +197,7 @@ export class JobRunner {
     // The jobs that wait for this one are released and claimed by the same statement when this
     // process runs them all (a CRM delivery after its lead-upsert).
     const claimReleased = dependentsOf(job.operation).every((dependent) => this.processors.has(dependent));
-    const released = await this.state.succeed(job, { claimReleased, record: processor.recordsSuccess });
+    const released = await this.state.succeed(job, { claimReleased, record: record === true });
     recorded(released !== undefined, "succeeded", () =>
       this.logger.debug({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() }),
     );
@@ -204,8 +206,9 @@ export class JobRunner {
 
   /**
    * Runs released jobs in this process at once, without a round trip through BullMQ (a CRM delivery
-   * after its lead-upsert): one claimed by the release itself runs with its dependency's receipt and
-   * connection (`row`: the same receipt, read when the dependency was claimed); the others are
+   * after its lead-upsert): one claimed by the release itself runs with its dependency's receipt
+   * (`row`: the same receipt, read when the dependency was claimed) and its connection as the
+   * release read it (a pause, a new CRM URL or secret during the dependency's run applies); the others are
    * claimed here first, and claim decides, as for any run. Such a run has no BullMQ job behind it:
    * a retry it schedules is handed to BullMQ with its delay, and so is a quota wait (for its end);
    * a run that failed otherwise (the database or Redis failing under it) is handed to BullMQ, which
@@ -216,14 +219,16 @@ export class JobRunner {
   private async runReleased(jobs: ReleasedJob[], row: ContextRow): Promise<void> {
     const handOver: EnqueueableJob[] = [];
     await Promise.all(
-      jobs.map(async ({ claimed, ...job }) => {
+      jobs.map(async ({ claimed, connection, ...job }) => {
         const processor = this.processors.get(job.operation);
         if (!processor) return void handOver.push(job);
         try {
           const waitEnds = await (claimed
-            ? this.runClaimed(processor, claimed, row)
+            ? this.runClaimed(processor, claimed, { ...row, ...(connection as Partial<ContextRow>) })
             : this.claimAndRun(processor, job.id));
-          if (waitEnds) return this.queue.enqueue([job], Math.max(1, waitEnds.getTime() - Date.now()));
+          // A second late: the claim compares the wait's end with the database's clock.
+          if (waitEnds)
+            return this.queue.enqueue([job], Math.max(0, waitEnds.getTime() - Date.now()) + 1_000);
         } catch (error) {
           if (error instanceof RetryScheduled) return this.queue.enqueue([job], error.delayMs);
           // Dead or blocked, recorded with its attempt: nothing left to run.

@@ -16,11 +16,12 @@ export interface Processor<Context = JobContext> {
    */
   runsWhileDisabled?(context: Context): boolean;
   /**
-   * Whether the job's success writes its side-effect record (`succeeded`, under the job key) in the
-   * statement that records the success: for an effect not repeated once done (a later job under the
-   * same key finds `job.sideEffect` succeeded) whose destination dedupes a repeat by the key, so a
-   * run whose outcome is unknown needs no record of its start.
+   * Whether the run that just succeeded took effect, so its success writes the side-effect record
+   * (`succeeded`, under the job key) in the statement that records the success: for an effect not
+   * repeated once done (a later job under the same key finds `job.sideEffect` succeeded) whose
+   * destination dedupes a repeat by the key, so a run whose outcome is unknown needs no record of
+   * its start.
    */
-  readonly recordsSuccess?: boolean;
+  recordsSuccess?(context: Context): boolean;
   run(context: Context): Promise<void>;
 }

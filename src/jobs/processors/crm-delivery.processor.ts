@@ -24,7 +24,6 @@ import type { Processor } from "../processor.js";
 @Injectable()
 export class CrmDeliveryProcessor implements Processor {
   readonly operation = "crm-delivery" as const;
-  readonly recordsSuccess = true;
 
   constructor(
     private readonly leads: LeadsRepository,
@@ -36,6 +35,11 @@ export class CrmDeliveryProcessor implements Processor {
   /** The agency's CRM, never a provider: it runs whatever the state of the provider credentials. */
   needsCredentials(): boolean {
     return false;
+  }
+
+  /** A delivery the CRM accepted is remembered; a run that found no destination sent nothing. */
+  recordsSuccess({ connection }: JobContext): boolean {
+    return connection.settings.crmDestination?.url !== undefined;
   }
 
   async run({ job, receipt, connection }: JobContext): Promise<void> {

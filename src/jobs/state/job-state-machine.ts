@@ -111,6 +111,18 @@ export function insertJobsSql(source: string): string {
 const SIDE_EFFECT_OF = (alias: string) =>
   `(SELECT s.status FROM side_effects s WHERE s.job_key = ${alias}.job_key AND s.tenant_id = ${alias}.tenant_id)`;
 
+/**
+ * The columns of the connection of the job `alias` that may change while a job runs (ContextRow's
+ * names), as they are now: a job claimed by its dependency's success runs with them (an SQL expression).
+ */
+const CONNECTION_NOW = (
+  alias: string,
+) => `(SELECT json_build_object('status', c.status, 'settings', c.settings,
+    'credentials', c.credentials, 'crm_signing_secret', c.crm_signing_secret,
+    'previous_crm_signing_secret', CASE WHEN c.previous_crm_signing_secret_expire_at > now()
+                                        THEN c.previous_crm_signing_secret END)
+  FROM connections c WHERE c.id = ${alias}.connection_id AND c.tenant_id = ${alias}.tenant_id)`;
+
 /** An attempt's duration until now, from its start (an SQL expression). */
 const DURATION_MS = (startedAt: string) => `(extract(epoch FROM now() - ${startedAt}) * 1000)::int`;
 
@@ -140,6 +152,17 @@ interface FinishOf {
  */
 export interface ReleasedJob extends EnqueueableJob {
   claimed?: ClaimedJob;
+  /** With `claimed`: its connection's status, settings and secrets as the claim read them (ContextRow's columns). */
+  connection?: ConnectionNow;
+}
+
+/** The connection columns a release-and-claim reads anew (CONNECTION_NOW). */
+export interface ConnectionNow {
+  status: string;
+  settings: unknown;
+  credentials: string | null;
+  crm_signing_secret: string | null;
+  previous_crm_signing_secret: string | null;
 }
 
 /** What a succeed did besides moving the job: the dependents it released, and whether one may still be on its way to waiting. */
@@ -192,15 +215,19 @@ export interface NewJob {
 }
 
 /** A released job as succeedMany's statement answers it (startedAt set when it was claimed). */
-type ReleasedRow = Omit<ClaimedJob, "startedAt" | "dependencyStatus"> & { startedAt: string | null };
+type ReleasedRow = Omit<ClaimedJob, "startedAt" | "dependencyStatus"> & {
+  startedAt: string | null;
+  connection: ConnectionNow | null;
+};
 
-function releasedJob({ startedAt, ...row }: ReleasedRow): ReleasedJob {
+function releasedJob({ startedAt, connection, ...row }: ReleasedRow): ReleasedJob {
   const released: ReleasedJob = { id: row.id, jobKey: row.jobKey, operation: row.operation };
   if (startedAt === null) return released;
   // Claimed by the statement that saw its dependency succeed.
   return {
     ...released,
     claimed: { ...row, startedAt: new Date(startedAt), dependencyStatus: "succeeded" },
+    ...(connection ? { connection } : {}),
   };
 }
 
@@ -422,7 +449,7 @@ export class JobStateMachine {
                           'operation', r.operation, 'jobKey', r.job_key, 'attempts', r.attempts,
                           'maxAttempts', r.max_attempts,
                           'startedAt', CASE WHEN r.status = 'running' THEN r.attempt_started_at END,
-                          'sideEffect', ${SIDE_EFFECT_OF("r")}))
+                          'sideEffect', ${SIDE_EFFECT_OF("r")}, 'connection', ${CONNECTION_NOW("r")}))
                         FROM released r WHERE r."releasedBy" = m.id), '[]'::json) AS released,
               EXISTS (SELECT 1 FROM jobs d WHERE d.tenant_id = m.tenant_id AND d.receipt_id = m.receipt_id
                         AND d.operation = ANY(m.dependents) AND d.status IN ('queued', 'retrying', 'running')) AS unsettled
