@@ -50,7 +50,9 @@ export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   "lead-upsert": { scope: "receipt", attempts: 6, concurrency: 100 },
   "initial-response": { scope: "receipt", attempts: 5, concurrency: 10 },
   // The CRM receives the lead as known after this event's lead-upsert (for Yelp, fetched by it).
-  "crm-delivery": { scope: "receipt", attempts: 8, concurrency: 20, after: "lead-upsert" },
+  // Most run in their lead-upsert's slot (up to 100 at once): as many slots here for the rest
+  // (retries, replays, ended waits), and a destination's cap is half of that (DestinationFairness).
+  "crm-delivery": { scope: "receipt", attempts: 8, concurrency: 100, after: "lead-upsert" },
   // One message to one channel about one alert opening or resolving (src/alerts/notification-key.ts).
   // Created by the database with its alert: the attempts are repeated in migration 20261202020000_alerts.
   notification: { scope: "alert", attempts: 8, concurrency: 10 },
