@@ -616,8 +616,8 @@ export class JobStateMachine {
    * credential failure marks the connection before it blocks the job, and the grace period covers
    * the moment between.)
    */
-  releaseParked(graceMs: number, limit: number): Promise<EnqueueableJob[]> {
-    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
+  async releaseParked(graceMs: number, limit: number): Promise<EnqueueableJob[]> {
+    const { rows } = await this.prisma.pool.query<EnqueueableJob>(
       `UPDATE jobs SET ${REQUEUE_SET("$4")}
        WHERE id IN (
          SELECT j.id FROM jobs j JOIN connections c ON c.id = j.connection_id AND c.tenant_id = j.tenant_id
@@ -626,11 +626,9 @@ export class JobStateMachine {
          LIMIT $2)
          AND status = ANY($3::text[])
        RETURNING id, job_key AS "jobKey", operation`,
-      graceMs / 1000,
-      limit,
-      from("release"),
-      ALLOWANCES,
+      [graceMs / 1000, limit, from("release"), ALLOWANCES],
     );
+    return rows;
   }
 
   /**
