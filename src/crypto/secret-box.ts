@@ -12,6 +12,9 @@ export interface SecretPlace {
 
 const TAG_BYTES = 16;
 
+/** Opened envelopes kept at most (SecretBox.open): far more than the connections one process serves at once. */
+const OPENED_LIMIT = 10_000;
+
 /**
  * AES-256-GCM for secrets and provider credentials at rest. An envelope is
  * `v2.<keyId>.<iv>.<tag>.<ciphertext>` (base64url parts). The additional data names the version,
@@ -24,6 +27,13 @@ const TAG_BYTES = 16;
  */
 export class SecretBox {
   private readonly keys = new Map<string, Buffer>();
+  /**
+   * Values already opened, by envelope and place: an envelope changes when its secret does (a
+   * rotation seals a new one), so a value is never served for an envelope a row no longer holds.
+   * Every delivery and every job opens its connection's secrets; AES-GCM each time is a measurable
+   * share of both. Bounded: emptied when it holds OPENED_LIMIT.
+   */
+  private readonly opened = new Map<string, unknown>();
   readonly keyId: string;
 
   constructor(key: Buffer, previousKeys: Buffer[] = []) {
@@ -49,7 +59,12 @@ export class SecretBox {
 
   /** The value of a `v2` envelope stored at `place`; throws for any other place, version or a bad tag. */
   open<T>(envelope: string, place: SecretPlace): T {
-    return this.decrypt<T>(envelope, "v2", place);
+    const key = `${place.table}:${place.column}:${place.rowId}:${envelope}`;
+    if (this.opened.has(key)) return this.opened.get(key) as T;
+    const value = this.decrypt<T>(envelope, "v2", place);
+    if (this.opened.size >= OPENED_LIMIT) this.opened.clear();
+    this.opened.set(key, value);
+    return value;
   }
 
   /** The same value sealed under the current key and bound to `place` (reads `v1` envelopes too). */

@@ -23,9 +23,6 @@ export type IngestAnswer =
 /** Where a delivery says it belongs: a connection id in the URL, or a provider account in the body (Yelp). */
 export type Route = { connectionId: string } | { accountOf: (delivery: InboundDelivery) => string };
 
-/** Opened secrets kept at most (IngestionService.opened): far more than the connections one API serves at once. */
-const OPENED_LIMIT = 10_000;
-
 const unknownConnection = () =>
   new AppError(404, "unknown_connection", "No connection matches this webhook URL.");
 
@@ -42,13 +39,6 @@ const unknownConnection = () =>
 @Injectable()
 export class IngestionService {
   private readonly logger = new Logger("ingest");
-  /**
-   * Inbound secrets already opened, by connection, column and envelope: an envelope changes when its
-   * secrets do (a rotation writes a new one), so a delivery never verifies against secrets the row
-   * no longer holds, and the next one after a rotation opens the new envelope. Bounded: emptied
-   * when it holds OPENED_LIMIT.
-   */
-  private readonly opened = new Map<string, InboundCredentials>();
 
   constructor(
     private readonly connections: ConnectionsRepository,
@@ -175,14 +165,8 @@ export class IngestionService {
   /** The current credentials, plus the previous ones while a rotation's grace period lasts. */
   private acceptedCredentials(row: IngestConnectionRow): InboundCredentials[] {
     const open = (envelope: string, which: ConnectionSecretColumn): InboundCredentials | undefined => {
-      const key = `${row.id}:${which}:${envelope}`;
-      const known = this.opened.get(key);
-      if (known) return known;
       try {
-        const credentials = this.box.open<InboundCredentials>(envelope, secretPlace(which, row.id));
-        if (this.opened.size >= OPENED_LIMIT) this.opened.clear();
-        this.opened.set(key, credentials);
-        return credentials;
+        return this.box.open<InboundCredentials>(envelope, secretPlace(which, row.id));
       } catch (error) {
         // A wrong or missing LEADGATE_ENCRYPTION_KEY, or an envelope that is not this row's (copied
         // here, or unbound: see SecretBox): the operator's problem; the sender should retry later.
