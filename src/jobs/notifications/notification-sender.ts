@@ -6,12 +6,12 @@
 // network error, timeout, 5xx or an SMTP 4xx is retried.
 import { Inject, Injectable } from "@nestjs/common";
 import nodemailer, { type Transporter } from "nodemailer";
-import { Webhook } from "standardwebhooks";
 import type { ChannelTarget } from "../../alerts/notification-channels.repository.js";
 import { callCheckedDestination } from "../../common/outbound/destination.js";
 import { type CheckedDestination, DestinationGuard } from "../../common/outbound/destination-guard.js";
 import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
 import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
+import { webhookSignature } from "../../common/outbound/webhook-signature.js";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { bodyLines, headline, type NotificationMessage } from "./notification-message.js";
@@ -48,7 +48,7 @@ export class NotificationSender {
     await this.post(channel.sendUrl, body, {
       "webhook-id": id,
       "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)),
-      "webhook-signature": new Webhook(channel.signingSecret).sign(id, sentAt, body),
+      "webhook-signature": webhookSignature(channel.signingSecret, id, sentAt, body),
     });
   }
 

@@ -8,11 +8,11 @@
 // call (DNS may have changed since it was set): a forbidden destination is `dead` with
 // destination_forbidden and nothing is sent.
 import { Inject, Injectable } from "@nestjs/common";
-import { Webhook } from "standardwebhooks";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { LeadsRepository } from "../../leads/leads.repository.js";
 import { callCheckedDestination } from "../../common/outbound/destination.js";
+import { webhookSignature } from "../../common/outbound/webhook-signature.js";
 import { DestinationGuard, type CheckedDestination } from "../../common/outbound/destination-guard.js";
 import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
 import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
@@ -73,7 +73,7 @@ export class CrmDeliveryProcessor implements Processor {
     // During a rotate-crm-secret grace period the CRM may still check the old secret: sign with both.
     const signature = [connection.crmSigningSecret, connection.previousCrmSigningSecret]
       .filter((secret) => secret !== undefined)
-      .map((secret) => new Webhook(secret).sign(job.jobKey, sentAt, body))
+      .map((secret) => webhookSignature(secret, job.jobKey, sentAt, body))
       .join(" ");
     // The destination's concurrency cap and circuit decide whether the call goes out now.
     await this.fairness.call(this.operation, url, () =>
