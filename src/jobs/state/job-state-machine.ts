@@ -737,8 +737,8 @@ export class JobStateMachine {
    * jobs just handed to BullMQ are not raced), and running jobs whose worker has not touched them
    * for long. A read: the claim decides.
    */
-  due(graceMs: number, staleRunningMs: number, limit: number): Promise<EnqueueableJob[]> {
-    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
+  async due(graceMs: number, staleRunningMs: number, limit: number): Promise<EnqueueableJob[]> {
+    const { rows } = await this.prisma.pool.query<EnqueueableJob>(
       `SELECT id, job_key AS "jobKey", operation FROM jobs
        WHERE (status IN ('queued', 'retrying') AND next_attempt_at <= now() - make_interval(secs => $1)
                                                AND updated_at <= now() - make_interval(secs => $1))
@@ -746,23 +746,23 @@ export class JobStateMachine {
           OR (status = 'running' AND updated_at <= now() - make_interval(secs => $2))
        ORDER BY next_attempt_at
        LIMIT $3`,
-      graceMs / 1000,
-      staleRunningMs / 1000,
-      limit,
+      [graceMs / 1000, staleRunningMs / 1000, limit],
     );
+    return rows;
   }
 
   /**
    * Ends the circuit wait of the given jobs now (their destination's circuit closed): not a
    * transition (they stay `waiting`), but their wait is over, so claim takes them; answers which.
    */
-  endCircuitWaits(jobIds: string[]): Promise<EnqueueableJob[]> {
-    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
+  async endCircuitWaits(jobIds: string[]): Promise<EnqueueableJob[]> {
+    const { rows } = await this.prisma.pool.query<EnqueueableJob>(
       `UPDATE jobs SET next_attempt_at = now(), updated_at = now()
        WHERE id = ANY($1::uuid[]) AND status = 'waiting' AND waiting_for = 'circuit'
        RETURNING id, job_key AS "jobKey", operation`,
-      jobIds,
+      [jobIds],
     );
+    return rows;
   }
 
   /** Reports a single-job transition the database refused (the job was not in a source status). */
