@@ -22,6 +22,24 @@ describe("SecretBox", () => {
     }
   });
 
+  it("opens an envelope once: the same value again, read-only; another place still refuses it", () => {
+    const envelope = box.seal({ accessToken: "t", scopes: ["a"] }, place);
+    const opened = box.open<{ accessToken: string; scopes: string[] }>(envelope, place);
+    expect(box.open(envelope, place)).toBe(opened);
+    expect(() => {
+      opened.accessToken = "changed";
+    }).toThrow(TypeError);
+    expect(() => opened.scopes.push("b")).toThrow(TypeError);
+    expect(() => box.open(envelope, { ...place, rowId: "row-2" })).toThrow(
+      /cannot open|unable to authenticate/i,
+    );
+  });
+
+  it("a new envelope at the same place opens its own value (a rotated secret)", () => {
+    expect(box.open(box.seal({ accessToken: "old" }, place), place)).toEqual({ accessToken: "old" });
+    expect(box.open(box.seal({ accessToken: "new" }, place), place)).toEqual({ accessToken: "new" });
+  });
+
   it("refuses a truncated or extended tag", () => {
     const parts = box.seal("s", place).split(".");
     const tag = Buffer.from(parts[3]!, "base64url");

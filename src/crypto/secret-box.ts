@@ -31,7 +31,8 @@ export class SecretBox {
    * Values already opened, by envelope and place: an envelope changes when its secret does (a
    * rotation seals a new one), so a value is never served for an envelope a row no longer holds.
    * Every delivery and every job opens its connection's secrets; AES-GCM each time is a measurable
-   * share of both. Bounded: emptied when it holds OPENED_LIMIT.
+   * share of both. The values are frozen (callers share them). Bounded: emptied when it holds
+   * OPENED_LIMIT.
    */
   private readonly opened = new Map<string, unknown>();
   readonly keyId: string;
@@ -61,7 +62,7 @@ export class SecretBox {
   open<T>(envelope: string, place: SecretPlace): T {
     const key = `${place.table}:${place.column}:${place.rowId}:${envelope}`;
     if (this.opened.has(key)) return this.opened.get(key) as T;
-    const value = this.decrypt<T>(envelope, "v2", place);
+    const value = deepFreeze(this.decrypt<T>(envelope, "v2", place));
     if (this.opened.size >= OPENED_LIMIT) this.opened.clear();
     this.opened.set(key, value);
     return value;
@@ -104,6 +105,15 @@ export class SecretBox {
     const plain = Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]);
     return JSON.parse(plain.toString("utf8")) as T;
   }
+}
+
+/** `value` (parsed JSON), made read-only all the way down. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object") {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function additionalData(version: "v2", keyId: string, place: SecretPlace): Buffer {
