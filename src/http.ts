@@ -214,7 +214,9 @@ export async function createApiApp(
   app
     .getHttpAdapter()
     .getInstance()
-    .addHook("onRequest", (request, reply, done) => securityHeaders(request.raw, reply.raw, () => done()));
+    .addHook("onRequest", (request, reply, done) =>
+      securityHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined)),
+    );
   app.useGlobalFilters(new HttpExceptionFilter());
   countDeliveries(app);
   guardMetrics(app, config.metricsToken);
