@@ -5,6 +5,7 @@ import { NestFactory } from "@nestjs/core";
 import { loadConfigOrExit } from "./config/config.js";
 import { bearerMatches } from "./crypto/constant-time.js";
 import { createLogger } from "./observability/logger.js";
+import { PrismaService } from "./database/prisma.service.js";
 import { exitCleanlyOnSignals } from "./lifecycle.js";
 import { Metrics, serveMetrics } from "./observability/metrics.js";
 import { WorkerModule } from "./worker.module.js";
@@ -14,6 +15,10 @@ const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(conf
   logger: createLogger(config.logLevel),
 });
 exitCleanlyOnSignals(app, "worker");
+// Prisma loads its query compiler at its first request, whatever the request (~0.3 s of the event
+// loop): here, before any job runs, not in the middle of the first pass of a periodic sweep. A
+// database that does not answer yet is the workers' and dispatcher's to wait for, not the boot's.
+await app.get(PrismaService).$queryRaw`SELECT 1`.catch(() => undefined);
 await app.init();
 if (config.workerMetricsPort !== undefined) {
   await serveMetrics(app.get(Metrics), {
