@@ -2,7 +2,6 @@
 // opens after consecutive failures (its jobs wait without using attempts, the opening and closing
 // are recorded in Postgres, a probe closes it and the jobs flow), and one worker makes at most
 // DESTINATION_MAX_CONCURRENCY calls at once to one destination. Real CRMs on loopback.
-import { createServer } from "node:http";
 import { OPERATOR_KEY } from "../support/admin.js";
 import { fakeServer, useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
@@ -148,27 +147,14 @@ describe("fairness between destinations", () => {
   }, 30_000);
 
   it("makes at most DESTINATION_MAX_CONCURRENCY calls at once to one destination; the others wait without an attempt", async () => {
-    let inFlight = 0;
-    let most = 0;
-    const slow = createServer((request, response) => {
-      inFlight += 1;
-      most = Math.max(most, inFlight);
-      request.resume();
-      setTimeout(() => {
-        inFlight -= 1;
-        response.writeHead(200).end();
-      }, 400);
-    });
-    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
-    app.defer(() => new Promise((resolve) => slow.close(() => resolve())));
-    const address = slow.address() as { port: number };
-    const c = await connectionTo(`http://127.0.0.1:${address.port}`);
+    const slow = await fakeServer({ status: 200, delayMs: 400 });
+    const c = await connectionTo(slow.url);
     await Promise.all(Array.from({ length: 8 }, (_, i) => submit(c, `slow-${i}`)));
     const done = await waitFor(
       () => crmJobs(c.tenantId),
       (rows) => rows.length === 8 && rows.every((row) => row.status === "succeeded"),
     );
-    expect(most).toBe(2);
+    expect(slow.mostInFlight).toBe(2);
     expect(done.map((row) => row.attempts)).toEqual(Array(8).fill(1));
   }, 30_000);
 });

@@ -1,8 +1,7 @@
 // A quota wait ends on time: a CRM delivery run in the process of its lead-upsert (no BullMQ job
 // behind it) that finds its destination's slots taken waits without an attempt, and is handed to
 // BullMQ for its wait's end, so it runs then and not at the dispatcher's next pass (here: never).
-import { createServer } from "node:http";
-import { useApp } from "../support/harness.js";
+import { fakeServer, useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
 
@@ -13,27 +12,12 @@ describe("a quota wait of a released job", () => {
   });
 
   it("runs at the wait's end without the dispatcher, using no attempt", async () => {
-    let inFlight = 0;
-    let most = 0;
-    const received: string[] = [];
     // Slower than the 500 ms a call waits for a slot: the second delivery gives its slot back and waits.
-    const slow = createServer((request, response) => {
-      inFlight += 1;
-      most = Math.max(most, inFlight);
-      received.push(String(request.headers["webhook-id"]));
-      request.resume();
-      setTimeout(() => {
-        inFlight -= 1;
-        response.writeHead(200).end();
-      }, 1_200);
-    });
-    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
-    app.defer(() => new Promise((resolve) => slow.close(() => resolve())));
-    const { port } = slow.address() as { port: number };
+    const slow = await fakeServer({ status: 200, delayMs: 1_200 });
     const c = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
-      settings: { crmDestination: { url: `http://127.0.0.1:${port}/hook` } },
+      settings: { crmDestination: { url: `${slow.url}/hook` } },
     });
     const answers = await Promise.all(
       ["q-1", "q-2"].map((id) =>
@@ -65,7 +49,7 @@ describe("a quota wait of a released job", () => {
       (rows) => rows.length === 2 && rows.every((row) => row.status === "succeeded"),
     );
     expect(done.map((row) => row.attempts)).toEqual([1, 1]);
-    expect(new Set(received).size).toBe(2);
-    expect(most).toBe(1);
+    expect(new Set(slow.received.map((request) => request.headers["webhook-id"])).size).toBe(2);
+    expect(slow.mostInFlight).toBe(1);
   }, 30_000);
 });

@@ -24,6 +24,8 @@ export interface FakeServer {
   url: string;
   /** Every request received, in order. */
   received: ReceivedRequest[];
+  /** The most requests it held at once, unanswered (a destination's concurrency cap). */
+  readonly mostInFlight: number;
   /** Sets the answers: a queue consumed one per request, then the fallback answer for the rest. */
   reply(...replies: FakeReply[]): void;
   close(): Promise<void>;
@@ -39,7 +41,11 @@ export async function startFakeServer(
 ): Promise<FakeServer> {
   const received: ReceivedRequest[] = [];
   let queue: FakeReply[] = [];
+  let inFlight = 0;
+  let mostInFlight = 0;
   const server: Server = createServer((request, response) => {
+    inFlight += 1;
+    mostInFlight = Math.max(mostInFlight, inFlight);
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -53,6 +59,7 @@ export async function startFakeServer(
       received.push(entry);
       const reply = queue.shift() ?? route?.(entry) ?? fallback;
       setTimeout(() => {
+        inFlight -= 1;
         response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
         response.end(reply.text ?? (reply.body === undefined ? "" : JSON.stringify(reply.body)));
       }, reply.delayMs ?? 0);
@@ -64,6 +71,9 @@ export async function startFakeServer(
   return {
     url: `http://127.0.0.1:${address.port}`,
     received,
+    get mostInFlight() {
+      return mostInFlight;
+    },
     reply: (...replies) => {
       queue = replies;
     },

@@ -267,6 +267,9 @@ export function useFakeServer(
     get received() {
       return started().received;
     },
+    get mostInFlight() {
+      return started().mostInFlight;
+    },
     reply: (...replies) => started().reply(...replies),
     close: () => started().close(),
   };
