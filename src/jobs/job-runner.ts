@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from "@nestjs/common";
+import { Inject, Injectable, Logger, type OnModuleDestroy } from "@nestjs/common";
 import { UnrecoverableError } from "bullmq";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
@@ -18,6 +18,7 @@ import {
 } from "./job-context.js";
 import { dependentsOf, type Operation } from "./operations.js";
 import type { Processor } from "./processor.js";
+import { ReleasedRuns } from "./released-runs.js";
 import {
   ABANDONED_AFTER_MS,
   type ClaimedJob,
@@ -47,10 +48,11 @@ export class RetryScheduled extends Error {
  * the connection. Nothing is deleted.
  */
 @Injectable()
-export class JobRunner {
+export class JobRunner implements OnModuleDestroy {
   private readonly logger = new Logger("jobs");
   /** Each operation's processor (registered by its BullMQ worker): released jobs run here at once. */
   private readonly processors = new Map<Operation, Processor<AnyJobContext>>();
+  private readonly releasedRuns = new ReleasedRuns();
 
   constructor(
     private readonly state: JobStateMachine,
@@ -69,6 +71,11 @@ export class JobRunner {
       { operation: job.operation, status },
       (Date.now() - job.startedAt.getTime()) / 1000,
     );
+  }
+
+  /** Shutdown, before the BullMQ workers stop: released jobs go to BullMQ now; the running ones finish. */
+  onModuleDestroy(): Promise<void> {
+    return this.releasedRuns.close();
   }
 
   /** Makes `processor` the one released jobs of its operation run with in this process. */
@@ -195,18 +202,38 @@ export class JobRunner {
       throw new RetryScheduled(failure.code, delayMs);
     }
     // The jobs that wait for this one are released and claimed by the same statement when this
-    // process runs them all (a CRM delivery after its lead-upsert).
-    const claimReleased = dependentsOf(job.operation).every((dependent) => this.processors.has(dependent));
-    const released = await this.state.succeed(job, { claimReleased, record: record === true });
+    // process runs them (a CRM delivery after its lead-upsert) in slots of its own; else they go to BullMQ.
+    const dependents = dependentsOf(job.operation);
+    const slots = dependents.every((dependent) => this.processors.has(dependent))
+      ? await this.releasedRuns.take(dependents)
+      : undefined;
+    const released = await this.state
+      .succeed(job, { claimReleased: slots !== undefined, record: record === true })
+      .catch((error: unknown) => {
+        slots?.();
+        throw error;
+      });
     recorded(released !== undefined, "succeeded", () =>
       this.logger.debug({ msg: "job succeeded", ...log, durationMs: Date.now() - startedAt.getTime() }),
     );
-    if (released?.length) await this.runReleased(released, row);
+    if (!released?.length) return void slots?.();
+    if (!slots) return void (await this.queue.enqueueSoon(released));
+    // This job's slot is free now: its dependents run in theirs (ReleasedRuns).
+    this.releasedRuns.start(
+      () => this.runReleased(released, row),
+      slots,
+      (error) =>
+        this.logger.warn({
+          msg: "could not run the released jobs; the dispatcher runs them",
+          ...log,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    );
   }
 
   /**
    * Runs released jobs in this process at once, without a round trip through BullMQ (a CRM delivery
-   * after its lead-upsert): one claimed by the release itself runs with its dependency's receipt
+   * after its lead-upsert), in the slots ReleasedRuns gave: one claimed by the release itself runs with its dependency's receipt
    * (`row`: the same receipt, read when the dependency was claimed) and its connection as the
    * release read it (a pause, a new CRM URL or secret during the dependency's run applies); the others are
    * claimed here first, and claim decides, as for any run. Such a run has no BullMQ job behind it:

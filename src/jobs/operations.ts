@@ -45,13 +45,13 @@ export interface OperationSettings {
  * the side-effect timeout (SIDE_EFFECT_TIMEOUT_MS) are the same for all operations.
  */
 export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
-  // Each lead-upsert slot also runs the CRM delivery its success releases (JobRunner.runReleased);
-  // more at once make the worker's statement batches larger (src/common/sql-batch.ts).
+  // More at once make the worker's statement batches larger (src/common/sql-batch.ts).
   "lead-upsert": { scope: "receipt", attempts: 6, concurrency: 100 },
   "initial-response": { scope: "receipt", attempts: 5, concurrency: 10 },
   // The CRM receives the lead as known after this event's lead-upsert (for Yelp, fetched by it).
-  // Most run in their lead-upsert's slot (up to 100 at once): as many slots here for the rest
-  // (retries, replays, ended waits), and a destination's cap is half of that (DestinationFairness).
+  // Most run at once in the worker that ran their lead-upsert, up to 100 at once (ReleasedRuns);
+  // as many slots here for the rest (retries, replays, ended waits, overflow), and a destination's
+  // cap is half of that (DestinationFairness).
   "crm-delivery": { scope: "receipt", attempts: 8, concurrency: 100, after: "lead-upsert" },
   // One message to one channel about one alert opening or resolving (src/alerts/notification-key.ts).
   // Created by the database with its alert: the attempts are repeated in migration 20261202020000_alerts.

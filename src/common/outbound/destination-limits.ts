@@ -2,6 +2,7 @@
 // slow destination cannot hold every slot of an operation's worker. A call over the cap waits a
 // moment for a slot (a fast destination frees one within milliseconds); when none frees in time, or
 // the calls in flight are already slow, the caller gives its worker slot back instead of holding it.
+// (The same slots count the released jobs a worker runs itself, per operation: src/jobs/released-runs.ts.)
 
 /** Gives the slot back. */
 export type Release = () => void;

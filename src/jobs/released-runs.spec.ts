@@ -1,0 +1,74 @@
+import { OPERATION_SETTINGS } from "./operations.js";
+import { ReleasedRuns } from "./released-runs.js";
+
+describe("ReleasedRuns", () => {
+  const cap = OPERATION_SETTINGS["crm-delivery"].concurrency;
+  const fill = (runs: ReleasedRuns) =>
+    Promise.all(Array.from({ length: cap }, () => runs.take(["crm-delivery"])));
+
+  it("gives up to the operation's concurrency of slots; one more waits for one given back, or gets none in time", async () => {
+    const runs = new ReleasedRuns();
+    const slots = await fill(runs);
+    expect(slots.every((slot) => slot !== undefined)).toBe(true);
+    expect(runs.count("crm-delivery")).toBe(cap);
+    const waiting = runs.take(["crm-delivery"]);
+    slots[0]?.();
+    slots[0]?.(); // twice is once
+    expect(await waiting).toBeDefined();
+    expect(runs.count("crm-delivery")).toBe(cap);
+    const started = Date.now();
+    expect(await runs.take(["crm-delivery"])).toBeUndefined(); // none freed within 0.5 s
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+  });
+
+  it("takes a slot of every operation or of none", async () => {
+    const runs = new ReleasedRuns();
+    const taken = await Promise.all(
+      Array.from({ length: OPERATION_SETTINGS.notification.concurrency }, () => runs.take(["notification"])),
+    );
+    expect(taken.every((slot) => slot !== undefined)).toBe(true);
+    expect(await runs.take(["crm-delivery", "notification"])).toBeUndefined();
+    expect(runs.count("crm-delivery")).toBe(0);
+  });
+
+  it("gives a run's slots back when it ends, failed or not, and reports its failure", async () => {
+    const runs = new ReleasedRuns();
+    const errors: unknown[] = [];
+    const ends: (() => void)[] = [];
+    const run = (outcome: "resolve" | "reject") => () =>
+      new Promise<void>((resolve, reject) =>
+        ends.push(() => (outcome === "resolve" ? resolve() : reject(new Error("redis down")))),
+      );
+    runs.start(run("resolve"), (await runs.take(["crm-delivery"])) ?? fail(), (error) => errors.push(error));
+    runs.start(run("reject"), (await runs.take(["crm-delivery"])) ?? fail(), (error) => errors.push(error));
+    expect(runs.count("crm-delivery")).toBe(2);
+    ends.forEach((end) => end());
+    await runs.close();
+    expect(runs.count("crm-delivery")).toBe(0);
+    expect(errors).toEqual([new Error("redis down")]);
+  });
+
+  it("on close, gives no more slots and waits for the runs in flight", async () => {
+    const runs = new ReleasedRuns();
+    let finish = () => {};
+    runs.start(
+      () => new Promise<void>((resolve) => (finish = resolve)),
+      (await runs.take(["crm-delivery"])) ?? fail(),
+      () => {},
+    );
+    let closed = false;
+    const closing = runs.close().then(() => (closed = true));
+    expect(await runs.take(["crm-delivery"])).toBeUndefined();
+    expect(runs.count("crm-delivery")).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    finish();
+    await closing;
+    expect(closed).toBe(true);
+    expect(runs.count("crm-delivery")).toBe(0);
+  });
+});
+
+function fail(): never {
+  throw new Error("no slot");
+}

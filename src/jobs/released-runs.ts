@@ -1,0 +1,65 @@
+// The released jobs a worker runs itself, at once, outside any BullMQ slot (a CRM delivery after its
+// lead-upsert: JobRunner.runReleased). The job that released them gives its own slot back as soon as
+// it succeeded, so a slow destination holds these runs, never the slots of the jobs that release
+// them. At most an operation's concurrency of them run at once (as many as its BullMQ worker runs
+// beside them). A release over that waits a moment for a slot (fast runs free one within
+// milliseconds); when none frees in time, or the runs in flight are all slow, its jobs go to BullMQ.
+import { DestinationLimits, type Release } from "../common/outbound/destination-limits.js";
+import { type Operation, OPERATION_SETTINGS } from "./operations.js";
+
+/** How long a release waits for a slot (DestinationLimits: not at all when the runs in flight are older). */
+const SLOT_WAIT_MS = 500;
+
+export class ReleasedRuns {
+  /** Each operation's slots, under the operation's name. */
+  private readonly slots = new Map<Operation, DestinationLimits>();
+  private readonly runs = new Set<Promise<void>>();
+  private closing = false;
+
+  /**
+   * A slot for one released job of each of `operations` (a success releases at most one job per
+   * operation: one per receipt), or undefined when one of them has none free in time or shutdown began.
+   */
+  async take(operations: Operation[]): Promise<Release | undefined> {
+    const taken: Release[] = [];
+    const giveBack = () => taken.forEach((release) => release());
+    for (const operation of operations) {
+      const release = this.closing ? undefined : await this.slotsOf(operation).acquire(operation);
+      if (!release) return void giveBack();
+      taken.push(release);
+    }
+    if (this.closing) return void giveBack();
+    return giveBack;
+  }
+
+  /** Runs `run` in the background (shutdown waits for it), then gives `slots` back. */
+  start(run: () => Promise<void>, slots: Release, onError: (error: unknown) => void): void {
+    const done = run()
+      .catch(onError)
+      .finally(() => {
+        slots();
+        this.runs.delete(done);
+      });
+    this.runs.add(done);
+  }
+
+  /** Released jobs of `operation` running now. */
+  count(operation: Operation): number {
+    return this.slots.get(operation)?.inFlight(operation) ?? 0;
+  }
+
+  /** Shutdown: takes no more runs (their jobs go to BullMQ) and waits for the ones running. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.runs]);
+  }
+
+  private slotsOf(operation: Operation): DestinationLimits {
+    let slots = this.slots.get(operation);
+    if (!slots) {
+      slots = new DestinationLimits(OPERATION_SETTINGS[operation].concurrency, SLOT_WAIT_MS);
+      this.slots.set(operation, slots);
+    }
+    return slots;
+  }
+}
