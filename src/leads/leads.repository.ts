@@ -28,10 +28,11 @@ export class LeadsRepository {
   ) {}
 
   /**
-   * Upserts the lead's contact data as of `eventAt`, from the event of receipt `receiptId`. An older
-   * event never overwrites newer data; a placeholder (a message that came before its lead) is always
-   * filled. The receipt that makes the lead complete for the first time (inserts it, or fills the
-   * placeholder) is kept as `created_by_receipt_id`, once: its CRM delivery is `lead.created`.
+   * Upserts the lead's contact data as of `eventAt`, from the event of receipt `receiptId`, and adds
+   * its `messages` (once each, by the provider's message id), in one statement. An older event never overwrites newer data; a
+   * placeholder (a message that came before its lead) is always filled. The receipt that makes the
+   * lead complete for the first time (inserts it, or fills the placeholder) is kept as
+   * `created_by_receipt_id`, once: its CRM delivery is `lead.created`.
    */
   async upsertContact(
     key: LeadKey,
@@ -39,6 +40,7 @@ export class LeadsRepository {
     contact: Contact,
     details: JsonObject,
     eventAt: Date,
+    messages: LeadMessage[] = [],
   ): Promise<string> {
     const { rows } = await this.sql.query<{ id: string }>(
       `WITH upserted AS (
@@ -58,11 +60,13 @@ export class LeadsRepository {
            updated_at = now()
          WHERE l.status = 'placeholder' OR l.last_event_at <= EXCLUDED.last_event_at
          RETURNING id
-       )
-       SELECT id FROM upserted
-       UNION ALL
-       SELECT id FROM leads WHERE tenant_id = $1::uuid AND provider = $3 AND external_lead_id = $4
-       LIMIT 1`,
+       ), lead AS (
+         SELECT id FROM upserted
+         UNION ALL
+         SELECT id FROM leads WHERE tenant_id = $1::uuid AND provider = $3 AND external_lead_id = $4
+         LIMIT 1
+       ), messages AS (${INSERT_MESSAGES("$11")})
+       SELECT id FROM lead`,
       [
         key.tenantId,
         key.connectionId,
@@ -74,10 +78,15 @@ export class LeadsRepository {
         JSON.stringify(details),
         eventAt,
         receiptId,
+        messageRows(messages),
       ],
     );
-    // The lead was inserted by a concurrent transaction after this statement's snapshot: read it now.
-    return rows[0]?.id ?? this.idOf(key);
+    if (rows[0]) return rows[0].id;
+    // The lead was inserted by a concurrent transaction after this statement's snapshot: read it
+    // now, and add the messages to it.
+    const leadId = await this.idOf(key);
+    await this.addMessages(key.tenantId, leadId, messages);
+    return leadId;
   }
 
   private async idOf(key: LeadKey): Promise<string> {
@@ -89,41 +98,33 @@ export class LeadsRepository {
     return rows[0].id;
   }
 
-  /** Makes sure the lead exists (a placeholder when only a message is known) and records the event time. */
-  async touch(key: LeadKey, eventAt: Date): Promise<string> {
+  /**
+   * Makes sure the lead exists (a placeholder when only a message is known), records the event time
+   * and adds its `messages` (once each, by the provider's message id), in one statement.
+   */
+  async touch(key: LeadKey, eventAt: Date, messages: LeadMessage[] = []): Promise<string> {
     const { rows } = await this.sql.query<{ id: string }>(
-      `INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, last_event_at)
-       VALUES ($1::uuid, $2::uuid, $3, $4, 'placeholder', $5)
-       ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
-         last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at), updated_at = now()
-       RETURNING id`,
-      [key.tenantId, key.connectionId, key.provider, key.externalLeadId, eventAt],
+      `WITH lead AS (
+         INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, last_event_at)
+         VALUES ($1::uuid, $2::uuid, $3, $4, 'placeholder', $5)
+         ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
+           last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at), updated_at = now()
+         RETURNING id
+       ), messages AS (${INSERT_MESSAGES("$6")})
+       SELECT id FROM lead`,
+      [key.tenantId, key.connectionId, key.provider, key.externalLeadId, eventAt, messageRows(messages)],
     );
     return rows[0]!.id;
   }
 
   /** Adds messages once each, keyed by the provider's message id. */
-  async addMessages(tenantId: string, leadId: string, messages: LeadMessage[]): Promise<void> {
+  private async addMessages(tenantId: string, leadId: string, messages: LeadMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.sql.query(
-      `INSERT INTO lead_messages (tenant_id, lead_id, external_id, direction, author, text, sent_at)
-       SELECT $1::uuid, $2::uuid, m.external_id, m.direction, m.author, m.text, m.sent_at
-       FROM jsonb_to_recordset($3::jsonb) AS m(external_id text, direction text, author text, text text, sent_at timestamptz)
-       ON CONFLICT (lead_id, external_id) DO NOTHING`,
-      [
-        tenantId,
-        leadId,
-        JSON.stringify(
-          messages.map((message) => ({
-            external_id: message.externalId,
-            direction: message.direction,
-            author: message.author ?? null,
-            text: message.text ?? null,
-            sent_at: message.sentAt.toISOString(),
-          })),
-        ),
-      ],
-    );
+    await this.sql.query(`WITH lead AS (SELECT $2::uuid AS id) ${INSERT_MESSAGES("$3")}`, [
+      tenantId,
+      leadId,
+      messageRows(messages),
+    ]);
   }
 
   /**
@@ -270,4 +271,27 @@ function runRows(run: HistoryRun, base: number) {
     position: base + index + 1,
     cursor: message.cursor ?? null,
   }));
+}
+
+/**
+ * Inserts the messages of `$<n>` (messageRows) to the lead of the statement's `lead` CTE, once each
+ * (keyed by the provider's message id); `$1` is the tenant.
+ */
+const INSERT_MESSAGES = (messages: string) => `
+  INSERT INTO lead_messages (tenant_id, lead_id, external_id, direction, author, text, sent_at)
+  SELECT $1::uuid, lead.id, m.external_id, m.direction, m.author, m.text, m.sent_at
+  FROM lead, jsonb_to_recordset(${messages}::jsonb)
+    AS m(external_id text, direction text, author text, text text, sent_at timestamptz)
+  ON CONFLICT (lead_id, external_id) DO NOTHING`;
+
+function messageRows(messages: LeadMessage[]): string {
+  return JSON.stringify(
+    messages.map((message) => ({
+      external_id: message.externalId,
+      direction: message.direction,
+      author: message.author ?? null,
+      text: message.text ?? null,
+      sent_at: message.sentAt.toISOString(),
+    })),
+  );
 }

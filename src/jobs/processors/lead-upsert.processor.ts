@@ -39,9 +39,9 @@ export class LeadUpsertProcessor implements Processor {
           update.profile.contact,
           update.profile.details,
           update.lastEventAt,
+          update.messages,
         )
-      : await this.leads.touch(key, update.lastEventAt);
-    await this.leads.addMessages(key.tenantId, leadId, update.messages);
+      : await this.leads.touch(key, update.lastEventAt, update.messages);
     if (update.history) await this.leads.addHistory(key.tenantId, leadId, update.history);
     if (update.phoneConsent) await this.leads.recordPhoneConsent(key.tenantId, leadId, update.phoneConsent);
   }
