@@ -1,4 +1,10 @@
-import { Inject, type InjectionToken, type OnApplicationBootstrap, type Type } from "@nestjs/common";
+import {
+  Inject,
+  type InjectionToken,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+  type Type,
+} from "@nestjs/common";
 import { Processor as QueueProcessor, WorkerHost } from "@nestjs/bullmq";
 import type { Job } from "bullmq";
 import type { AppConfig } from "../config/config.js";
@@ -48,7 +54,7 @@ function operationWorker(
     concurrency: OPERATION_SETTINGS[operation].concurrency,
     settings: { backoffStrategy: retryDelay },
   })
-  class OperationWorker extends WorkerHost implements OnApplicationBootstrap {
+  class OperationWorker extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
     constructor(
       @Inject(JobRunner) private readonly runner: JobRunner,
       @Inject(processorType) private readonly processor: Processor<AnyJobContext>,
@@ -65,12 +71,30 @@ function operationWorker(
       if (concurrency) this.worker.concurrency = concurrency(this.config);
     }
 
+    /**
+     * Shutdown: stops taking jobs at once, so its active jobs finish while the runner's released
+     * runs do (JobRunner.onModuleDestroy, same module), not after them; QueueLifecycle's close of
+     * every worker then finds it closed.
+     */
+    async onModuleDestroy(): Promise<void> {
+      await startedWorker(this)?.close();
+    }
+
     process(job: Job<JobPayload>): Promise<void> {
       return this.runner.run(this.processor, job.data.jobId);
     }
   }
   Object.defineProperty(OperationWorker, "name", { value: `OperationWorker(${operation})` });
   return OperationWorker;
+}
+
+/** The host's BullMQ worker, unless it was never started (a boot that failed before QueueLifecycle started them). */
+function startedWorker(host: WorkerHost): WorkerHost["worker"] | undefined {
+  try {
+    return host.worker;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One worker per operation: an operation without one does not compile. */

@@ -67,6 +67,25 @@ describe("ReleasedRuns", () => {
     expect(closed).toBe(true);
     expect(runs.count("crm-delivery")).toBe(0);
   });
+
+  it("on close, waits for a run whose slots were taken before it began and that starts after", async () => {
+    const runs = new ReleasedRuns();
+    const slots = (await runs.take(["crm-delivery"])) ?? fail(); // its success is still being recorded
+    let closed = false;
+    const closing = runs.close().then(() => (closed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    let finish = () => {};
+    runs.start(
+      () => new Promise<void>((resolve) => (finish = resolve)),
+      slots,
+      () => {},
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    finish();
+    await closing;
+    expect(runs.count("crm-delivery")).toBe(0);
+  });
 });
 
 function fail(): never {

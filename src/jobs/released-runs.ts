@@ -13,34 +13,39 @@ const SLOT_WAIT_MS = 500;
 export class ReleasedRuns {
   /** Each operation's slots, under the operation's name. */
   private readonly slots = new Map<Operation, DestinationLimits>();
-  private readonly runs = new Set<Promise<void>>();
+  /** Slots taken and not given back yet: a success taking them may start its run after close began. */
+  private taken = 0;
   private closing = false;
+  private drained?: () => void;
 
   /**
    * A slot for one released job of each of `operations` (a success releases at most one job per
-   * operation: one per receipt), or undefined when one of them has none free in time or shutdown began.
+   * operation: one per receipt), or undefined when one of them has none free in time or shutdown
+   * began. The caller gives them back once, when its run ended (start) or when it has none to run.
    */
   async take(operations: Operation[]): Promise<Release | undefined> {
-    const taken: Release[] = [];
-    const giveBack = () => taken.forEach((release) => release());
+    const releases: Release[] = [];
+    const giveBackNow = () => releases.forEach((release) => release());
     for (const operation of operations) {
       const release = this.closing ? undefined : await this.slotsOf(operation).acquire(operation);
-      if (!release) return void giveBack();
-      taken.push(release);
+      if (!release) return void giveBackNow();
+      releases.push(release);
     }
-    if (this.closing) return void giveBack();
-    return giveBack;
+    if (this.closing) return void giveBackNow();
+    this.taken += 1;
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      giveBackNow();
+      this.taken -= 1;
+      if (this.taken === 0) this.drained?.();
+    };
   }
 
-  /** Runs `run` in the background (shutdown waits for it), then gives `slots` back. */
+  /** Runs `run` in the background (shutdown waits for it: it holds `slots`), then gives `slots` back. */
   start(run: () => Promise<void>, slots: Release, onError: (error: unknown) => void): void {
-    const done = run()
-      .catch(onError)
-      .finally(() => {
-        slots();
-        this.runs.delete(done);
-      });
-    this.runs.add(done);
+    void run().catch(onError).finally(slots);
   }
 
   /** Released jobs of `operation` running now. */
@@ -48,10 +53,13 @@ export class ReleasedRuns {
     return this.slots.get(operation)?.inFlight(operation) ?? 0;
   }
 
-  /** Shutdown: takes no more runs (their jobs go to BullMQ) and waits for the ones running. */
+  /**
+   * Shutdown: takes no more runs (their jobs go to BullMQ) and waits until every slot taken is
+   * given back: the runs in flight, and those of successes still being recorded, have ended.
+   */
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all([...this.runs]);
+    if (this.taken > 0) await new Promise<void>((resolve) => (this.drained = resolve));
   }
 
   private slotsOf(operation: Operation): DestinationLimits {
