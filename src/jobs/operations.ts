@@ -64,9 +64,16 @@ export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   reconciliation: { scope: "connection", attempts: 5, concurrency: 4 },
 };
 
-/** The operations that run after `operation` (OperationSettings.after). */
-export function dependentsOf(operation: Operation): Operation[] {
-  return OPERATIONS.filter((dependent) => OPERATION_SETTINGS[dependent].after === operation);
+const DEPENDENTS = Object.fromEntries(
+  OPERATIONS.map((operation) => [
+    operation,
+    Object.freeze(OPERATIONS.filter((dependent) => OPERATION_SETTINGS[dependent].after === operation)),
+  ]),
+) as Record<Operation, readonly Operation[]>;
+
+/** The operations that run after `operation` (OperationSettings.after); read on every success. */
+export function dependentsOf(operation: Operation): readonly Operation[] {
+  return DEPENDENTS[operation];
 }
 
 /** The readable, deterministic job key kept in Postgres: `<operation>:<scope key>`. */

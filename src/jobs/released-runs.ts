@@ -23,7 +23,7 @@ export class ReleasedRuns {
    * operation: one per receipt), or undefined when one of them has none free in time or shutdown
    * began. The caller gives them back once, when its run ended (start) or when it has none to run.
    */
-  async take(operations: Operation[]): Promise<Release | undefined> {
+  async take(operations: readonly Operation[]): Promise<Release | undefined> {
     const releases: Release[] = [];
     const giveBackNow = () => releases.forEach((release) => release());
     for (const operation of operations) {
