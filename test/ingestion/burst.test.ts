@@ -8,7 +8,7 @@ import { post } from "../support/http.js";
 describe("a burst to one connection under the default settings", () => {
   const app = useApp(); // WEBHOOK_RATE_LIMIT and its window at their defaults
 
-  it("1,000 Static Forms deliveries within 10 s: every one stored, no 429", async () => {
+  it("1,000 Static Forms deliveries at once from 50 senders: every one stored, no 429", async () => {
     const c = await app.createConnection({ provider: "staticforms", inboundAuth: { type: "bearer" } });
     const url = `${app.url}/webhooks/staticforms/${c.connectionId}`;
     const auth = { authorization: `Bearer ${c.secrets.bearerToken}` };
@@ -28,7 +28,9 @@ describe("a burst to one connection under the default settings", () => {
         }
       }),
     );
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Within one rate-limit window (60 s by default), so the whole burst met the limit. Not a speed
+    // check: a burst takes 5–13 s here, depending on what else the machine runs.
+    expect(Date.now() - started).toBeLessThan(60_000);
     expect(statuses.filter((status) => status !== 202)).toEqual([]);
     expect(statuses).toHaveLength(1000);
     expect((await storedFor(app.sql, c.tenantId)).receipts).toBe(1000);
