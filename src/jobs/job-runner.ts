@@ -73,7 +73,10 @@ export class JobRunner implements OnModuleDestroy {
     );
   }
 
-  /** Shutdown, before the BullMQ workers stop: released jobs go to BullMQ now; the running ones finish. */
+  /**
+   * Shutdown, while the BullMQ workers close beside it (OperationWorker): released jobs go to BullMQ
+   * from now on, and the ones running finish.
+   */
   onModuleDestroy(): Promise<void> {
     return this.releasedRuns.close();
   }
@@ -232,11 +235,12 @@ export class JobRunner implements OnModuleDestroy {
   }
 
   /**
-   * Runs released jobs in this process at once, without a round trip through BullMQ (a CRM delivery
-   * after its lead-upsert), in the slots ReleasedRuns gave: one claimed by the release itself runs with its dependency's receipt
-   * (`row`: the same receipt, read when the dependency was claimed) and its connection as the
-   * release read it (a pause, a new CRM URL or secret during the dependency's run applies); the others are
-   * claimed here first, and claim decides, as for any run. Such a run has no BullMQ job behind it:
+   * Runs released jobs in this process at once, in the slots ReleasedRuns gave, without a round
+   * trip through BullMQ (a CRM delivery after its lead-upsert): one claimed by the release itself
+   * runs with its dependency's receipt (`row`: the same receipt, read when the dependency was
+   * claimed) and its connection as the release read it (a pause, a new CRM URL or secret during the
+   * dependency's run applies); the others are claimed here first, and claim decides, as for any
+   * run. Such a run has no BullMQ job behind it:
    * a retry it schedules is handed to BullMQ with its delay, and so is a quota wait (for its end);
    * a run that failed otherwise (the database or Redis failing under it) is handed to BullMQ, which
    * tries again as for any run.

@@ -8,7 +8,8 @@ describe("worker shutdown", () => {
   const crm = useFakeServer({ status: 200, body: {}, delayMs: 1500 });
   const app = useApp();
 
-  it("SIGTERM during a CRM call: the call completes, the job is recorded succeeded, exit 0", async () => {
+  /** A connection delivering to the slow CRM, and a worker process, started. */
+  const connectionAndWorker = async () => {
     const c = await app.createConnection({
       provider: "staticforms",
       inboundAuth: { type: "bearer" },
@@ -16,6 +17,11 @@ describe("worker shutdown", () => {
     });
     const worker = app.spawn("dist/worker.js", { SIDE_EFFECT_TIMEOUT_MS: "5000" });
     await worker.waitFor(/worker started/);
+    return { c, worker };
+  };
+
+  it("SIGTERM during a CRM call: the call completes, the job is recorded succeeded, exit 0", async () => {
+    const { c, worker } = await connectionAndWorker();
     await post(
       `${app.url}/webhooks/staticforms/${c.connectionId}`,
       { event: "form.submitted", data: { submissionId: "shutdown-1", formData: { name: "S" } } },
@@ -39,13 +45,7 @@ describe("worker shutdown", () => {
   });
 
   it("SIGTERM under a burst: every started delivery is recorded, none is left running, none sent twice", async () => {
-    const c = await app.createConnection({
-      provider: "staticforms",
-      inboundAuth: { type: "bearer" },
-      settings: { crmDestination: { url: `${crm.url}/crm` } },
-    });
-    const worker = app.spawn("dist/worker.js", { SIDE_EFFECT_TIMEOUT_MS: "5000" });
-    await worker.waitFor(/worker started/);
+    const { c, worker } = await connectionAndWorker();
     const before = crm.received.length;
     const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
