@@ -29,10 +29,10 @@ export class LeadsRepository {
 
   /**
    * Upserts the lead's contact data as of `eventAt`, from the event of receipt `receiptId`, and adds
-   * its `messages` (once each, by the provider's message id), in one statement. An older event never overwrites newer data; a
-   * placeholder (a message that came before its lead) is always filled. The receipt that makes the
-   * lead complete for the first time (inserts it, or fills the placeholder) is kept as
-   * `created_by_receipt_id`, once: its CRM delivery is `lead.created`.
+   * its `messages` (once each, by the provider's message id), in one statement. An older event never
+   * overwrites newer data; a placeholder (a message that came before its lead) is always filled.
+   * The receipt that makes the lead complete for the first time (inserts it, or fills the
+   * placeholder) is kept as `created_by_receipt_id`, once: its CRM delivery is `lead.created`.
    */
   async upsertContact(
     key: LeadKey,
@@ -263,11 +263,7 @@ const PLACE_RUN_SQL = `
 
 function runRows(run: HistoryRun, base: number) {
   return run.messages.map((message: LeadMessage, index) => ({
-    external_id: message.externalId,
-    direction: message.direction,
-    author: message.author ?? null,
-    text: message.text ?? null,
-    sent_at: message.sentAt.toISOString(),
+    ...messageRow(message),
     position: base + index + 1,
     cursor: message.cursor ?? null,
   }));
@@ -285,13 +281,16 @@ const INSERT_MESSAGES = (messages: string) => `
   ON CONFLICT (lead_id, external_id) DO NOTHING`;
 
 function messageRows(messages: LeadMessage[]): string {
-  return JSON.stringify(
-    messages.map((message) => ({
-      external_id: message.externalId,
-      direction: message.direction,
-      author: message.author ?? null,
-      text: message.text ?? null,
-      sent_at: message.sentAt.toISOString(),
-    })),
-  );
+  return JSON.stringify(messages.map(messageRow));
+}
+
+/** A message as the statements' `jsonb_to_recordset` reads it. */
+function messageRow(message: LeadMessage) {
+  return {
+    external_id: message.externalId,
+    direction: message.direction,
+    author: message.author ?? null,
+    text: message.text ?? null,
+    sent_at: message.sentAt.toISOString(),
+  };
 }
