@@ -15,14 +15,18 @@ describe("a released job run in process", () => {
     env: { DESTINATION_MAX_CONCURRENCY: "1", DISPATCHER_INTERVAL_MS: "3600000" },
   });
 
+  /** A Static Forms connection whose CRM is `crmUrl`. */
+  const connectionTo = (crmUrl: string) =>
+    app.createConnection({
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: `${crmUrl}/hook` } },
+    });
+
   it("after a quota wait, runs at the wait's end without the dispatcher, using no attempt", async () => {
     // Slower than the 500 ms a call waits for a slot: the second delivery gives its slot back and waits.
     const slow = await fakeServer({ status: 200, delayMs: 1_200 });
-    const c = await app.createConnection({
-      provider: "staticforms",
-      inboundAuth: { type: "bearer" },
-      settings: { crmDestination: { url: `${slow.url}/hook` } },
-    });
+    const c = await connectionTo(slow.url);
     const answers = await Promise.all(
       ["q-1", "q-2"].map((id) =>
         post(
@@ -59,11 +63,7 @@ describe("a released job run in process", () => {
 
   it("holds no BullMQ slot of the lead-upsert that released it while its slow destination answers", async () => {
     const slow = await fakeServer({ status: 200, delayMs: 3_000 });
-    const c = await app.createConnection({
-      provider: "staticforms",
-      inboundAuth: { type: "bearer" },
-      settings: { crmDestination: { url: `${slow.url}/hook` } },
-    });
+    const c = await connectionTo(slow.url);
     const answer = await post(
       `${app.url}/webhooks/staticforms/${c.connectionId}`,
       { event: "form.submitted", data: { submissionId: "held-1", formData: { name: "Ann" } } },
