@@ -5,7 +5,8 @@
 // database) and prints each run, the medians and the ratio. For Leadgate it also prints what each
 // event cost: commits and rows written in its database (pg_stat_database, its own database, so other
 // work on the server does not count) and Redis commands (INFO stats: server-wide, so only meaningful
-// on a quiet server), and the API's peak memory (RSS).
+// on a quiet server), and the API's peak memory (RSS). For both, the CPU each process used per event
+// (API, worker, the run's database backends, Redis), from /proc.
 // BENCH_E2E_RATE=<events/s> offers the load at that rate instead of as fast as possible (for the
 // acknowledgement-to-done latency below capacity); BENCH_E2E_PEER=false runs Leadgate only.
 // Needs `npm run build`.
@@ -131,6 +132,50 @@ function watchMemory(pid) {
   };
 }
 
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+
+/** CPU time (user + system, all threads) a process has used, in ms; 0 once it has ended. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Counts the CPU the run's processes use from now until the returned function is called: the API,
+ * the worker, the run's own database backends (pg_stat_activity; one that ended in between is
+ * missed) and the Redis server (server-wide). Per event, in ms: where each design spends its CPU.
+ * It moves with the machine's speed as events/s does, so only the runs of one invocation compare.
+ */
+async function cpuMeter(sql, redis, processes) {
+  const backends = async () =>
+    (
+      await sql.query(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      )
+    ).rows.map((row) => row.pid);
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))[1]);
+  const before = new Map(
+    [...Object.values(processes).map((child) => child.pid), redisPid, ...(await backends())].map((pid) => [
+      pid,
+      cpuMs(pid),
+    ]),
+  );
+  const used = (pid) => cpuMs(pid) - (before.get(pid) ?? 0);
+  return async () => {
+    const perEvent = (ms) => Number((ms / EVENTS).toFixed(2));
+    const result = Object.fromEntries(
+      Object.entries(processes).map(([name, child]) => [name, perEvent(used(child.pid))]),
+    );
+    result.postgres = perEvent((await backends()).reduce((sum, pid) => sum + used(pid), 0));
+    result.redis = perEvent(used(redisPid));
+    return result;
+  };
+}
+
 async function runPeer(round) {
   const crm = await startCrm();
   const databaseUrl = await freshDatabase(`leadgate_bench_e2e_peer_${RUN_ID}`);
@@ -139,11 +184,16 @@ async function runPeer(round) {
   const env = { DATABASE_URL: databaseUrl, PORT: String(port), CRM_URL: crm.url, PEER_QUEUE: queue };
   const api = await start("bench/peer.mjs", env, /peer listening/);
   const worker = await start("bench/peer-worker.mjs", env, /peer worker started/);
+  const sql = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  const redis = new Redis();
   try {
+    const cpu = await cpuMeter(sql, redis, { api, worker });
     const sent = await send(`http://127.0.0.1:${port}/webhooks/staticforms/x`, {}, `peer-${round}`);
     await untilDelivered(crm, sent.started);
-    return outcome(crm, sent);
+    return { ...outcome(crm, sent), cpuMsPerEvent: await cpu() };
   } finally {
+    await sql.end();
+    redis.disconnect();
     api.kill("SIGTERM");
     worker.kill("SIGTERM");
     crm.server.close();
@@ -184,6 +234,7 @@ async function runLeadgate(round) {
   };
   try {
     const before = await counters();
+    const cpu = await cpuMeter(sql, redis, { api, worker });
     const apiMemory = watchMemory(api.pid);
     const sent = await send(
       `http://127.0.0.1:${port}/webhooks/staticforms/${connection.id}`,
@@ -200,6 +251,7 @@ async function runLeadgate(round) {
       if (Date.now() - sent.started > TIMEOUT_MS) throw new Error(`timed out: ${JSON.stringify(rows[0])}`);
       await sleep(50);
     }
+    const cpuMsPerEvent = await cpu();
     // Backends flush their statistics at most once a second when idle: let them.
     await sleep(2_500);
     const after = await counters();
@@ -211,6 +263,7 @@ async function runLeadgate(round) {
       ...outcome(crm, sent),
       failed: rows[0].failed,
       apiPeakMiB,
+      cpuMsPerEvent,
       perEvent: {
         commits: perEvent("commits"),
         inserted: perEvent("inserted"),
@@ -252,8 +305,19 @@ async function main() {
     const runs = results[name];
     return `${median(runs.map((r) => r.eventsPerSecond))} events/s (runs: ${runs.map((r) => r.eventsPerSecond).join(", ")}), ingest ${median(runs.map((r) => r.ingest))} deliveries/s, ack to done p50 ${median(runs.map((r) => r.p50))} ms p99 ${median(runs.map((r) => r.p99))} ms`;
   };
+  const cpu = (name) => {
+    const runs = results[name].map((r) => r.cpuMsPerEvent);
+    const parts = ["api", "worker", "postgres", "redis"].map((part) => [
+      part,
+      median(runs.map((r) => r[part])),
+    ]);
+    const total = parts.reduce((sum, [, ms]) => sum + ms, 0);
+    return `${parts.map(([part, ms]) => `${part} ${ms}`).join(", ")}; total ${total.toFixed(2)}`;
+  };
   if (WITH_PEER) console.log(`  peer:     ${line("peer")}`);
   console.log(`  leadgate: ${line("leadgate")}`);
+  if (WITH_PEER) console.log(`  peer CPU per event (ms, medians):     ${cpu("peer")}`);
+  console.log(`  leadgate CPU per event (ms, medians): ${cpu("leadgate")}`);
   const last = results.leadgate.at(-1);
   console.log(
     `  leadgate per event: ${last.perEvent.commits} commits, ${last.perEvent.inserted} rows inserted, ${last.perEvent.updated} updated, ${last.perEvent.redisCommands} Redis commands (last run); API peak RSS ${median(results.leadgate.map((r) => r.apiPeakMiB))} MiB; jobs not succeeded ${results.leadgate.reduce((n, r) => n + r.failed, 0)}, CRM events received twice ${results.leadgate.reduce((n, r) => n + r.twice, 0)}`,
