@@ -162,12 +162,8 @@ async function cpuMeter(sql, redis, processes) {
       )
     ).rows.map((row) => row.pid);
   const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))[1]);
-  const before = new Map(
-    [...Object.values(processes).map((child) => child.pid), redisPid, ...(await backends())].map((pid) => [
-      pid,
-      cpuMs(pid),
-    ]),
-  );
+  const pids = [...Object.values(processes).map((child) => child.pid), redisPid, ...(await backends())];
+  const before = new Map(pids.map((pid) => [pid, cpuMs(pid)]));
   const used = (pid) => cpuMs(pid) - (before.get(pid) ?? 0);
   return async () => {
     const perEvent = (ms) => Number((ms / EVENTS).toFixed(2));
