@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "./config/config.js";
 import { ConfigModule } from "./config/config.module.js";
+import { ConnectionsWorkerModule } from "./connections/connections.module.js";
 import { CryptoModule } from "./crypto/crypto.module.js";
 import { DatabaseModule } from "./database/database.module.js";
 import { WorkerJobsModule } from "./jobs/worker-jobs.module.js";
@@ -26,7 +27,7 @@ export class WorkerModule {
         CryptoModule,
         ObservabilityModule,
         // The processors of features (reconciliation writes receipts) join the jobs layer's workers here.
-        WorkerJobsModule.forRoot([ReconciliationWorkerModule]),
+        WorkerJobsModule.forRoot([ReconciliationWorkerModule, ConnectionsWorkerModule]),
         ReplayWorkerModule,
         RetentionModule,
       ],

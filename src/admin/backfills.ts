@@ -18,6 +18,7 @@ import { Transactions } from "../database/transactions.js";
 import { JobQueue } from "../jobs/job-queue.js";
 import { jobKey } from "../jobs/operations.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
+import { capabilities } from "../providers/capabilities.js";
 import type { Provider } from "../providers/provider-event.js";
 import { ListingUnavailable } from "../providers/lead-source.js";
 import { LeadScan } from "../reconciliation/lead-scan.js";
@@ -93,10 +94,11 @@ export class BackfillsService {
         "The connection is disabled; it can no longer be backfilled.",
       );
     }
-    if (connection.provider === "staticforms" || connection.credentials === null) {
+    const api = capabilities(connection.provider as Provider).api;
+    if (!api || connection.credentials === null) {
       throw notAvailable(
-        connection.provider === "staticforms"
-          ? "Static Forms offers no API to list submissions: backfill is manual."
+        !api
+          ? `${connection.provider} offers no API to list its leads: backfill is manual.`
           : "The connection has no provider API credentials: connect it with OAuth first.",
       );
     }

@@ -9,8 +9,8 @@
 import { Injectable, Logger } from "@nestjs/common";
 import { SecretBox } from "../crypto/secret-box.js";
 import { secretPlace } from "../crypto/stored-secrets.js";
-import { PrismaService } from "../database/prisma.service.js";
-import type { ProviderCredentials } from "./connection.js";
+import { ConnectionSubstates, type DueCleanUp } from "./connection-substates.js";
+import type { ProviderCredentials } from "./lifecycle/connection.js";
 import { isOAuthProvider, ProviderOAuth, TokenExchangeFailed } from "./provider-oauth.js";
 
 /** A failed clean-up is tried again after this long. */
@@ -18,38 +18,21 @@ const RETRY_AFTER_SECONDS = 300;
 /** Clean-ups taken per pass. */
 const BATCH = 20;
 
-interface Due {
-  id: string;
-  tenantId: string;
-  provider: string;
-  credentials: string | null;
-}
-
 @Injectable()
 export class ConnectionCleanup {
   private readonly logger = new Logger("connection-cleanup");
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly substates: ConnectionSubstates,
     private readonly box: SecretBox,
     private readonly oauth: ProviderOAuth,
   ) {}
 
   /** Runs the due clean-ups; answers how many finished. Any number of workers may run it at once. */
   async run(): Promise<number> {
-    // Taking one moves its due time forward (one autocommit UPDATE): another worker skips it, and a
-    // worker that dies mid-way leaves it for a retry. Platform-wide, then scoped by tenant and id.
-    const { rows } = await this.prisma.pool.query<Due>(
-      `UPDATE connections SET cleanup_due_at = now() + make_interval(secs => $1)
-       WHERE id IN (SELECT c.id FROM connections c WHERE c.status = 'disabled' AND c.cleanup_due_at <= now()
-                      -- The provider-side removal first: it needs the tokens.
-                      AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = c.tenant_id
-                                        AND j.connection_id = c.id AND j.operation = 'provider-sync'
-                                        AND j.status IN ('queued', 'running', 'retrying', 'waiting'))
-                    ORDER BY c.cleanup_due_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED)
-       RETURNING id, tenant_id AS "tenantId", provider, credentials`,
-      [RETRY_AFTER_SECONDS, BATCH],
-    );
+    // Taking one moves its due time forward: another worker skips it, and a worker that dies
+    // mid-way leaves it for a retry. Platform-wide, then scoped by tenant and id.
+    const rows = await this.substates.takeCleanUps(RETRY_AFTER_SECONDS, BATCH);
     let done = 0;
     for (const due of rows) {
       if (await this.cleanUp(due)) done += 1;
@@ -57,7 +40,7 @@ export class ConnectionCleanup {
     return done;
   }
 
-  private async cleanUp(due: Due): Promise<boolean> {
+  private async cleanUp(due: DueCleanUp): Promise<boolean> {
     const log = { tenantId: due.tenantId, connectionId: due.id, provider: due.provider };
     // 1. The provider-side webhook or subscription: removed by its provider-sync job (run picks a
     //    clean-up only once that job is done).
@@ -81,23 +64,14 @@ export class ConnectionCleanup {
           }
         } catch (error) {
           const reason = error instanceof TokenExchangeFailed ? error.reason : "internal";
-          await this.prisma.pool.query(
-            `UPDATE connections SET oauth_last_error = 'revoke_failed' WHERE id = $1::uuid AND tenant_id = $2::uuid`,
-            [due.id, due.tenantId],
-          );
+          await this.substates.recordCleanUpFailure(due);
           this.logger.warn({ msg: "revoking the grant failed; retried later", ...log, reason });
           return false;
         }
       }
     }
     // 3. The tokens.
-    await this.prisma.pool.query(
-      `UPDATE connections SET credentials = NULL, oauth_status = 'not_connected', oauth_scopes = '{}',
-         token_expires_at = NULL, token_issued_at = NULL, oauth_last_error = NULL, cleanup_due_at = NULL,
-         updated_at = now()
-       WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = 'disabled'`,
-      [due.id, due.tenantId],
-    );
+    await this.substates.finishCleanUp(due);
     this.logger.log({ msg: "disconnected: tokens deleted", ...log });
     return true;
   }

@@ -3,7 +3,7 @@ import { NaturalBatcher } from "../common/natural-batcher.js";
 import { KnownIds } from "../database/known-ids.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Provider } from "../providers/provider-event.js";
-import type { ConnectionSettings, ConnectionStatus } from "./connection.js";
+import type { ConnectionSettings, ConnectionStatus } from "./lifecycle/connection.js";
 
 /** The columns ingest needs to route, authenticate and plan a delivery. */
 export interface IngestConnectionRow {

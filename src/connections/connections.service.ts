@@ -6,18 +6,12 @@ import { APP_CONFIG } from "../config/config.module.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
-import { Prisma } from "../generated/prisma/client.js";
-import type { InboundAuthType, InboundCredentials } from "../providers/inbound-auth.js";
+import { capabilities } from "../providers/capabilities.js";
+import type { InboundCredentials } from "../providers/inbound-auth.js";
 import type { Provider } from "../providers/provider-event.js";
 import { secretPlace } from "../crypto/stored-secrets.js";
-import type { InboundAuthConfig, NewConnection, OAuthStatus, ProviderCredentials } from "./connection.js";
-
-/** Which sender authentication each provider can use (api.md, providers.md). */
-export const AUTH_TYPES_BY_PROVIDER: Record<Provider, readonly InboundAuthType[]> = {
-  staticforms: ["bearer", "basic", "header", "token", "apiKey"],
-  thumbtack: ["basic", "header", "token"],
-  yelp: ["none"],
-};
+import { ConnectionStore } from "./connection-store.js";
+import type { InboundAuthConfig, NewConnection, OAuthStatus, ProviderCredentials } from "./lifecycle/connection.js";
 
 const HEADER_NAME = /^[A-Za-z0-9-]{1,64}$/;
 const RESERVED_HEADERS = new Set([
@@ -70,7 +64,8 @@ export function shown(credentials: InboundCredentials): ShownSecrets {
 
 /**
  * The columns that hold provider credentials: the tokens encrypted, and beside them in clear what
- * the views show (status, scopes, expiry). `undefined`: no credentials (not connected).
+ * the views show (scopes, expiry). `undefined`: no credentials. The grant's status is the
+ * transition's to set (connection-states.ts: `reconnect`, `replaceCredentials`).
  */
 export function credentialColumns(
   box: SecretBox,
@@ -80,7 +75,6 @@ export function credentialColumns(
   const now = new Date();
   return {
     credentials: credentials ? box.seal({ ...credentials }, secretPlace("credentials", connectionId)) : null,
-    oauthStatus: (credentials ? "connected" : "not_connected") satisfies OAuthStatus,
     oauthScopes: credentials?.scopes ?? [],
     tokenExpiresAt: credentials?.expiresAt ? new Date(credentials.expiresAt) : null,
     tokenIssuedAt: credentials ? now : null,
@@ -92,26 +86,29 @@ export function credentialColumns(
 export class ConnectionsService {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly store: ConnectionStore,
     private readonly box: SecretBox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   webhookUrl(provider: Provider, connectionId: string, credentials: InboundCredentials): string {
     const base = this.config.publicBaseUrl;
-    if (provider === "yelp") return `${base}/webhooks/yelp/{YELP_WEBHOOK_TOKEN}`; // one platform-wide URL
+    const shape = capabilities(provider).webhookUrl;
+    if (shape !== "connection") return `${base}/webhooks/${provider}/{${shape.platformToken}}`; // one platform-wide URL
     const url = `${base}/webhooks/${provider}/${connectionId}`;
     return credentials.type === "token" ? `${url}?token=${credentials.token}` : url;
   }
 
   /** Creates a connection with freshly generated inbound secrets; they are returned here, once. */
-  async create(tenantId: string, input: NewConnection, db: Pick<Tx, "connection"> = this.prisma) {
-    if (!AUTH_TYPES_BY_PROVIDER[input.provider].includes(input.inboundAuth.type)) {
+  async create(tenantId: string, input: NewConnection, db: Tx | PrismaService = this.prisma) {
+    const authTypes = capabilities(input.provider).inboundAuth;
+    if (!authTypes.includes(input.inboundAuth.type)) {
       throw new AppError(
         400,
         "validation_failed",
         `inboundAuth.type ${input.inboundAuth.type} is not available for ${input.provider}.`,
         {
-          "inboundAuth.type": [`must be one of ${AUTH_TYPES_BY_PROVIDER[input.provider].join(", ")}`],
+          "inboundAuth.type": [`must be one of ${authTypes.join(", ")}`],
         },
       );
     }
@@ -123,35 +120,21 @@ export class ConnectionsService {
     if (credentials.type === "header") inboundAuth.headerName = credentials.headerName;
     // The id is made here, not by the database: each envelope is bound to its row (see SecretBox).
     const id = randomUUID();
-    try {
-      const connection = await db.connection.create({
-        data: {
-          id,
-          tenantId,
-          provider: input.provider,
-          externalAccountId: input.externalAccountId,
-          displayName: input.displayName,
-          inboundAuth: { ...inboundAuth },
-          inboundSecrets: this.box.seal(credentials, secretPlace("inbound_secrets", id)),
-          ...credentialColumns(this.box, id, input.credentials),
-          settings: { ...input.settings },
-          crmSigningSecret: crmSigningSecret
-            ? this.box.seal(crmSigningSecret, secretPlace("crm_signing_secret", id))
-            : null,
-        },
-      });
-      const secrets: ShownSecrets = shown(credentials);
-      if (crmSigningSecret) secrets.crmSigningSecret = crmSigningSecret;
-      return { connection, webhookUrl: this.webhookUrl(input.provider, connection.id, credentials), secrets };
-    } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-        throw new AppError(
-          409,
-          "connection_exists",
-          `A ${input.provider} connection for this account already exists.`,
-        );
-      }
-      throw error;
-    }
+    const connection = await this.store.insert(db, {
+      id,
+      tenantId,
+      provider: input.provider,
+      externalAccountId: input.externalAccountId,
+      displayName: input.displayName,
+      inboundAuth: { ...inboundAuth },
+      inboundSecrets: this.box.seal(credentials, secretPlace("inbound_secrets", id)),
+      ...credentialColumns(this.box, id, input.credentials),
+      oauthStatus: (input.credentials ? "connected" : "not_connected") satisfies OAuthStatus,
+      settings: { ...input.settings },
+      crmSigningSecret: crmSigningSecret ? this.box.seal(crmSigningSecret, secretPlace("crm_signing_secret", id)) : null,
+    });
+    const secrets: ShownSecrets = shown(credentials);
+    if (crmSigningSecret) secrets.crmSigningSecret = crmSigningSecret;
+    return { connection, webhookUrl: this.webhookUrl(input.provider, connection.id, credentials), secrets };
   }
 }

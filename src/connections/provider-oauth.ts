@@ -6,10 +6,12 @@ import * as oauth from "oauth4webapi";
 import { AppError } from "../common/app-error.js";
 import type { AppConfig, OAuthClientConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
+import { capabilities } from "../providers/capabilities.js";
+import { type Provider, PROVIDERS } from "../providers/provider-event.js";
 
-/** The providers whose accounts are connected with OAuth. */
-export const OAUTH_PROVIDERS = ["thumbtack", "yelp"] as const;
-export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
+/** The providers whose accounts are connected with OAuth (their capability `oauth`; each has an OAuth client configuration). */
+export type OAuthProvider = keyof AppConfig["oauth"] & Provider;
+export const OAUTH_PROVIDERS = PROVIDERS.filter((provider) => capabilities(provider).oauth) as OAuthProvider[];
 
 export function isOAuthProvider(value: string): value is OAuthProvider {
   return (OAUTH_PROVIDERS as readonly string[]).includes(value);

@@ -20,8 +20,9 @@ import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { secretPlace } from "../crypto/stored-secrets.js";
-import { PrismaService } from "../database/prisma.service.js";
-import type { OAuthStatus, ProviderCredentials } from "./connection.js";
+import { ConnectionStore } from "./connection-store.js";
+import { ConnectionSubstates, type TokenRow } from "./connection-substates.js";
+import type { OAuthStatus, ProviderCredentials } from "./lifecycle/connection.js";
 import { InvalidGrant, isOAuthProvider, ProviderOAuth, TokenExchangeFailed } from "./provider-oauth.js";
 
 export interface TokenOwner {
@@ -47,7 +48,8 @@ export class ProviderTokens {
   private readonly leaseMs: number;
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly store: ConnectionStore,
+    private readonly substates: ConnectionSubstates,
     private readonly box: SecretBox,
     private readonly oauth: ProviderOAuth,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -132,21 +134,12 @@ export class ProviderTokens {
         // A provider that does not rotate keeps the refresh token it issued.
         refreshToken: next.refreshToken ?? held.credentials.refreshToken,
       };
-      const stored = await this.prisma.pool.query(
-        `UPDATE connections SET credentials = $4, token_expires_at = $5, token_issued_at = now(),
-           last_refreshed_at = now(), oauth_scopes = $6, oauth_status = 'connected', oauth_last_error = NULL,
-           refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = now()
-         WHERE id = $1::uuid AND tenant_id = $2::uuid AND refresh_lease_owner = $3::uuid`,
-        [
-          owner.id,
-          owner.tenantId,
-          me,
-          this.box.seal(credentials, secretPlace("credentials", owner.id)),
-          credentials.expiresAt ?? null,
-          credentials.scopes ?? [],
-        ],
-      );
-      if (stored.rowCount === 0) {
+      const stored = await this.substates.storeRefreshedToken(owner, me, {
+        sealed: this.box.seal(credentials, secretPlace("credentials", owner.id)),
+        expiresAt: credentials.expiresAt ?? null,
+        scopes: credentials.scopes ?? [],
+      });
+      if (!stored) {
         this.logger.error({ msg: "refreshed token not stored: the refresh lease expired first", ...log });
       } else {
         this.logger.log({ msg: "provider token refreshed", ...log });
@@ -154,13 +147,7 @@ export class ProviderTokens {
       return credentials.accessToken;
     } catch (error) {
       if (error instanceof InvalidGrant) {
-        await this.prisma.pool.query(
-          `UPDATE connections SET oauth_status = 'reauthorization_required', oauth_last_error = 'invalid_grant',
-             status = CASE WHEN status = 'active' THEN 'credential_error' ELSE status END,
-             refresh_lease_owner = NULL, refresh_lease_until = NULL, updated_at = now()
-           WHERE id = $1::uuid AND tenant_id = $2::uuid AND refresh_lease_owner = $3::uuid`,
-          [owner.id, owner.tenantId, me],
-        );
+        await this.store.requireReauthorization(owner, me);
         this.logger.warn({
           msg: "refresh refused: reauthorization required",
           ...log,
@@ -168,11 +155,7 @@ export class ProviderTokens {
         });
         throw reauthorize();
       }
-      await this.prisma.pool.query(
-        `UPDATE connections SET oauth_last_error = 'refresh_failed', refresh_lease_owner = NULL,
-           refresh_lease_until = NULL WHERE id = $1::uuid AND tenant_id = $2::uuid AND refresh_lease_owner = $3::uuid`,
-        [owner.id, owner.tenantId, me],
-      );
+      await this.substates.recordRefreshFailure(owner, me);
       const reason = error instanceof TokenExchangeFailed ? error.reason : "internal";
       this.logger.warn({ msg: "token refresh failed", ...log, errorCode: "token_refresh_failed", reason });
       throw new RetryableError("token_refresh_failed");
@@ -181,34 +164,20 @@ export class ProviderTokens {
 
   /** Takes the refresh lease when it is free or expired: the row as it is now, or undefined. */
   private async lease(owner: TokenOwner, me: string): Promise<Stored | undefined> {
-    const { rows } = await this.prisma.pool.query<Row>(
-      `UPDATE connections SET refresh_lease_owner = $3::uuid,
-         refresh_lease_until = now() + make_interval(secs => $4::double precision / 1000)
-       WHERE id = $1::uuid AND tenant_id = $2::uuid AND credentials IS NOT NULL
-         AND (refresh_lease_until IS NULL OR refresh_lease_until < now())
-       RETURNING ${COLUMNS}`,
-      [owner.id, owner.tenantId, me, this.leaseMs],
-    );
-    return rows[0] ? this.stored(owner, rows[0]) : undefined;
+    const row = await this.substates.takeRefreshLease(owner, me, this.leaseMs);
+    return row ? this.stored(owner, row) : undefined;
   }
 
-  private async release(owner: TokenOwner, me: string): Promise<void> {
-    await this.prisma.pool.query(
-      `UPDATE connections SET refresh_lease_owner = NULL, refresh_lease_until = NULL
-       WHERE id = $1::uuid AND tenant_id = $2::uuid AND refresh_lease_owner = $3::uuid`,
-      [owner.id, owner.tenantId, me],
-    );
+  private release(owner: TokenOwner, me: string): Promise<void> {
+    return this.substates.releaseRefreshLease(owner, me);
   }
 
   private async read(owner: TokenOwner): Promise<Stored | undefined> {
-    const { rows } = await this.prisma.pool.query<Row>(
-      `SELECT ${COLUMNS} FROM connections WHERE id = $1::uuid AND tenant_id = $2::uuid AND credentials IS NOT NULL`,
-      [owner.id, owner.tenantId],
-    );
-    return rows[0] ? this.stored(owner, rows[0]) : undefined;
+    const row = await this.substates.readTokens(owner);
+    return row ? this.stored(owner, row) : undefined;
   }
 
-  private stored(owner: TokenOwner, row: Row): Stored {
+  private stored(owner: TokenOwner, row: TokenRow): Stored {
     let credentials: ProviderCredentials;
     try {
       credentials = this.box.open<ProviderCredentials>(row.credentials, secretPlace("credentials", owner.id));
@@ -217,13 +186,4 @@ export class ProviderTokens {
     }
     return { credentials, expiresAt: row.expiresAt, issuedAt: row.issuedAt, oauthStatus: row.oauthStatus };
   }
-}
-
-const COLUMNS = `credentials, token_expires_at AS "expiresAt", token_issued_at AS "issuedAt", oauth_status AS "oauthStatus"`;
-
-interface Row {
-  credentials: string;
-  expiresAt: Date | null;
-  issuedAt: Date | null;
-  oauthStatus: OAuthStatus;
 }

@@ -1,20 +1,17 @@
 // A connection's provider-side webhook registration as stored (api.md `registration`): which
-// connections are registered by Leadgate, the state the views show, and the one place where that
-// state changes after a provider call (`recordOutcome`: `active`, `error`, or let go on removal).
-import { Injectable, Logger } from "@nestjs/common";
+// connections are registered by Leadgate, and what a provider-sync job reads of it. Its outcome
+// after a provider call is recorded by the store (ConnectionSubstates.recordRegistration).
+import { Injectable } from "@nestjs/common";
 import { PermanentError } from "../common/outbound/errors.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { secretPlace } from "../crypto/stored-secrets.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { InboundAuthType, InboundCredentials } from "../providers/inbound-auth.js";
 import type { Provider } from "../providers/provider-event.js";
-import type { KnownRegistration, Registered } from "../providers/provider-registration.js";
+import type { KnownRegistration } from "../providers/provider-registration.js";
+import type { RegistrationStatus } from "./lifecycle/connection-states.js";
 
-/** Resolves the `registration.error` alerts of the connection an `updated` CTE returned (alert_clear: src/alerts). */
-const CLEAR_REGISTRATION_ERROR = "SELECT alert_clear(tenant_id, 'registration.error', id) FROM updated";
-
-export const REGISTRATION_STATUSES = ["active", "pending", "error", "manual"] as const;
-export type RegistrationStatus = (typeof REGISTRATION_STATUSES)[number];
+export type { RegistrationStatus } from "./lifecycle/connection-states.js";
 
 /**
  * Whether Leadgate registers a connection's webhook itself, once it holds an OAuth grant: Yelp
@@ -33,12 +30,6 @@ export function registeredByLeadgate(provider: Provider, inboundAuth: InboundAut
   }
 }
 
-/** How a provider-sync attempt ended, for the connection's registration. */
-export type RegistrationOutcome =
-  | { kind: "registered"; registered: Registered }
-  | { kind: "removed" }
-  | { kind: "failed"; errorCode: string };
-
 /** What a provider-sync job reads of its connection besides the job context. */
 export interface RegistrationRow {
   status: RegistrationStatus;
@@ -48,8 +39,6 @@ export interface RegistrationRow {
 
 @Injectable()
 export class RegistrationRepository {
-  private readonly logger = new Logger("registration");
-
   constructor(
     private readonly prisma: PrismaService,
     private readonly box: SecretBox,
@@ -81,74 +70,6 @@ export class RegistrationRepository {
       throw new PermanentError("secrets_unreadable"); // as in the job context: fix the key or data, then replay
     }
     return { status: row.status, known: { webhookId: row.webhookId, expiresAt: row.expiresAt }, inbound };
-  }
-
-  /**
-   * THE place where a connection's registration status follows a provider call: `active` after a
-   * registration (with the provider's webhook id and expiry, next re-sync scheduled), `error` with
-   * the failure's code (the provider-sync job retries with backoff; nothing else changes), and
-   * `manual` once a disconnect removed it (Leadgate no longer looks after it). The same statement
-   * raises the `registration.error` alert (grouped by error code) or resolves it (src/alerts).
-   * Ingest never reads any of it.
-   */
-  async recordOutcome(
-    tenantId: string,
-    connectionId: string,
-    outcome: RegistrationOutcome,
-    resyncSeconds: number,
-  ): Promise<void> {
-    const log = { tenantId, connectionId };
-    switch (outcome.kind) {
-      case "registered": {
-        const { webhookId, expiresAt } = outcome.registered;
-        await this.prisma.pool.query(
-          `WITH updated AS (
-             UPDATE connections SET registration_status = 'active', registration_webhook_id = $3,
-               registration_expires_at = $4, registration_synced_at = now(), registration_last_error = NULL,
-               registration_due_at = now() + make_interval(secs => $5::double precision)
-             WHERE id = $1::uuid AND tenant_id = $2::uuid AND registration_status <> 'manual'
-             RETURNING tenant_id, id
-           )
-           ${CLEAR_REGISTRATION_ERROR}`,
-          [connectionId, tenantId, webhookId, expiresAt, resyncSeconds],
-        );
-        this.logger.log({ msg: "provider webhook registered", ...log, providerWebhookId: webhookId });
-        return;
-      }
-      case "removed":
-        await this.prisma.pool.query(
-          `WITH updated AS (
-             UPDATE connections SET registration_status = 'manual', registration_webhook_id = NULL,
-               registration_expires_at = NULL, registration_synced_at = now(), registration_last_error = NULL,
-               registration_due_at = NULL
-             WHERE id = $1::uuid AND tenant_id = $2::uuid
-             RETURNING tenant_id, id
-           )
-           ${CLEAR_REGISTRATION_ERROR}`,
-          [connectionId, tenantId],
-        );
-        this.logger.log({ msg: "provider webhook removed", ...log });
-        return;
-      case "failed":
-        await this.prisma.pool.query(
-          `WITH updated AS (
-             UPDATE connections SET registration_status = 'error', registration_last_error = $3
-             WHERE id = $1::uuid AND tenant_id = $2::uuid AND registration_status <> 'manual'
-             RETURNING tenant_id, id, provider, display_name
-           )
-           SELECT alert_raise(tenant_id, 'registration.error', id, 'provider-sync', $3,
-             format('%s: registering the webhook with %s failed (%s); retried with backoff.',
-                    display_name, provider, $3))
-           FROM updated`,
-          [connectionId, tenantId, outcome.errorCode],
-        );
-        this.logger.warn({
-          msg: "provider webhook registration failed",
-          ...log,
-          errorCode: outcome.errorCode,
-        });
-        return;
-    }
   }
 
   /**

@@ -2,7 +2,7 @@
 import { type Operation, OPERATION_SETTINGS, jobKey } from "../jobs/operations.js";
 import { initialStatus } from "../jobs/state/job-states.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
-import type { ConnectionSettings } from "../connections/connection.js";
+import type { ConnectionSettings } from "../connections/lifecycle/connection.js";
 import { leadScopeKey } from "./idempotency-key.js";
 
 export interface PlannedJob {

@@ -1,5 +1,5 @@
 import { Injectable } from "@nestjs/common";
-import type { ConnectionSettings, ConnectionStatus } from "../connections/connection.js";
+import type { ConnectionSettings, ConnectionStatus } from "../connections/lifecycle/connection.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { type ConnectionSecretColumn, secretPlace } from "../crypto/stored-secrets.js";
 import type { EventKind, JsonObject, Provider } from "../providers/provider-event.js";

@@ -3,9 +3,8 @@ import { UnrecoverableError } from "bullmq";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { classify, CredentialError, WaitRequired } from "../common/outbound/errors.js";
-import type { ConnectionStatus } from "../connections/connection.js";
-import { ConnectionsRepository } from "../connections/connections.repository.js";
-import { ProviderTokens } from "../connections/provider-tokens.js";
+import { type ConnectionStatus, type JobGate, STATES } from "../connections/lifecycle/connection-states.js";
+import { CONNECTION_CREDENTIALS, type ConnectionCredentials } from "./connection-credentials.js";
 import { backoffDelay } from "./backoff.js";
 import { Metrics } from "../observability/metrics.js";
 import { type EnqueueableJob, JobQueue } from "./job-queue.js";
@@ -57,11 +56,10 @@ export class JobRunner implements OnModuleDestroy {
   constructor(
     private readonly state: JobStateMachine,
     private readonly contexts: JobContextLoader,
-    private readonly connections: ConnectionsRepository,
     private readonly queue: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
-    private readonly tokens: ProviderTokens,
+    @Inject(CONNECTION_CREDENTIALS) private readonly tokens: ConnectionCredentials,
   ) {}
 
   /** Counts a recorded attempt (or park) by operation and the status it left the job in. */
@@ -170,7 +168,7 @@ export class JobRunner implements OnModuleDestroy {
       const failure = classify(error);
       const outcome = { ...log, errorCode: failure.code, durationMs: Date.now() - startedAt.getTime() };
       if (failure.kind === "credential") {
-        if (job.connectionId) await this.connections.markCredentialError(job.tenantId, job.connectionId);
+        if (job.connectionId) await this.tokens.refused({ tenantId: job.tenantId, id: job.connectionId });
         recorded(
           await this.state.finish(job, "block", { outcome: "credential", errorCode: failure.code }),
           "blocked",
@@ -273,7 +271,7 @@ export class JobRunner implements OnModuleDestroy {
 
   /**
    * Runs the processor with the connection's current provider token (refreshed first when due:
-   * ProviderTokens). A 401 gets one retry, with a token other than the one refused: refreshed now,
+   * ConnectionCredentials). A 401 gets one retry, with a token other than the one refused: refreshed now,
    * or by another job meanwhile.
    */
   private async runWithToken(processor: Processor<AnyJobContext>, context: AnyJobContext): Promise<void> {
@@ -317,10 +315,14 @@ function skipFor(
 
 type Skip = "hold" | "park" | "cancelRun";
 
-/** The transition a job takes instead of running, by its connection's status. */
-const SKIP: Record<ConnectionStatus, Skip | undefined> = {
-  active: undefined,
-  paused: "hold",
-  credential_error: "park",
-  disabled: "cancelRun",
+/** The job transition of each gate a connection's status sets (STATES[status].jobs). */
+const GATE_TRANSITION: Record<JobGate, Skip | undefined> = {
+  run: undefined,
+  hold: "hold",
+  park: "park",
+  cancel: "cancelRun",
 };
+
+const SKIP = Object.fromEntries(
+  Object.entries(STATES).map(([status, state]) => [status, GATE_TRANSITION[state.jobs]]),
+) as Record<ConnectionStatus, Skip | undefined>;

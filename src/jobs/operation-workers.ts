@@ -17,7 +17,6 @@ import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
 import { NotificationProcessor } from "./notifications/notification.processor.js";
-import { ProviderSyncProcessor } from "./processors/provider-sync.processor.js";
 
 /**
  * BullMQ's retry delay. The runner computed the delay (backoff with jitter, Retry-After) and stored
@@ -103,6 +102,6 @@ export const OPERATION_WORKERS: Record<Operation, Type<WorkerHost>> = {
   "initial-response": operationWorker("initial-response", InitialResponseProcessor),
   "crm-delivery": operationWorker("crm-delivery", CrmDeliveryProcessor),
   notification: operationWorker("notification", NotificationProcessor),
-  "provider-sync": operationWorker("provider-sync", ProviderSyncProcessor),
+  "provider-sync": operationWorker("provider-sync", featureProcessor("provider-sync")),
   reconciliation: operationWorker("reconciliation", featureProcessor("reconciliation")),
 };

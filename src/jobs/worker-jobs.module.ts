@@ -8,15 +8,11 @@ import { Dispatcher } from "./dispatcher.js";
 import { JobContextLoader } from "./job-context.js";
 import { JobRunner } from "./job-runner.js";
 import { JobsModule } from "./jobs.module.js";
-import { ConnectionsModule } from "../connections/connections.module.js";
 import { OPERATION_WORKERS } from "./operation-workers.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
-import { ProviderSyncProcessor } from "./processors/provider-sync.processor.js";
-import { RegistrationSweep } from "./registration-sweep.js";
 import { SideEffectsRepository } from "./side-effects.repository.js";
-import { TokenRefreshSweep } from "./token-refresh-sweep.js";
 import { AlertsModule } from "../alerts/alerts.module.js";
 import { NotificationProcessor } from "./notifications/notification.processor.js";
 import { NotificationsModule } from "./notifications/notifications.module.js";
@@ -24,13 +20,12 @@ import { SilenceSweep } from "./silence-sweep.js";
 
 /**
  * The consumer side: processors, the runner that mirrors job state in Postgres, one BullMQ worker
- * per operation (started and stopped by the queues module), the dispatcher, the token refresh,
- * registration and silence sweeps.
+ * per operation (started and stopped by the queues module), the dispatcher, the silence sweep.
  * `forRoot` takes the feature modules that provide the processors this layer cannot import
  * (featureProcessor in operation-workers.ts).
  */
 @Module({
-  imports: [JobsModule, ConnectionsModule, FollowUpModule, OutboundModule, AlertsModule, NotificationsModule],
+  imports: [JobsModule, FollowUpModule, OutboundModule, AlertsModule, NotificationsModule],
   providers: [
     SideEffectsRepository,
     LeadsRepository,
@@ -40,16 +35,13 @@ import { SilenceSweep } from "./silence-sweep.js";
     InitialResponseProcessor,
     CrmDeliveryProcessor,
     NotificationProcessor,
-    ProviderSyncProcessor,
     CircuitBreaker,
     DestinationFairness,
     ...Object.values(OPERATION_WORKERS),
     Dispatcher,
-    TokenRefreshSweep,
     SilenceSweep,
-    RegistrationSweep,
   ],
-  exports: [Dispatcher, TokenRefreshSweep, SilenceSweep, RegistrationSweep],
+  exports: [Dispatcher, SilenceSweep],
 })
 export class WorkerJobsModule {
   static forRoot(processorModules: Type[]): DynamicModule {

@@ -4,7 +4,7 @@ import { Type } from "class-transformer";
 import { IsIn, IsObject, IsString, IsUrl, IsUUID, Length, ValidateNested } from "class-validator";
 import { InboundAuthBody, SettingsBody } from "../admin/connections/connections.dto.js";
 import { Optional } from "../common/validation.js";
-import type { ConnectionSettings, InboundAuthConfig } from "../connections/connection.js";
+import type { ConnectionSettings, InboundAuthConfig } from "../connections/lifecycle/connection.js";
 import { OAUTH_PROVIDERS, type OAuthProvider } from "../connections/provider-oauth.js";
 
 /** The connection a callback creates, as the attempt keeps it (no secret among them). */

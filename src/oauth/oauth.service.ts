@@ -13,9 +13,12 @@ import { DestinationGuard } from "../common/outbound/destination-guard.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { AccountAccessCheck, ProviderUnavailable } from "../connections/account-access.js";
-import type { ConnectionSettings, InboundAuthConfig } from "../connections/connection.js";
 import {
-  AUTH_TYPES_BY_PROVIDER,
+  type ConnectionSettings,
+  type InboundAuthConfig,
+  settingsWithoutNulls,
+} from "../connections/lifecycle/connection.js";
+import {
   ConnectionsService,
   credentialColumns,
   generateCredentials,
@@ -32,9 +35,10 @@ import { PrismaService } from "../database/prisma.service.js";
 import { Transactions, type Tx } from "../database/transactions.js";
 import type { EnqueueableJob } from "../jobs/job-queue.js";
 import { JobQueue } from "../jobs/job-queue.js";
-import { ProviderSyncJobs } from "../jobs/provider-sync.js";
+import { ProviderSyncJobs } from "../connections/provider-sync.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
-import { registeredByLeadgate } from "../connections/registration.js";
+import { ConnectionStore } from "../connections/connection-store.js";
+import { capabilities, registersWebhook } from "../providers/capabilities.js";
 import { type ConsumedAttempt, OAuthAttemptsRepository } from "./oauth-attempts.repository.js";
 import type { ConnectionFields } from "./oauth.dto.js";
 
@@ -52,11 +56,6 @@ export type CallbackError =
 export type CallbackOutcome = { returnUrl: string | null } & (
   { status: "connected"; connectionId: string } | { status: "error"; error: CallbackError }
 );
-
-const DEFAULT_INBOUND_AUTH: Record<OAuthProvider, InboundAuthConfig> = {
-  yelp: { type: "none" },
-  thumbtack: { type: "basic" },
-};
 
 const invalidState = () =>
   new AppError(
@@ -91,6 +90,7 @@ export class OAuthService {
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
     private readonly syncs: ProviderSyncJobs,
+    private readonly connectionStore: ConnectionStore,
   ) {}
 
   /** `POST /admin/connections/oauth`: a new connection once the owner has granted access. */
@@ -99,7 +99,7 @@ export class OAuthService {
     const returnUrl = this.checkReturnUrl(body.returnUrl);
     const tenantId = await this.tenantOfNew(by, body.tenantId);
     const inboundAuth = checkInboundAuth(body.provider, body.inboundAuth);
-    const settings = withoutNulls(body.settings ?? {});
+    const settings = settingsWithoutNulls(body.settings ?? {});
     await this.destinations.checkSetting("settings.crmDestination.url", settings.crmDestination?.url);
     return this.begin(by, tenantId, body.provider, null, returnUrl, {
       externalAccountId: body.externalAccountId,
@@ -245,19 +245,17 @@ export class OAuthService {
         const registration = await this.startRegistration(tx, attempt, created.connection.id);
         return { connectionId: created.connection.id, released: registration };
       }
-      const [row] = await tx.$queryRaw<{ status: string }[]>`SELECT status FROM connections
-        WHERE id = ${attempt.connectionId}::uuid AND tenant_id = ${attempt.tenantId}::uuid FOR UPDATE`;
-      if (!row) throw new CallbackFailed("connection_disabled"); // gone: only a test database deletes rows
-      if (row.status === "disabled") throw new CallbackFailed("connection_disabled");
-      // A credential error ends with the new grant: the resume transition releases the parked jobs.
+      let row;
+      try {
+        row = await this.connectionStore.lock(tx, attempt.tenantId, attempt.connectionId);
+      } catch (error) {
+        if (error instanceof AppError && error.status === 404) throw new CallbackFailed("connection_disabled"); // gone: only a test database deletes rows
+        throw error;
+      }
+      if (!this.connectionStore.may(row, "reconnect")) throw new CallbackFailed("connection_disabled");
+      // A credential error ends with the new grant: the parked jobs are released as on resume.
       const resumes = row.status === "credential_error";
-      await tx.connection.update({
-        where: { id: attempt.connectionId, tenantId: attempt.tenantId },
-        data: {
-          ...credentialColumns(this.box, attempt.connectionId, tokens),
-          ...(resumes ? { status: "active" } : {}),
-        },
-      });
+      await this.connectionStore.apply(tx, row, "reconnect", credentialColumns(this.box, attempt.connectionId, tokens));
       const released = resumes
         ? await this.state.resumeConnection(tx, attempt.tenantId, attempt.connectionId)
         : [];
@@ -285,7 +283,7 @@ export class OAuthService {
     attempt: ConsumedAttempt,
     connectionId: string,
   ): Promise<EnqueueableJob[]> {
-    if (!registeredByLeadgate(attempt.provider, attempt.fields.inboundAuth.type)) return Promise.resolve([]);
+    if (!registersWebhook(attempt.provider, attempt.fields.inboundAuth.type)) return Promise.resolve([]);
     return this.syncs.start(tx, { tenantId: attempt.tenantId, connectionId }, "sync");
   }
 
@@ -318,14 +316,15 @@ function checkInboundAuth(
   provider: OAuthProvider,
   given: { type: InboundAuthConfig["type"]; headerName?: string; apiKey?: string } | undefined,
 ): InboundAuthConfig {
-  const auth = given ?? DEFAULT_INBOUND_AUTH[provider];
-  if (!AUTH_TYPES_BY_PROVIDER[provider].includes(auth.type)) {
+  const authTypes = capabilities(provider).inboundAuth;
+  const auth = given ?? { type: authTypes[0]! };
+  if (!authTypes.includes(auth.type)) {
     throw new AppError(
       400,
       "validation_failed",
       `inboundAuth.type ${auth.type} is not available for ${provider}.`,
       {
-        "inboundAuth.type": [`must be one of ${AUTH_TYPES_BY_PROVIDER[provider].join(", ")}`],
+        "inboundAuth.type": [`must be one of ${authTypes.join(", ")}`],
       },
     );
   }
@@ -335,6 +334,3 @@ function checkInboundAuth(
     : { type: checked.type };
 }
 
-function withoutNulls(settings: { autoResponse?: unknown; crmDestination?: unknown }): ConnectionSettings {
-  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value != null));
-}

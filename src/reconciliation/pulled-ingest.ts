@@ -4,7 +4,7 @@
 import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
-import type { ConnectionSettings, ConnectionStatus } from "../connections/connection.js";
+import type { ConnectionSettings, ConnectionStatus } from "../connections/lifecycle/connection.js";
 import { idempotencyKey, payloadDigest } from "../ingestion/idempotency-key.js";
 import { planJobs } from "../ingestion/job-plan.js";
 import { ReceiptWriter, type ReceiptSource } from "../ingestion/receipt-writer.js";

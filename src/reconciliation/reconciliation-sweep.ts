@@ -13,8 +13,10 @@ import { classify } from "../common/outbound/errors.js";
 import { Periodic } from "../common/periodic.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
+import { ConnectionSubstates } from "../connections/connection-substates.js";
 import { Transactions } from "../database/transactions.js";
 import { JobQueue } from "../jobs/job-queue.js";
+import { API_PROVIDERS } from "../providers/capabilities.js";
 import { jobKey } from "../jobs/operations.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 
@@ -32,6 +34,7 @@ export class ReconciliationSweep implements OnApplicationBootstrap, OnModuleDest
 
   constructor(
     private readonly transactions: Transactions,
+    private readonly substates: ConnectionSubstates,
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -54,10 +57,11 @@ export class ReconciliationSweep implements OnApplicationBootstrap, OnModuleDest
   async sweep(now = new Date()): Promise<number> {
     try {
       const jobs = await this.transactions.run(async (tx) => {
-        const due = await tx.$queryRawUnsafe<{ id: string; tenant_id: string; tick: string }[]>(
-          SWEEP_STATEMENT,
-          now.toISOString(),
+        const due = await this.substates.scheduleReconciliations(
+          tx,
+          now,
           this.config.reconcileIntervalSeconds,
+          API_PROVIDERS,
         );
         return this.state.create(
           due.map((row) => ({
@@ -80,22 +84,3 @@ export class ReconciliationSweep implements OnApplicationBootstrap, OnModuleDest
     }
   }
 }
-
-// The offset of a connection within the interval: the first 32 bits of md5(id), modulo the interval.
-// Only active connections with a provider API and credentials are reconciled (Static Forms and
-// connections without a token are `manual`). The UPDATE moves each tick forward only, so a sweep
-// that lost a race with another replica (or runs behind it) makes nothing twice.
-const SWEEP_STATEMENT = `
-WITH due AS (
-  SELECT c.id, c.tenant_id, c.reconcile_tick AS previous,
-         floor((extract(epoch FROM $1::timestamptz)
-                - (('x' || substr(md5(c.id::text), 1, 8))::bit(32)::bigint % $2::int)) / $2::int)::bigint AS tick
-  FROM connections c
-  WHERE c.status = 'active' AND c.provider IN ('yelp', 'thumbtack') AND c.credentials IS NOT NULL
-), moved AS (
-  UPDATE connections c SET reconcile_tick = due.tick
-  FROM due
-  WHERE c.id = due.id AND (c.reconcile_tick IS NULL OR c.reconcile_tick < due.tick)
-  RETURNING c.id, c.tenant_id, due.tick, due.previous
-)
-SELECT id, tenant_id, tick::text FROM moved WHERE previous IS NOT NULL`;

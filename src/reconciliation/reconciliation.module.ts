@@ -1,4 +1,5 @@
 import { Module } from "@nestjs/common";
+import { ConnectionsModule } from "../connections/connections.module.js";
 import { ReceiptStoreModule } from "../ingestion/receipt-store.module.js";
 import { featureProcessor } from "../jobs/operation-workers.js";
 import { JobsModule } from "../jobs/jobs.module.js";
@@ -13,7 +14,7 @@ import { Reconciliation } from "./reconciliation.service.js";
 
 /** What both processes use: the scan of a provider's lead list, the records, start-now. */
 @Module({
-  imports: [LeadSourcesModule, JobsModule],
+  imports: [LeadSourcesModule, JobsModule, ConnectionsModule],
   providers: [LeadScan, ReconciliationRepository, Reconciliation],
   exports: [LeadScan, ReconciliationRepository, Reconciliation],
 })
@@ -24,7 +25,7 @@ export class ReconciliationModule {}
  * worker entry point: featureProcessor), the periodic sweep, and the ingest of pulled events.
  */
 @Module({
-  imports: [ReconciliationModule, ReceiptStoreModule, JobsModule],
+  imports: [ReconciliationModule, ReceiptStoreModule, JobsModule, ConnectionsModule],
   providers: [
     PulledIngest,
     MissedWebhooks,

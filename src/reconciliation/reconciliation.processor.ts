@@ -8,7 +8,9 @@ import { APP_CONFIG } from "../config/config.module.js";
 import type { ConnectionJobContext, JobConnection } from "../jobs/job-context.js";
 import type { Processor } from "../jobs/processor.js";
 import type { ClaimedJob } from "../jobs/state/job-state-machine.js";
+import { ConnectionSubstates } from "../connections/connection-substates.js";
 import { Metrics } from "../observability/metrics.js";
+import { capabilities } from "../providers/capabilities.js";
 import { ListingUnavailable } from "../providers/lead-source.js";
 import { BACKFILL_MAX_LEADS } from "./backfill-limits.js";
 import { LeadScan, type ScanTarget } from "./lead-scan.js";
@@ -28,6 +30,7 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
     private readonly scans: LeadScan,
     private readonly pulled: PulledIngest,
     private readonly records: ReconciliationRepository,
+    private readonly substates: ConnectionSubstates,
     private readonly missed: MissedWebhooks,
     private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -35,7 +38,7 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
 
   /** Static Forms has no API: its run only records `manual`, with no call. */
   needsCredentials({ connection }: ConnectionJobContext): boolean {
-    return connection.provider !== "staticforms";
+    return capabilities(connection.provider).api;
   }
 
   async run({ job, connection }: ConnectionJobContext): Promise<void> {
@@ -46,7 +49,7 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
 
   /** Without a token there is nothing to call: manual (a connection with no pasted or OAuth credentials). */
   private withoutToken(connection: JobConnection): ListingUnavailable | undefined {
-    return connection.provider !== "staticforms" && connection.accessToken === undefined
+    return capabilities(connection.provider).api && connection.accessToken === undefined
       ? new ListingUnavailable("no_credentials")
       : undefined;
   }
@@ -86,7 +89,7 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
         provider: connection.provider,
         ingestedLeadIds: outcome.ingestedLeadIds,
       });
-      await this.records.recordRun(connection.tenantId, connection.id, {
+      await this.substates.recordReconciliation({ tenantId: connection.tenantId, id: connection.id }, {
         status: "active",
         leadsFound: scan.matched,
         missed,
@@ -102,7 +105,7 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
       });
     } catch (error) {
       if (error instanceof ListingUnavailable) {
-        await this.records.recordRun(connection.tenantId, connection.id, {
+        await this.substates.recordReconciliation({ tenantId: connection.tenantId, id: connection.id }, {
           status: "manual",
           error: error.code,
         });
@@ -110,7 +113,7 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
         return;
       }
       if (!(error instanceof WaitRequired)) {
-        await this.records.recordRun(connection.tenantId, connection.id, {
+        await this.substates.recordReconciliation({ tenantId: connection.tenantId, id: connection.id }, {
           status: "error",
           error: classify(error).code,
         });

@@ -1,11 +1,7 @@
-// The records of reconciliation and backfill: which listed leads Leadgate already has, each
-// connection's last run, and the backfills. Every method takes the tenant and puts it in its `where`.
+// The records of reconciliation and backfill: which listed leads Leadgate already has, and the
+// backfills (a connection's last run is recorded on it by the store: ConnectionSubstates). Every method takes the tenant and puts it in its `where`.
 import { Injectable } from "@nestjs/common";
 import { PrismaService } from "../database/prisma.service.js";
-
-/** A connection's last run, as its view shows it. */
-export type RunOutcome =
-  { status: "active"; leadsFound: number; missed: number } | { status: "manual" | "error"; error: string };
 
 export interface BackfillRow {
   id: string;
@@ -49,39 +45,6 @@ export class ReconciliationRepository {
       [tenantId, connectionId],
     );
     return rows[0]?.created_at;
-  }
-
-  /**
-   * Records the outcome of a periodic run on the connection (its `reconciliation` view), and in the
-   * same statement its `webhooks.missing` alert (src/alerts): raised by a run that stored leads no
-   * webhook delivered (MissedWebhooks.count), resolved by a run that found none missing.
-   */
-  async recordRun(tenantId: string, connectionId: string, outcome: RunOutcome): Promise<void> {
-    const active = outcome.status === "active";
-    await this.prisma.pool.query(
-      `WITH updated AS (
-         UPDATE connections SET reconcile_status = $3, reconcile_last_run_at = now(),
-                reconcile_leads_found = CASE WHEN $3 = 'active' THEN $4::int ELSE reconcile_leads_found END,
-                reconcile_missed = CASE WHEN $3 = 'active' THEN $5::int ELSE reconcile_missed END,
-                reconcile_last_error = $6
-         WHERE tenant_id = $1::uuid AND id = $2::uuid
-         RETURNING tenant_id, id, display_name
-       )
-       SELECT CASE
-         WHEN $3 = 'active' AND $5::int > 0 THEN alert_raise(tenant_id, 'webhooks.missing', id, 'reconciliation', NULL,
-           format('%s: reconciliation found %s lead(s) that no webhook delivered.', display_name, $5::int))::text
-         WHEN $3 = 'active' THEN alert_clear(tenant_id, 'webhooks.missing', id)::text
-       END
-       FROM updated`,
-      [
-        tenantId,
-        connectionId,
-        outcome.status,
-        active ? outcome.leadsFound : 0,
-        active ? outcome.missed : 0,
-        active ? null : outcome.error,
-      ],
-    );
   }
 
   /** The backfill a job runs, if the job is a backfill's. */

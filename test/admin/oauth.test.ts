@@ -9,7 +9,7 @@ import type { ReceivedRequest } from "../support/fake-server.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
-import { TokenRefreshSweep } from "../../src/jobs/token-refresh-sweep.js";
+import { TokenRefreshSweep } from "../../src/connections/token-refresh-sweep.js";
 
 const YELP_TOKEN = "yelp-platform-token-0123456789";
 const REPLY = "Thanks for reaching out! We will call you within the hour.";

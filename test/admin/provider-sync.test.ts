@@ -7,8 +7,8 @@ import { providerEnv, useFakeOAuth, useFakeThumbtack, useFakeYelp } from "../sup
 import { type TestApp, useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
-import { RegistrationSweep } from "../../src/jobs/registration-sweep.js";
-import { TokenRefreshSweep } from "../../src/jobs/token-refresh-sweep.js";
+import { RegistrationSweep } from "../../src/connections/registration-sweep.js";
+import { TokenRefreshSweep } from "../../src/connections/token-refresh-sweep.js";
 
 const YELP_TOKEN = "yelp-platform-token-0123456789";
 const PUBLIC_BASE_URL = "https://leadgate.agency.example";

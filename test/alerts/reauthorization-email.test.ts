@@ -3,7 +3,7 @@
 // invalid_grant, one email through a real SMTP server on loopback (smtp-server) naming the
 // connection and carrying no secret, and a reconnect that resolves the alert (a second email).
 import { SMTPServer } from "smtp-server";
-import { TokenRefreshSweep } from "../../src/jobs/token-refresh-sweep.js";
+import { TokenRefreshSweep } from "../../src/connections/token-refresh-sweep.js";
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { waitFor } from "../support/wait.js";

@@ -9,7 +9,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type pg from "pg";
 import type { AppConfig } from "../../src/config/config.js";
-import type { NewConnection } from "../../src/connections/connection.js";
+import type { NewConnection } from "../../src/connections/lifecycle/connection.js";
 import { Dispatcher } from "../../src/jobs/dispatcher.js";
 import { OPERATIONS } from "../../src/jobs/operations.js";
 import { ReplayBatchWorker } from "../../src/replay/replay-batch.worker.js";

@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from "@nestjs/common";
 import { randomBytes } from "node:crypto";
-import type { NewConnection } from "../../src/connections/connection.js";
+import type { NewConnection } from "../../src/connections/lifecycle/connection.js";
 import { ConnectionsService } from "../../src/connections/connections.service.js";
 import { PrismaService } from "../../src/database/prisma.service.js";
 

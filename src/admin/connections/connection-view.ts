@@ -3,9 +3,10 @@ import type {
   ConnectionStatus,
   InboundAuthConfig,
   OAuthStatus,
-} from "../../connections/connection.js";
+} from "../../connections/lifecycle/connection.js";
 import type { RegistrationStatus } from "../../connections/registration.js";
 import type { Connection } from "../../generated/prisma/client.js";
+import { capabilities } from "../../providers/capabilities.js";
 import type { Provider } from "../../providers/provider-event.js";
 
 /** What is weak in a connection's setup: `apiKey_only`: its only sender secret is in the public form. */
@@ -75,7 +76,7 @@ export interface ReconciliationView {
 }
 
 function reconciliationView(row: Connection): ReconciliationView {
-  const noApi = row.provider === "staticforms" || row.credentials === null;
+  const noApi = !capabilities(row.provider as Provider).api || row.credentials === null;
   const stored = row.reconcileStatus as ReconciliationView["status"] | null;
   return {
     status: noApi ? "manual" : (stored ?? "active"),

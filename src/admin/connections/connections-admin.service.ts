@@ -8,7 +8,7 @@ import { PLATFORM, tenantParam, tenantWhere } from "../../auth/principal.js";
 import { ownTenant, TenantsRepository } from "../tenants.js";
 import { AppError } from "../../common/app-error.js";
 import { DestinationGuard } from "../../common/outbound/destination-guard.js";
-import type { ConnectionSettings } from "../../connections/connection.js";
+import type { ConnectionSettings } from "../../connections/lifecycle/connection.js";
 import { secretPlace } from "../../crypto/stored-secrets.js";
 import { AccountAccessCheck } from "../../connections/account-access.js";
 import {
@@ -25,7 +25,7 @@ import type { Connection, Prisma } from "../../generated/prisma/client.js";
 import { JobQueue } from "../../jobs/job-queue.js";
 import type { EnqueueableJob } from "../../jobs/job-queue.js";
 import { Reconciliation } from "../../reconciliation/reconciliation.service.js";
-import { ProviderSyncJobs } from "../../jobs/provider-sync.js";
+import { ProviderSyncJobs } from "../../connections/provider-sync.js";
 import { JobStateMachine } from "../../jobs/state/job-state-machine.js";
 import type { InboundCredentials } from "../../providers/inbound-auth.js";
 import type { Provider } from "../../providers/provider-event.js";

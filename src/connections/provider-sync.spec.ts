@@ -1,4 +1,4 @@
-import { bullJobId } from "./operations.js";
+import { bullJobId } from "../jobs/operations.js";
 import { actionOf, providerSyncKey } from "./provider-sync.js";
 
 describe("provider-sync job keys", () => {

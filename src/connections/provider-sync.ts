@@ -5,11 +5,12 @@
 import { Injectable } from "@nestjs/common";
 import type { Tx } from "../database/transactions.js";
 import { PrismaService } from "../database/prisma.service.js";
+import type { EnqueueableJob } from "../jobs/job-queue.js";
+import { jobKey } from "../jobs/operations.js";
+import { JobStateMachine } from "../jobs/state/job-state-machine.js";
+import { IN_PROGRESS } from "../jobs/state/job-states.js";
 import { REGISTRATION_ACTIONS, type RegistrationAction } from "../providers/provider-registration.js";
-import type { EnqueueableJob } from "./job-queue.js";
-import { jobKey } from "./operations.js";
-import { JobStateMachine } from "./state/job-state-machine.js";
-import { IN_PROGRESS } from "./state/job-states.js";
+import { ConnectionSubstates } from "./connection-substates.js";
 
 const OPERATION = "provider-sync" as const;
 
@@ -39,6 +40,7 @@ export class ProviderSyncJobs {
   constructor(
     private readonly prisma: PrismaService,
     private readonly state: JobStateMachine,
+    private readonly substates: ConnectionSubstates,
   ) {}
 
   /**
@@ -47,7 +49,7 @@ export class ProviderSyncJobs {
    * makes its registration `pending`. With `unlessBusy` (the sweep), nothing is made while another
    * provider-sync job of the connection is on its way (that one does the work); a person asking
    * (`/sync`, a rotation, a disconnect) always gets a job that runs now. Callers decide whether the
-   * connection is registered by Leadgate at all (src/connections/registration.ts).
+   * connection is registered by Leadgate at all (registration.ts).
    */
   async start(
     tx: Tx,
@@ -56,20 +58,13 @@ export class ProviderSyncJobs {
     options: { unlessBusy?: boolean } = {},
   ): Promise<EnqueueableJob[]> {
     // First: the row lock that serializes starts of one connection until the caller commits.
-    const [row] = await tx.$queryRawUnsafe<{ seq: number }[]>(
-      `UPDATE connections SET registration_seq = registration_seq + 1,
-         registration_status = CASE WHEN $3::text = 'sync' AND registration_status = 'manual' THEN 'pending'
-                                    ELSE registration_status END,
-         registration_due_at = CASE WHEN $3::text = 'remove' THEN NULL
-                                    ELSE now() + make_interval(secs => $4::double precision) END
-       WHERE id = $1::uuid AND tenant_id = $2::uuid
-       RETURNING registration_seq AS seq`,
-      target.connectionId,
-      target.tenantId,
+    const seq = await this.substates.requestSync(
+      tx,
+      { tenantId: target.tenantId, id: target.connectionId },
       action,
       SYNC_RETRY_SECONDS,
     );
-    if (!row) return [];
+    if (seq === undefined) return [];
     if (options.unlessBusy) {
       const [busy] = await tx.$queryRawUnsafe<unknown[]>(
         `SELECT 1 FROM jobs WHERE tenant_id = $1::uuid AND connection_id = $2::uuid AND operation = $3
@@ -87,7 +82,7 @@ export class ProviderSyncJobs {
           tenantId: target.tenantId,
           connectionId: target.connectionId,
           operation: OPERATION,
-          jobKey: providerSyncKey(target.connectionId, action, row.seq),
+          jobKey: providerSyncKey(target.connectionId, action, seq),
         },
       ],
       tx,

@@ -1,12 +1,8 @@
-import type { Provider } from "../providers/provider-event.js";
-import type { InboundAuthType } from "../providers/inbound-auth.js";
+// The shapes of a connection's stored parts (its lifecycle: connection-states.ts).
+import type { Provider } from "../../providers/provider-event.js";
+import type { InboundAuthType } from "../../providers/inbound-auth.js";
 
-export const CONNECTION_STATUSES = ["active", "paused", "credential_error", "disabled"] as const;
-export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
-
-/** The provider grant of a connection (api.md "Connection views gain"). */
-export const OAUTH_STATUSES = ["connected", "reauthorization_required", "not_connected"] as const;
-export type OAuthStatus = (typeof OAUTH_STATUSES)[number];
+export type { ConnectionStatus, OAuthStatus } from "./connection-states.js";
 
 /** Provider API credentials as stored (encrypted): pasted, or granted through OAuth. */
 export interface ProviderCredentials {
@@ -35,4 +31,12 @@ export interface NewConnection {
   inboundAuth: { type: InboundAuthType; headerName?: string; apiKey?: string };
   credentials?: ProviderCredentials;
   settings?: ConnectionSettings;
+}
+
+/** Settings with the removed (null) entries dropped: a `PATCH` with a field `null` removes it. */
+export function settingsWithoutNulls(settings: {
+  autoResponse?: unknown;
+  crmDestination?: unknown;
+}): ConnectionSettings {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value != null));
 }

@@ -2,19 +2,21 @@
 // credentials after a rotation, remove on disconnect: src/providers/provider-registration.ts). A
 // removal runs although the connection is disabled (the disconnect's clean-up waits for it before
 // deleting the tokens: src/connections/connection-cleanup.ts). Every outcome is recorded on the
-// connection through RegistrationRepository.recordOutcome; a failure is then thrown on, so the job
+// connection through the store (ConnectionSubstates.recordRegistration); a failure is then thrown on, so the job
 // retries with backoff like every side effect. Ingest reads none of this.
 import { Inject, Injectable } from "@nestjs/common";
-import { classify, CredentialError, PermanentError, WaitRequired } from "../../common/outbound/errors.js";
-import type { AppConfig } from "../../config/config.js";
-import { APP_CONFIG } from "../../config/config.module.js";
-import { ConnectionsService } from "../../connections/connections.service.js";
-import { RegistrationRepository } from "../../connections/registration.js";
-import type { RegistrationTarget } from "../../providers/provider-registration.js";
-import { RegistrationRegistry } from "../../providers/registration-registry.js";
-import type { ConnectionJobContext } from "../job-context.js";
-import type { Processor } from "../processor.js";
-import { actionOf } from "../provider-sync.js";
+import { classify, CredentialError, PermanentError, WaitRequired } from "../common/outbound/errors.js";
+import type { AppConfig } from "../config/config.js";
+import { APP_CONFIG } from "../config/config.module.js";
+import type { ConnectionJobContext } from "../jobs/job-context.js";
+import type { Processor } from "../jobs/processor.js";
+import { hasApi } from "../providers/capabilities.js";
+import type { RegistrationTarget } from "../providers/provider-registration.js";
+import { RegistrationRegistry } from "../providers/registration-registry.js";
+import { ConnectionSubstates, type RegistrationOutcome } from "./connection-substates.js";
+import { ConnectionsService } from "./connections.service.js";
+import { actionOf } from "./provider-sync.js";
+import { RegistrationRepository } from "./registration.js";
 
 @Injectable()
 export class ProviderSyncProcessor implements Processor<ConnectionJobContext> {
@@ -22,6 +24,7 @@ export class ProviderSyncProcessor implements Processor<ConnectionJobContext> {
 
   constructor(
     private readonly registrations: RegistrationRepository,
+    private readonly substates: ConnectionSubstates,
     private readonly registrars: RegistrationRegistry,
     private readonly connections: ConnectionsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -37,7 +40,7 @@ export class ProviderSyncProcessor implements Processor<ConnectionJobContext> {
 
   async run({ job, connection }: ConnectionJobContext): Promise<void> {
     const action = actionOf(job.jobKey);
-    if (connection.provider === "staticforms") throw new PermanentError("registration_unsupported");
+    if (!hasApi(connection.provider)) throw new PermanentError("registration_unsupported");
     const stored = await this.registrations.read(connection.tenantId, connection.id);
     if (!stored) throw new PermanentError("missing_connection");
     // Let go already (a removal ran): nothing of ours is left to look after.
@@ -51,24 +54,21 @@ export class ProviderSyncProcessor implements Processor<ConnectionJobContext> {
       known: stored.known,
       released: (ids) => this.registrations.released(connection.provider, ids),
     };
-    const record = this.registrations.recordOutcome.bind(
-      this.registrations,
-      connection.tenantId,
-      connection.id,
-    );
     const resync = this.config.registrationSyncIntervalSeconds;
+    const ref = { tenantId: connection.tenantId, id: connection.id };
+    const record = (outcome: RegistrationOutcome) => this.substates.recordRegistration(ref, outcome, resync);
     try {
       if (action === "remove") {
         await registrar.remove(target);
-        await record({ kind: "removed" }, resync);
+        await record({ kind: "removed" });
       } else {
         const registered = await registrar[action](target);
-        await record({ kind: "registered", registered }, resync);
+        await record({ kind: "registered", ...registered });
       }
     } catch (error) {
       // A quota wait is not a failure (the job waits, no attempt used).
       if (error instanceof WaitRequired) throw error;
-      await record({ kind: "failed", errorCode: classify(error).code }, resync);
+      await record({ kind: "failed", errorCode: classify(error).code });
       // A 403 here says the grant may not manage webhooks (a scope the partner lacks), not that the
       // token is bad: the registration is dead, but the connection's other provider calls go on.
       // (A 401 stays a credential error: the runner refreshes the token once, then blocks.)

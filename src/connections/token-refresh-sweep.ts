@@ -18,6 +18,7 @@ import { APP_CONFIG } from "../config/config.module.js";
 import { ProviderTokens } from "../connections/provider-tokens.js";
 import { ConnectionCleanup } from "../connections/connection-cleanup.js";
 import { PrismaService } from "../database/prisma.service.js";
+import { OAUTH_PROVIDERS } from "./provider-oauth.js";
 
 /** How often the sweep looks; a token is due within OAUTH_REFRESH_MARGIN_SECONDS (default 300). */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -83,10 +84,10 @@ export class TokenRefreshSweep implements OnApplicationBootstrap, OnModuleDestro
     try {
       ({ rows } = await this.prisma.pool.query<{ id: string; tenantId: string; provider: string }>(
         `SELECT id, tenant_id AS "tenantId", provider FROM connections
-       WHERE status = 'active' AND oauth_status = 'connected' AND provider IN ('yelp', 'thumbtack')
+       WHERE status = 'active' AND oauth_status = 'connected' AND provider = ANY($3::text[])
          AND token_expires_at < now() + make_interval(secs => $1::double precision)
        ORDER BY token_expires_at LIMIT $2`,
-        [this.config.oauthRefreshMarginSeconds, BATCH],
+        [this.config.oauthRefreshMarginSeconds, BATCH, OAUTH_PROVIDERS],
       ));
     } catch (error) {
       this.logger.warn({ msg: "token sweep failed; the next one retries", errorCode: classify(error).code });

@@ -9,7 +9,8 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy }
 import { classify } from "../common/outbound/errors.js";
 import { Periodic } from "../common/periodic.js";
 import { PrismaService } from "../database/prisma.service.js";
-import { JobQueue } from "./job-queue.js";
+import { API_PROVIDERS } from "../providers/capabilities.js";
+import { JobQueue } from "../jobs/job-queue.js";
 import { ProviderSyncJobs, type SyncTarget } from "./provider-sync.js";
 
 /** How often the sweep looks for due connections. */
@@ -43,11 +44,11 @@ export class RegistrationSweep implements OnApplicationBootstrap, OnModuleDestro
       // Platform-wide by nature (no tenant yet); each start below is scoped by tenant and id.
       ({ rows: due } = await this.prisma.pool.query<SyncTarget>(
         `SELECT id AS "connectionId", tenant_id AS "tenantId" FROM connections
-         WHERE status = 'active' AND provider IN ('yelp', 'thumbtack') AND credentials IS NOT NULL
+         WHERE status = 'active' AND provider = ANY($2::text[]) AND credentials IS NOT NULL
            AND registration_status <> 'manual'
            AND (registration_due_at IS NULL OR registration_due_at <= now())
          ORDER BY registration_due_at NULLS FIRST LIMIT $1`,
-        [BATCH],
+        [BATCH, API_PROVIDERS],
       ));
     } catch (error) {
       this.logger.warn({

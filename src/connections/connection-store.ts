@@ -1,0 +1,159 @@
+// The connection store: the one writer of the `connections` row (an architecture test keeps it so:
+// test/architecture/connection-writers.test.ts). Every change is a named transition of
+// lifecycle/connection-states.ts: the store checks that the connection may take it from the status
+// it is in (else ConnectionTransitionRefused), writes the change, and opens or resolves the
+// connection alerts the change implies, in the same transaction (src/alerts: AlertBook).
+//
+// Two kinds of write, one style each:
+// - a change of status or grant (`apply`, `refuseCredentials`, `requireReauthorization`): the row is
+//   locked (`lock`), the next state decided in TypeScript, the row written with the Prisma model API,
+//   and the alerts raised, in one interactive transaction;
+// - bookkeeping of a sub-state (registration, reconciliation, the refresh lease, the clean-up, a
+//   re-sealed secret): one SQL statement whose `WHERE status = ANY(...)` is the transition's `from`
+//   (the store's other files: connection-substates.ts).
+import { Injectable } from "@nestjs/common";
+import { AppError } from "../common/app-error.js";
+import { AlertBook } from "../alerts/alert-book.js";
+import { type TenantScope, tenantParam, tenantWhere } from "../auth/principal.js";
+import { PrismaService } from "../database/prisma.service.js";
+import type { Tx } from "../database/transactions.js";
+import { type Connection, Prisma } from "../generated/prisma/client.js";
+import {
+  alertChanges,
+  allowedFrom,
+  type ConnectionState,
+  type ConnectionStatus,
+  next,
+  type OAuthStatus,
+  type TransitionName,
+} from "./lifecycle/connection-states.js";
+
+/** A connection named by its tenant and id (worker paths: the job or sweep knows both). */
+export interface ConnectionRef {
+  tenantId: string;
+  id: string;
+}
+
+/** The columns a transition may write besides the status and grant status (which `apply` decides). */
+export type ConnectionChange = Omit<
+  Prisma.ConnectionUncheckedUpdateInput,
+  "status" | "oauthStatus" | "id" | "tenantId"
+> & { status?: never; oauthStatus?: never };
+
+const notFound = () => new AppError(404, "not_found", "No such connection.");
+
+const stateOf = (row: Pick<Connection, "status" | "oauthStatus">): ConnectionState => ({
+  status: row.status as ConnectionStatus,
+  oauthStatus: row.oauthStatus as OAuthStatus,
+});
+
+@Injectable()
+export class ConnectionStore {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly alerts: AlertBook,
+  ) {}
+
+  /** Inserts a new connection (`active`); the account's live connection is unique (`409 connection_exists`). */
+  async insert(db: Tx | PrismaService, data: Prisma.ConnectionUncheckedCreateInput): Promise<Connection> {
+    try {
+      return await db.connection.create({ data: { ...data, status: "active" } });
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+        throw new AppError(409, "connection_exists", `A ${data.provider} connection for this account already exists.`);
+      }
+      throw error;
+    }
+  }
+
+  /** The scope's connection, locked for the rest of the transaction (one change at a time); 404 if none. */
+  async lock(tx: Tx, scope: TenantScope, id: string): Promise<Connection> {
+    const tenantId = tenantParam(scope);
+    await tx.$queryRaw`SELECT 1 FROM connections
+      WHERE id = ${id}::uuid AND (${tenantId}::uuid IS NULL OR tenant_id = ${tenantId}::uuid) FOR UPDATE`;
+    const row = await tx.connection.findFirst({ where: { ...tenantWhere(scope), id } });
+    if (!row) throw notFound();
+    return row;
+  }
+
+  /** Whether `transition` may start from the connection's status now (a check before slow work). */
+  may(row: Pick<Connection, "status">, transition: TransitionName): boolean {
+    return allowedFrom(transition).includes(row.status as ConnectionStatus);
+  }
+
+  /**
+   * Takes `transition` on a connection `lock`ed in this transaction: refused unless its status
+   * allows it; writes the next status and grant with `change`, and the alerts the change implies.
+   */
+  async apply(tx: Tx, row: Connection, transition: TransitionName, change: ConnectionChange = {}): Promise<Connection> {
+    const before = stateOf(row);
+    const after = next(transition, before);
+    const updated = await tx.connection.update({
+      where: { id: row.id, tenantId: row.tenantId },
+      data: { ...change, status: after.status, oauthStatus: after.oauthStatus },
+    });
+    await this.raiseAlerts(tx, updated, before, after);
+    return updated;
+  }
+
+  /**
+   * A provider refused the connection's credentials (401/403): `credential_error`, so calls with
+   * them stop until a resume or reconnect. False when the connection is in no status to take it
+   * (paused or disabled meanwhile: its jobs are held or cancelled anyway).
+   */
+  refuseCredentials(ref: ConnectionRef): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const row = await this.lockRef(tx, ref);
+      if (!row || !this.may(row, "refuseCredentials")) return false;
+      if (row.status !== "credential_error") await this.apply(tx, row, "refuseCredentials");
+      return true;
+    });
+  }
+
+  /**
+   * The provider answered a refresh with `invalid_grant`: the owner must consent again. Only the
+   * holder of the refresh lease records it (and so releases the lease); false for anyone else.
+   */
+  requireReauthorization(ref: ConnectionRef, leaseOwner: string): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const row = await this.lockRef(tx, ref);
+      if (!row || row.refreshLeaseOwner !== leaseOwner) return false;
+      const release = { refreshLeaseOwner: null, refreshLeaseUntil: null };
+      if (!this.may(row, "requireReauthorization")) {
+        await tx.connection.update({ where: { id: row.id, tenantId: row.tenantId }, data: release });
+        return false;
+      }
+      await this.apply(tx, row, "requireReauthorization", { ...release, oauthLastError: "invalid_grant" });
+      return true;
+    });
+  }
+
+  private async lockRef(tx: Tx, ref: ConnectionRef): Promise<Connection | undefined> {
+    try {
+      return await this.lock(tx, ref.tenantId, ref.id);
+    } catch (error) {
+      if (error instanceof AppError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  private async raiseAlerts(tx: Tx, row: Connection, before: ConnectionState, after: ConnectionState): Promise<void> {
+    const where = `Connection "${row.displayName}" (${row.provider} ${row.externalAccountId})`;
+    for (const change of alertChanges(before, after)) {
+      const target = { tenantId: row.tenantId, type: change.type, connectionId: row.id };
+      if (change.kind === "clear") {
+        await this.alerts.clear(tx, target);
+      } else if (change.type === "connection.reauthorization_required") {
+        await this.alerts.raise(tx, {
+          ...target,
+          summary: `${where} must be reconnected: the provider refused its grant (${row.oauthLastError ?? "invalid_grant"}).`,
+        });
+      } else {
+        await this.alerts.raise(tx, {
+          ...target,
+          summary: `${where}: the provider refused its credentials. Its provider calls wait until it is resumed or reconnected.`,
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import type { InboundAuthType } from "./inbound-auth.js";
+import type { Provider } from "./provider-event.js";
+
+/** What one provider can do (the table of all: capabilities.ts). */
+export interface ProviderCapabilities {
+  readonly provider: Provider;
+  /**
+   * A provider API Leadgate calls with the connection's credentials (lead fetch, replies, listing
+   * leads for reconciliation, webhook registration). Without one there is nothing to sync,
+   * reconcile or refresh, and no call needs credentials.
+   */
+  readonly api: boolean;
+  /** Accounts are connected through the provider's OAuth consent screen (and their tokens refreshed). */
+  readonly oauth: boolean;
+  /** The sender authentications a connection of this provider can be configured with; the first is the default. */
+  readonly inboundAuth: readonly InboundAuthType[];
+  /**
+   * The inbound auths with which Leadgate registers the provider-side webhook itself (once it holds
+   * a grant); with any other the owner registers it (`registration.status: manual`).
+   */
+  readonly registersWebhookWith: readonly InboundAuthType[];
+  /**
+   * `connection`: a webhook URL per connection; otherwise one URL for all connections, whose token is
+   * the named variable's (shown as `{VARIABLE}`, never its value).
+   */
+  readonly webhookUrl: "connection" | { readonly platformToken: string };
+}
+

@@ -1,0 +1,14 @@
+import type { ProviderCapabilities } from "../provider-capabilities.js";
+
+/**
+ * Yelp: the Leads API with OAuth; one platform-wide webhook URL with a URL token (the business id
+ * in the body selects the connection), registered by Leadgate for every connection it holds a grant of.
+ */
+export const YELP_CAPABILITIES: ProviderCapabilities = {
+  provider: "yelp",
+  api: true,
+  oauth: true,
+  inboundAuth: ["none"],
+  registersWebhookWith: ["none"],
+  webhookUrl: { platformToken: "YELP_WEBHOOK_TOKEN" },
+};
