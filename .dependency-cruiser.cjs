@@ -3,16 +3,23 @@
 // indirectly (no folder cycles). Lowest first:
 //
 //   infrastructure  common config database redis queues crypto observability generated
-//   providers       one folder per provider: verification, normalization, API client, lead and reply rules
-//   stores          connections leads auth alerts: the domain's records
-//   jobs            the job state machine, enqueueing, operation workers, processors, dispatcher
+//   providers       one folder per provider: verification, normalization, API client, capabilities
+//   vocabulary      connections/lifecycle: a connection's states and transitions, as data (the job
+//                   engine reads what a status does to jobs)
+//   records         leads auth: the lead store, API keys and tenant scopes
+//   jobs            the job engine: state machine, enqueueing, runner, operation workers, dispatcher,
+//                   and the processors of an event's side effects
+//   domain          connections alerts: the modules that own a connection's and an alert's life,
+//                   with their own jobs (provider sync, notifications) and sweeps
 //   features        ingestion admin replay retention oauth reconciliation: what the HTTP API and the worker offer
-//   entry points    src/*.ts: main.ts worker.ts http.ts and the root modules
+//   entry points    src/*.ts: main.ts worker.ts http.ts reencrypt.ts and the root modules
 const LAYERS = [
   ["infrastructure", "common|config|database|redis|queues|crypto|observability|generated"],
   ["providers", "providers"],
-  ["stores", "connections|leads|auth|alerts"],
+  ["vocabulary", "connections/lifecycle"],
+  ["records", "leads|auth"],
   ["jobs", "jobs"],
+  ["domain", "connections(?!/lifecycle/)|alerts"],
   ["features", "ingestion|admin|replay|retention|oauth|reconciliation"],
 ];
 

@@ -64,7 +64,7 @@ const result = spawnSync("npx", ["prisma", "migrate", "deploy"], {
 if (result.status !== 0) process.exit(result.status ?? 1);
 
 if (await hasUnboundEnvelopes(databaseUrl)) {
-  const script = new URL("../dist/crypto/reencrypt.js", import.meta.url);
+  const script = new URL("../dist/reencrypt.js", import.meta.url);
   if (!existsSync(script)) {
     console.error(
       "unbound (v1) secret envelopes found: run `npm run build`, then `npm run db:migrate` again",

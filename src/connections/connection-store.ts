@@ -1,5 +1,5 @@
 // The connection store: the one writer of the `connections` row (an architecture test keeps it so:
-// test/architecture/connection-writers.test.ts). Every change is a named transition of
+// src/connections/connection-writers.spec.ts). Every change is a named transition of
 // lifecycle/connection-states.ts: the store checks that the connection may take it from the status
 // it is in (else ConnectionTransitionRefused), writes the change, and opens or resolves the
 // connection alerts the change implies, in the same transaction (src/alerts: AlertBook).
@@ -60,7 +60,11 @@ export class ConnectionStore {
       return await db.connection.create({ data: { ...data, status: "active" } });
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
-        throw new AppError(409, "connection_exists", `A ${data.provider} connection for this account already exists.`);
+        throw new AppError(
+          409,
+          "connection_exists",
+          `A ${data.provider} connection for this account already exists.`,
+        );
       }
       throw error;
     }
@@ -76,16 +80,26 @@ export class ConnectionStore {
     return row;
   }
 
-  /** Whether `transition` may start from the connection's status now (a check before slow work). */
+  /** Whether `transition` may start from the connection's status now. */
   may(row: Pick<Connection, "status">, transition: TransitionName): boolean {
     return allowedFrom(transition).includes(row.status as ConnectionStatus);
+  }
+
+  /** Refuses (ConnectionTransitionRefused) unless `transition` may start from the connection's status now. */
+  check(row: Pick<Connection, "status" | "oauthStatus">, transition: TransitionName): void {
+    next(transition, stateOf(row));
   }
 
   /**
    * Takes `transition` on a connection `lock`ed in this transaction: refused unless its status
    * allows it; writes the next status and grant with `change`, and the alerts the change implies.
    */
-  async apply(tx: Tx, row: Connection, transition: TransitionName, change: ConnectionChange = {}): Promise<Connection> {
+  async apply(
+    tx: Tx,
+    row: Connection,
+    transition: TransitionName,
+    change: ConnectionChange = {},
+  ): Promise<Connection> {
     const before = stateOf(row);
     const after = next(transition, before);
     const updated = await tx.connection.update({
@@ -137,7 +151,12 @@ export class ConnectionStore {
     }
   }
 
-  private async raiseAlerts(tx: Tx, row: Connection, before: ConnectionState, after: ConnectionState): Promise<void> {
+  private async raiseAlerts(
+    tx: Tx,
+    row: Connection,
+    before: ConnectionState,
+    after: ConnectionState,
+  ): Promise<void> {
     const where = `Connection "${row.displayName}" (${row.provider} ${row.externalAccountId})`;
     for (const change of alertChanges(before, after)) {
       const target = { tenantId: row.tenantId, type: change.type, connectionId: row.id };

@@ -1,13 +1,12 @@
 // The connection store's bookkeeping of sub-states (see connection-store.ts): the provider-side
 // webhook registration, reconciliation runs and schedule, the refresh lease and refreshed tokens,
-// a disabled connection's clean-up, and re-sealed secrets. None changes the status; each is one
+// and a disabled connection's clean-up (re-sealed secrets: connection-secrets.ts). None changes the status; each is one
 // SQL statement that writes only when the connection's status allows the named transition
 // (`status = ANY(from)`), and the ones that open or resolve an alert do so in the same transaction.
 import { Injectable } from "@nestjs/common";
 import { AlertBook } from "../alerts/alert-book.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
-import type { ConnectionSecretColumn } from "../crypto/stored-secrets.js";
 import type { ConnectionRef } from "./connection-store.js";
 import { allowedFrom, type OAuthStatus, type TransitionName } from "./lifecycle/connection-states.js";
 
@@ -19,8 +18,7 @@ export type RegistrationOutcome =
 
 /** A connection's last reconciliation run, as its view shows it. */
 export type RunOutcome =
-  | { status: "active"; leadsFound: number; missed: number }
-  | { status: "manual" | "error"; error: string };
+  { status: "active"; leadsFound: number; missed: number } | { status: "manual" | "error"; error: string };
 
 /** The token columns a refresh reads under its lease. */
 export interface TokenRow {
@@ -56,7 +54,12 @@ export class ConnectionSubstates {
    * in the caller's transaction (the row lock serializes starts of one connection until it
    * commits). A `sync` of a connection not registered yet makes its registration `pending`.
    */
-  async requestSync(tx: Tx, ref: ConnectionRef, action: string, retrySeconds: number): Promise<number | undefined> {
+  async requestSync(
+    tx: Tx,
+    ref: ConnectionRef,
+    action: string,
+    retrySeconds: number,
+  ): Promise<number | undefined> {
     const [row] = await tx.$queryRawUnsafe<{ seq: number }[]>(
       `UPDATE connections SET registration_seq = registration_seq + 1,
          registration_status = CASE WHEN $3::text = 'sync' AND registration_status = 'manual' THEN 'pending'
@@ -128,7 +131,11 @@ export class ConnectionSubstates {
               statuses,
             );
       if (updated > 0) {
-        await this.alerts.clear(tx, { tenantId: ref.tenantId, type: "registration.error", connectionId: ref.id });
+        await this.alerts.clear(tx, {
+          tenantId: ref.tenantId,
+          type: "registration.error",
+          connectionId: ref.id,
+        });
       }
     });
   }
@@ -300,16 +307,5 @@ export class ConnectionSubstates {
        WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = ANY($3::text[])`,
       [ref.id, ref.tenantId, from("finishCleanUp")],
     );
-  }
-
-  // --- secrets:reencrypt ---
-
-  /** Compare-and-set of one envelope: a rotation that wrote the column meanwhile already used the current key. */
-  async reseal(ref: ConnectionRef, column: ConnectionSecretColumn, sealed: string, envelope: string): Promise<number> {
-    const updated = await this.prisma.pool.query(
-      `UPDATE connections SET ${column} = $1 WHERE id = $2 AND tenant_id = $3 AND ${column} = $4 AND status = ANY($5::text[])`,
-      [sealed, ref.id, ref.tenantId, envelope, from("reseal")],
-    );
-    return updated.rowCount ?? 0;
   }
 }

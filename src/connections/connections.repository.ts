@@ -109,13 +109,4 @@ export class ConnectionsRepository {
   findForIngestByAccount(provider: Provider, accountId: string): Promise<IngestConnectionRow | undefined> {
     return this.byAccount.submit({ provider, accountId });
   }
-
-  /** A provider refused the connection's credentials: no more calls until an operator resumes it. */
-  async markCredentialError(tenantId: string, connectionId: string): Promise<void> {
-    await this.prisma.pool.query(
-      `UPDATE connections SET status = 'credential_error', updated_at = now()
-       WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = 'active'`,
-      [connectionId, tenantId],
-    );
-  }
 }

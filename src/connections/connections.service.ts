@@ -11,7 +11,12 @@ import type { InboundCredentials } from "../providers/inbound-auth.js";
 import type { Provider } from "../providers/provider-event.js";
 import { secretPlace } from "../crypto/stored-secrets.js";
 import { ConnectionStore } from "./connection-store.js";
-import type { InboundAuthConfig, NewConnection, OAuthStatus, ProviderCredentials } from "./lifecycle/connection.js";
+import type {
+  InboundAuthConfig,
+  NewConnection,
+  OAuthStatus,
+  ProviderCredentials,
+} from "./lifecycle/connection.js";
 
 const HEADER_NAME = /^[A-Za-z0-9-]{1,64}$/;
 const RESERVED_HEADERS = new Set([
@@ -131,7 +136,9 @@ export class ConnectionsService {
       ...credentialColumns(this.box, id, input.credentials),
       oauthStatus: (input.credentials ? "connected" : "not_connected") satisfies OAuthStatus,
       settings: { ...input.settings },
-      crmSigningSecret: crmSigningSecret ? this.box.seal(crmSigningSecret, secretPlace("crm_signing_secret", id)) : null,
+      crmSigningSecret: crmSigningSecret
+        ? this.box.seal(crmSigningSecret, secretPlace("crm_signing_secret", id))
+        : null,
     });
     const secrets: ShownSecrets = shown(credentials);
     if (crmSigningSecret) secrets.crmSigningSecret = crmSigningSecret;

@@ -11,7 +11,9 @@ import { type Provider, PROVIDERS } from "../providers/provider-event.js";
 
 /** The providers whose accounts are connected with OAuth (their capability `oauth`; each has an OAuth client configuration). */
 export type OAuthProvider = keyof AppConfig["oauth"] & Provider;
-export const OAUTH_PROVIDERS = PROVIDERS.filter((provider) => capabilities(provider).oauth) as OAuthProvider[];
+export const OAUTH_PROVIDERS = PROVIDERS.filter(
+  (provider) => capabilities(provider).oauth,
+) as OAuthProvider[];
 
 export function isOAuthProvider(value: string): value is OAuthProvider {
   return (OAUTH_PROVIDERS as readonly string[]).includes(value);

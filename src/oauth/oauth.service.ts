@@ -249,13 +249,19 @@ export class OAuthService {
       try {
         row = await this.connectionStore.lock(tx, attempt.tenantId, attempt.connectionId);
       } catch (error) {
-        if (error instanceof AppError && error.status === 404) throw new CallbackFailed("connection_disabled"); // gone: only a test database deletes rows
+        if (error instanceof AppError && error.status === 404)
+          throw new CallbackFailed("connection_disabled"); // gone: only a test database deletes rows
         throw error;
       }
       if (!this.connectionStore.may(row, "reconnect")) throw new CallbackFailed("connection_disabled");
       // A credential error ends with the new grant: the parked jobs are released as on resume.
       const resumes = row.status === "credential_error";
-      await this.connectionStore.apply(tx, row, "reconnect", credentialColumns(this.box, attempt.connectionId, tokens));
+      await this.connectionStore.apply(
+        tx,
+        row,
+        "reconnect",
+        credentialColumns(this.box, attempt.connectionId, tokens),
+      );
       const released = resumes
         ? await this.state.resumeConnection(tx, attempt.tenantId, attempt.connectionId)
         : [];
@@ -333,4 +339,3 @@ function checkInboundAuth(
     ? { type: "header", headerName: checked.headerName }
     : { type: checked.type };
 }
-

@@ -25,4 +25,3 @@ export interface ProviderCapabilities {
    */
   readonly webhookUrl: "connection" | { readonly platformToken: string };
 }
-

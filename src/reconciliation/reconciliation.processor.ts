@@ -89,11 +89,14 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
         provider: connection.provider,
         ingestedLeadIds: outcome.ingestedLeadIds,
       });
-      await this.substates.recordReconciliation({ tenantId: connection.tenantId, id: connection.id }, {
-        status: "active",
-        leadsFound: scan.matched,
-        missed,
-      });
+      await this.substates.recordReconciliation(
+        { tenantId: connection.tenantId, id: connection.id },
+        {
+          status: "active",
+          leadsFound: scan.matched,
+          missed,
+        },
+      );
       this.metrics.reconcileRuns.inc({ provider: connection.provider, kind, outcome: "active" });
       this.logger.log({
         msg: "reconciled",
@@ -105,18 +108,24 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
       });
     } catch (error) {
       if (error instanceof ListingUnavailable) {
-        await this.substates.recordReconciliation({ tenantId: connection.tenantId, id: connection.id }, {
-          status: "manual",
-          error: error.code,
-        });
+        await this.substates.recordReconciliation(
+          { tenantId: connection.tenantId, id: connection.id },
+          {
+            status: "manual",
+            error: error.code,
+          },
+        );
         this.metrics.reconcileRuns.inc({ provider: connection.provider, kind, outcome: "manual" });
         return;
       }
       if (!(error instanceof WaitRequired)) {
-        await this.substates.recordReconciliation({ tenantId: connection.tenantId, id: connection.id }, {
-          status: "error",
-          error: classify(error).code,
-        });
+        await this.substates.recordReconciliation(
+          { tenantId: connection.tenantId, id: connection.id },
+          {
+            status: "error",
+            error: classify(error).code,
+          },
+        );
         this.metrics.reconcileRuns.inc({ provider: connection.provider, kind, outcome: "error" });
       }
       throw error;

@@ -58,7 +58,7 @@ describe("encryption key rotation", () => {
     };
     expect(await deliver(rotating, "during-rotation")).toBe(202);
 
-    const run = spawnNode("dist/crypto/reencrypt.js", { DATABASE_URL: app.db.url, ...rotating });
+    const run = spawnNode("dist/reencrypt.js", { DATABASE_URL: app.db.url, ...rotating });
     expect((await run.exited).code).toBe(0);
     expect(run.output()).toContain('"resealed":4');
 
@@ -77,7 +77,7 @@ describe("encryption key rotation", () => {
       expect(value.startsWith(`v2.${newId}.`)).toBe(true);
     }
     expect(await deliver({ LEADGATE_ENCRYPTION_KEY: NEW_KEY }, "after-rotation")).toBe(202);
-    const again = spawnNode("dist/crypto/reencrypt.js", {
+    const again = spawnNode("dist/reencrypt.js", {
       DATABASE_URL: app.db.url,
       LEADGATE_ENCRYPTION_KEY: NEW_KEY,
     });

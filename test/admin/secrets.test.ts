@@ -10,7 +10,7 @@ import { TEST_ENCRYPTION_KEY } from "../support/app.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
-import { reencryptAll } from "../../src/crypto/reencrypt.js";
+import { reencryptAll } from "../../src/reencrypt.js";
 import { SecretBox } from "../../src/crypto/secret-box.js";
 import { PrismaService } from "../../src/database/prisma.service.js";
 import type { ReceivedRequest } from "../support/fake-server.js";

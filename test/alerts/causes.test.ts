@@ -1,9 +1,9 @@
 // The other causes recorded in Postgres, each through the real code that records it: a CRM
 // destination's circuit opening and closing (CircuitBreaker), a payload conflict (ingest), a
-// credential error (the job runner's markCredentialError) and the resume that ends it.
+// credential error (the store's refuseCredentials, as the job runner asks it) and the resume that ends it.
 import { CircuitBreaker, originOf } from "../../src/common/outbound/circuit-breaker.js";
 import { RetryableError } from "../../src/common/outbound/errors.js";
-import { ConnectionsRepository } from "../../src/connections/connections.repository.js";
+import { ConnectionStore } from "../../src/connections/connection-store.js";
 import { createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
 import { useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
@@ -78,7 +78,7 @@ describe("alerts: causes recorded in Postgres", () => {
   it("connection.credential_error: opened by the status change, resolved by the resume", async () => {
     const tenant = await createTenant(app.url);
     const connection = await connect(tenant.admin, "http://127.0.0.1:9/crm");
-    await app.worker.get(ConnectionsRepository).markCredentialError(tenant.tenantId, connection.id);
+    await app.worker.get(ConnectionStore).refuseCredentials({ tenantId: tenant.tenantId, id: connection.id });
     expect(await alertsOf(connection.id)).toEqual([
       expect.objectContaining({ type: "connection.credential_error", status: "open", count: 1 }),
     ]);

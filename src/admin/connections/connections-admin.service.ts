@@ -4,11 +4,13 @@
 import { randomBytes } from "node:crypto";
 import { Injectable } from "@nestjs/common";
 import type { Principal, TenantScope } from "../../auth/principal.js";
-import { PLATFORM, tenantParam, tenantWhere } from "../../auth/principal.js";
+import { PLATFORM, tenantWhere } from "../../auth/principal.js";
 import { ownTenant, TenantsRepository } from "../tenants.js";
 import { AppError } from "../../common/app-error.js";
 import { DestinationGuard } from "../../common/outbound/destination-guard.js";
-import type { ConnectionSettings } from "../../connections/lifecycle/connection.js";
+import { type ConnectionSettings, settingsWithoutNulls } from "../../connections/lifecycle/connection.js";
+import { ConnectionStore } from "../../connections/connection-store.js";
+import { hasApi } from "../../providers/capabilities.js";
 import { secretPlace } from "../../crypto/stored-secrets.js";
 import { AccountAccessCheck } from "../../connections/account-access.js";
 import {
@@ -45,13 +47,6 @@ const DEFAULT_GRACE_SECONDS = 86_400;
 
 const crmSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 
-const disabled = () =>
-  new AppError(
-    409,
-    "connection_disabled",
-    "The connection is disabled; its history is kept, nothing more changes.",
-  );
-
 @Injectable()
 export class ConnectionsAdminService {
   constructor(
@@ -67,6 +62,7 @@ export class ConnectionsAdminService {
     private readonly access: AccountAccessCheck,
     private readonly syncs: ProviderSyncJobs,
     private readonly reconciliation: Reconciliation,
+    private readonly store: ConnectionStore,
   ) {}
 
   async create(by: Principal, body: CreateConnectionBody) {
@@ -74,7 +70,7 @@ export class ConnectionsAdminService {
     await this.destinations.checkSetting("settings.crmDestination.url", body.settings?.crmDestination?.url);
     if (body.credentials) await this.proveAccess(by, body.provider, body.externalAccountId, body.credentials);
     const { tenantId: _given, ...input } = body;
-    const settings = withoutNulls(input.settings ?? {});
+    const settings = settingsWithoutNulls(input.settings ?? {});
     return this.transactions.run(async (tx) => {
       const created = await this.connections.create(tenantId, { ...input, settings }, tx);
       await this.audit.record(tx, by, {
@@ -122,9 +118,8 @@ export class ConnectionsAdminService {
       await this.proveAccess(by, current.provider as Provider, current.externalAccountId, body.credentials);
     }
     return this.transactions.run(async (tx) => {
-      const row = await this.find(tx, scope, id, true);
-      if (row.status === "disabled") throw disabled();
-      const settings = withoutNulls({
+      const row = await this.store.lock(tx, scope, id);
+      const settings = settingsWithoutNulls({
         ...(row.settings as ConnectionSettings),
         ...given(body.settings ?? {}),
       });
@@ -134,14 +129,11 @@ export class ConnectionsAdminService {
         secrets.crmSigningSecret = crmSecret();
         crmSigningSecret = this.box.seal(secrets.crmSigningSecret, secretPlace("crm_signing_secret", row.id));
       }
-      const updated = await tx.connection.update({
-        where: { id: row.id, tenantId: row.tenantId },
-        data: {
-          displayName: body.displayName,
-          ...(body.credentials ? credentialColumns(this.box, row.id, body.credentials) : {}),
-          settings: settings as Prisma.InputJsonObject,
-          crmSigningSecret,
-        },
+      const updated = await this.store.apply(tx, row, body.credentials ? "replaceCredentials" : "update", {
+        displayName: body.displayName,
+        ...(body.credentials ? credentialColumns(this.box, row.id, body.credentials) : {}),
+        settings: settings as Prisma.InputJsonObject,
+        crmSigningSecret,
       });
       await this.audit.record(tx, by, {
         action: "connection.update",
@@ -162,12 +154,8 @@ export class ConnectionsAdminService {
   /** Stops side effects: receipts are still stored, their jobs wait as `held`. */
   async pause(by: Principal, scope: TenantScope, id: string) {
     return this.transactions.run(async (tx) => {
-      const row = await this.find(tx, scope, id, true);
-      if (row.status === "disabled") throw disabled();
-      const updated = await tx.connection.update({
-        where: { id: row.id, tenantId: row.tenantId },
-        data: { status: "paused" },
-      });
+      const row = await this.store.lock(tx, scope, id);
+      const updated = await this.store.apply(tx, row, "pause");
       await this.audit.record(tx, by, {
         action: "connection.pause",
         tenantId: row.tenantId,
@@ -182,12 +170,8 @@ export class ConnectionsAdminService {
   /** Back to active (also after a credential error); `held` and `blocked` jobs are queued again. */
   async resume(by: Principal, scope: TenantScope, id: string) {
     const { result, jobs } = await this.transactions.run(async (tx) => {
-      const row = await this.find(tx, scope, id, true);
-      if (row.status === "disabled") throw disabled();
-      const updated = await tx.connection.update({
-        where: { id: row.id, tenantId: row.tenantId },
-        data: { status: "active" },
-      });
+      const row = await this.store.lock(tx, scope, id);
+      const updated = await this.store.apply(tx, row, "resume");
       const requeued = await this.state.resumeConnection(tx, row.tenantId, row.id);
       await this.audit.record(tx, by, {
         action: "connection.resume",
@@ -208,8 +192,8 @@ export class ConnectionsAdminService {
    */
   async rotateSecret(by: Principal, scope: TenantScope, id: string, body: RotateSecretBody) {
     const { result, jobs } = await this.transactions.run(async (tx) => {
-      const row = await this.find(tx, scope, id, true);
-      if (row.status === "disabled") throw disabled();
+      const row = await this.store.lock(tx, scope, id);
+      this.store.check(row, "rotateSecret"); // before the checks of what can be rotated
       const current = row.inboundSecrets
         ? this.box.open<InboundCredentials>(row.inboundSecrets, secretPlace("inbound_secrets", row.id))
         : undefined;
@@ -231,14 +215,11 @@ export class ConnectionsAdminService {
         apiKey: body.apiKey,
       });
       const graceSeconds = body.graceSeconds ?? DEFAULT_GRACE_SECONDS;
-      await tx.connection.update({
-        where: { id: row.id, tenantId: row.tenantId },
-        data: {
-          inboundSecrets: this.box.seal(next, secretPlace("inbound_secrets", row.id)),
-          previousSecrets:
-            graceSeconds > 0 ? this.box.seal(current, secretPlace("previous_secrets", row.id)) : null,
-          previousSecretsExpireAt: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
-        },
+      await this.store.apply(tx, row, "rotateSecret", {
+        inboundSecrets: this.box.seal(next, secretPlace("inbound_secrets", row.id)),
+        previousSecrets:
+          graceSeconds > 0 ? this.box.seal(current, secretPlace("previous_secrets", row.id)) : null,
+        previousSecretsExpireAt: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
       });
       // The provider's copy of the credentials follows now, well inside the grace period.
       const jobs = registered(row) ? await this.syncs.start(tx, target(row), "rotate") : [];
@@ -267,8 +248,8 @@ export class ConnectionsAdminService {
    */
   async rotateCrmSecret(by: Principal, scope: TenantScope, id: string, body: RotateCrmSecretBody) {
     return this.transactions.run(async (tx) => {
-      const row = await this.find(tx, scope, id, true);
-      if (row.status === "disabled") throw disabled();
+      const row = await this.store.lock(tx, scope, id);
+      this.store.check(row, "rotateCrmSecret");
       if (!row.crmSigningSecret || !(row.settings as ConnectionSettings).crmDestination) {
         throw new AppError(
           409,
@@ -279,16 +260,13 @@ export class ConnectionsAdminService {
       const next = crmSecret();
       const graceSeconds = body.graceSeconds ?? DEFAULT_GRACE_SECONDS;
       const previous = this.box.open<string>(row.crmSigningSecret, secretPlace("crm_signing_secret", row.id));
-      await tx.connection.update({
-        where: { id: row.id, tenantId: row.tenantId },
-        data: {
-          crmSigningSecret: this.box.seal(next, secretPlace("crm_signing_secret", row.id)),
-          previousCrmSecret:
-            graceSeconds > 0
-              ? this.box.seal(previous, secretPlace("previous_crm_signing_secret", row.id))
-              : null,
-          previousCrmExpireAt: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
-        },
+      await this.store.apply(tx, row, "rotateCrmSecret", {
+        crmSigningSecret: this.box.seal(next, secretPlace("crm_signing_secret", row.id)),
+        previousCrmSecret:
+          graceSeconds > 0
+            ? this.box.seal(previous, secretPlace("previous_crm_signing_secret", row.id))
+            : null,
+        previousCrmExpireAt: graceSeconds > 0 ? new Date(Date.now() + graceSeconds * 1000) : null,
       });
       await this.audit.record(tx, by, {
         action: "connection.rotate-crm-secret",
@@ -307,17 +285,13 @@ export class ConnectionsAdminService {
    */
   async revokePreviousSecret(by: Principal, scope: TenantScope, id: string) {
     return this.transactions.run(async (tx) => {
-      const row = await this.find(tx, scope, id, true);
-      if (row.status === "disabled") throw disabled();
+      const row = await this.store.lock(tx, scope, id);
       const now = new Date();
-      const updated = await tx.connection.update({
-        where: { id: row.id, tenantId: row.tenantId },
-        data: {
-          previousSecrets: null,
-          previousSecretsExpireAt: null,
-          previousCrmSecret: null,
-          previousCrmExpireAt: null,
-        },
+      const updated = await this.store.apply(tx, row, "revokePreviousSecret", {
+        previousSecrets: null,
+        previousSecretsExpireAt: null,
+        previousCrmSecret: null,
+        previousCrmExpireAt: null,
       });
       await this.audit.record(tx, by, {
         action: "connection.revoke-previous-secret",
@@ -337,16 +311,12 @@ export class ConnectionsAdminService {
   /** Disables the connection for good: deliveries answer 410, unfinished jobs are cancelled, history stays. */
   async disable(by: Principal, scope: TenantScope, id: string): Promise<void> {
     const jobs = await this.transactions.run(async (tx): Promise<EnqueueableJob[]> => {
-      const row = await this.find(tx, scope, id, true);
-      if (row.status === "disabled") return [];
-      await tx.connection.update({
-        where: { id: row.id, tenantId: row.tenantId },
-        // The worker's clean-up revokes the grant and deletes the tokens (ConnectionCleanup).
-        data: {
-          status: "disabled",
-          disabledAt: new Date(),
-          cleanupDueAt: row.credentials === null ? null : new Date(),
-        },
+      const row = await this.store.lock(tx, scope, id);
+      if (row.status === "disabled") return []; // DELETE is idempotent: disabled already
+      // The worker's clean-up revokes the grant and deletes the tokens (ConnectionCleanup).
+      await this.store.apply(tx, row, "disable", {
+        disabledAt: new Date(),
+        cleanupDueAt: row.credentials === null ? null : new Date(),
       });
       const cancelled = await this.state.cancelConnection(tx, row.tenantId, row.id);
       // After the cancel (which ends a sync on its way): the provider-side removal, which runs
@@ -373,13 +343,13 @@ export class ConnectionsAdminService {
    */
   async sync(by: Principal, scope: TenantScope, id: string) {
     const { connection, jobs } = await this.transactions.run(async (tx) => {
-      const row = await this.find(tx, scope, id, true);
-      if (row.status === "disabled") throw disabled();
-      if (row.provider === "staticforms") {
+      const row = await this.store.lock(tx, scope, id);
+      this.store.check(row, "syncNow");
+      if (!hasApi(row.provider as Provider)) {
         throw new AppError(
           409,
           "sync_not_supported",
-          "Static Forms has no provider API: there is nothing to register or reconcile.",
+          `${row.provider} has no provider API: there is nothing to register or reconcile.`,
         );
       }
       const registration = registered(row) ? await this.syncs.start(tx, target(row), "sync") : [];
@@ -420,18 +390,8 @@ export class ConnectionsAdminService {
     );
   }
 
-  /** The scope's connection; `forUpdate` locks it for the rest of the transaction (one change at a time). */
-  private async find(
-    db: Tx | PrismaService,
-    scope: TenantScope,
-    id: string,
-    forUpdate = false,
-  ): Promise<Connection> {
-    if (forUpdate) {
-      const tenantId = tenantParam(scope);
-      await db.$queryRaw`SELECT 1 FROM connections
-        WHERE id = ${id}::uuid AND (${tenantId}::uuid IS NULL OR tenant_id = ${tenantId}::uuid) FOR UPDATE`;
-    }
+  /** The scope's connection (unlocked: a change locks it through the store). */
+  private async find(db: Tx | PrismaService, scope: TenantScope, id: string): Promise<Connection> {
     const row = await db.connection.findFirst({ where: { ...tenantWhere(scope), id } });
     if (!row) throw notFound("connection");
     return row;
@@ -462,9 +422,4 @@ function target(row: Connection) {
 /** The fields a client sent (a DTO instance also holds the undeclared ones, as undefined). */
 function given<T extends object>(body: T): Partial<T> {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as Partial<T>;
-}
-
-/** Settings with the removed (null) entries dropped. */
-function withoutNulls(settings: { autoResponse?: unknown; crmDestination?: unknown }): ConnectionSettings {
-  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value != null));
 }

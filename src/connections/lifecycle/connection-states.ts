@@ -75,7 +75,9 @@ export const TRANSITIONS = {
   disable: { from: LIVE, to: "disabled" },
   /** A new grant from the consent screen: a credential error ends with it. */
   reconnect: { from: LIVE, to: { credential_error: "active" }, oauth: "connected" },
-  /** `POST /sync`, a rotation, the sweep, a disconnect's removal: a provider-sync job is made. */
+  /** `POST /sync`: registration and reconciliation now. */
+  syncNow: { from: LIVE },
+  /** A provider-sync job is made (a sync, a rotation, the sweep; a disconnect's removal, on a disabled connection). */
   requestSync: { from: ANY },
 
   // --- what the worker finds out ---
@@ -133,7 +135,8 @@ export function next(transition: TransitionName, from: ConnectionState): Connect
   const definition: TransitionDefinition = TRANSITIONS[transition];
   if (!definition.from.includes(from.status)) throw new ConnectionTransitionRefused(transition, from.status);
   const to = definition.to;
-  const status = to === undefined ? from.status : typeof to === "string" ? to : (to[from.status] ?? from.status);
+  const status =
+    to === undefined ? from.status : typeof to === "string" ? to : (to[from.status] ?? from.status);
   return { status, oauthStatus: definition.oauth ?? from.oauthStatus };
 }
 
@@ -171,7 +174,11 @@ export function alertChanges(before: ConnectionState, after: ConnectionState): C
     changes.push({ kind: "clear", type: "connection.credential_error" });
   }
   if (after.status === "disabled" && before.status !== "disabled") {
-    for (const type of ["connection.reauthorization_required", "connection.credential_error", "connection.silent"] as const) {
+    for (const type of [
+      "connection.reauthorization_required",
+      "connection.credential_error",
+      "connection.silent",
+    ] as const) {
       if (!changes.some((change) => change.type === type)) changes.push({ kind: "clear", type });
     }
   }

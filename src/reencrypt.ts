@@ -7,21 +7,16 @@
 import "reflect-metadata";
 import { Logger } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
-import { loadConfigOrExit } from "../config/config.js";
-import { ConfigModule } from "../config/config.module.js";
-import { DatabaseModule } from "../database/database.module.js";
-import { PrismaService } from "../database/prisma.service.js";
-import { createLogger } from "../observability/logger.js";
-import { CryptoModule } from "./crypto.module.js";
-import { SecretBox } from "./secret-box.js";
-import {
-  CONNECTION_SECRET_COLUMNS,
-  type ConnectionSecretColumn,
-  notificationChannelPlace,
-  secretPlace,
-} from "./stored-secrets.js";
+import { loadConfigOrExit } from "./config/config.js";
+import { ConfigModule } from "./config/config.module.js";
+import { resealConnectionSecrets } from "./connections/connection-secrets.js";
+import { CryptoModule } from "./crypto/crypto.module.js";
+import { SecretBox } from "./crypto/secret-box.js";
+import { notificationChannelPlace } from "./crypto/stored-secrets.js";
+import { DatabaseModule } from "./database/database.module.js";
+import { PrismaService } from "./database/prisma.service.js";
+import { createLogger } from "./observability/logger.js";
 
-type Row = { id: string; tenant_id: string } & Record<ConnectionSecretColumn, string | null>;
 const BATCH = 500;
 
 /**
@@ -33,44 +28,12 @@ export async function reencryptAll(
   box: SecretBox,
   logger = new Logger("reencrypt"),
 ): Promise<{ resealed: number; unreadable: number }> {
-  let resealed = 0;
-  let unreadable = 0;
-  let after = "00000000-0000-0000-0000-000000000000";
-  for (;;) {
-    const { rows } = await prisma.pool.query<Row>(
-      `SELECT id, tenant_id, ${CONNECTION_SECRET_COLUMNS.join(", ")} FROM connections WHERE id > $1 ORDER BY id LIMIT $2`,
-      [after, BATCH],
-    );
-    if (rows.length === 0) break;
-    for (const row of rows) {
-      for (const column of CONNECTION_SECRET_COLUMNS) {
-        const envelope = row[column];
-        if (envelope === null || !box.isStale(envelope)) continue;
-        let sealed: string;
-        try {
-          sealed = box.reseal(envelope, secretPlace(column, row.id));
-        } catch (error) {
-          unreadable += 1;
-          logger.warn({
-            msg: "cannot open a stored secret",
-            connectionId: row.id,
-            column,
-            error: String(error),
-          });
-          continue;
-        }
-        // Compare-and-set: a rotation that wrote this column meanwhile already used the current key.
-        const updated = await prisma.pool.query(
-          `UPDATE connections SET ${column} = $1 WHERE id = $2 AND tenant_id = $3 AND ${column} = $4`,
-          [sealed, row.id, row.tenant_id, envelope],
-        );
-        resealed += updated.rowCount ?? 0;
-      }
-    }
-    after = rows.at(-1)!.id;
-  }
+  const connections = await resealConnectionSecrets(prisma, box, logger, BATCH);
   const channels = await reencryptChannels(prisma, box, logger);
-  return { resealed: resealed + channels.resealed, unreadable: unreadable + channels.unreadable };
+  return {
+    resealed: connections.resealed + channels.resealed,
+    unreadable: connections.unreadable + channels.unreadable,
+  };
 }
 
 /** The same for notification channels' secrets (few rows: one pass). */

@@ -1,0 +1,105 @@
+import {
+  alertChanges,
+  CONNECTION_STATUSES,
+  ConnectionTransitionRefused,
+  next,
+  type ConnectionState,
+  TRANSITIONS,
+} from "./connection-states.js";
+
+const state = (
+  status: ConnectionState["status"],
+  oauthStatus: ConnectionState["oauthStatus"] = "connected",
+) => ({
+  status,
+  oauthStatus,
+});
+
+describe("connection transitions", () => {
+  it("move the status as the table says", () => {
+    expect(next("pause", state("active"))).toEqual(state("paused"));
+    expect(next("resume", state("credential_error"))).toEqual(state("active"));
+    expect(next("disable", state("paused"))).toEqual(state("disabled"));
+    expect(next("refuseCredentials", state("active"))).toEqual(state("credential_error"));
+    // A refused grant: an active connection stops calling the provider; a paused one stays paused.
+    expect(next("requireReauthorization", state("active"))).toEqual(
+      state("credential_error", "reauthorization_required"),
+    );
+    expect(next("requireReauthorization", state("paused"))).toEqual(
+      state("paused", "reauthorization_required"),
+    );
+    // A reconnect ends a credential error; a paused connection stays paused with its new grant.
+    expect(next("reconnect", state("credential_error", "reauthorization_required"))).toEqual(state("active"));
+    expect(next("reconnect", state("paused", "reauthorization_required"))).toEqual(state("paused"));
+    expect(next("finishCleanUp", state("disabled"))).toEqual(state("disabled", "not_connected"));
+  });
+
+  it("refuse a transition from a status it may not start from, with a typed error", () => {
+    for (const name of [
+      "update",
+      "pause",
+      "resume",
+      "rotateSecret",
+      "reconnect",
+      "syncNow",
+      "disable",
+    ] as const) {
+      const refusal = (() => {
+        try {
+          next(name, state("disabled"));
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(refusal).toBeInstanceOf(ConnectionTransitionRefused);
+      expect(refusal).toMatchObject({
+        status: 409,
+        code: "connection_disabled",
+        transition: name,
+        from: "disabled",
+      });
+    }
+    expect(() => next("refuseCredentials", state("paused"))).toThrow(ConnectionTransitionRefused);
+    expect(() => next("takeCleanUp", state("active"))).toThrow(/connection is active/);
+  });
+
+  it("name only statuses that exist, and every transition starts from some status", () => {
+    for (const [name, definition] of Object.entries(TRANSITIONS)) {
+      expect([name, definition.from.length > 0]).toEqual([name, true]);
+      for (const status of definition.from) expect(CONNECTION_STATUSES).toContain(status);
+    }
+  });
+});
+
+describe("the alerts a change implies", () => {
+  it("opens and resolves the credential and reauthorization alerts with their condition", () => {
+    expect(alertChanges(state("active"), state("credential_error"))).toEqual([
+      { kind: "raise", type: "connection.credential_error" },
+    ]);
+    expect(alertChanges(state("credential_error"), state("active"))).toEqual([
+      { kind: "clear", type: "connection.credential_error" },
+    ]);
+    // A refused grant says so itself: no second, credential alert.
+    expect(alertChanges(state("active"), state("credential_error", "reauthorization_required"))).toEqual([
+      { kind: "raise", type: "connection.reauthorization_required" },
+    ]);
+    expect(alertChanges(state("credential_error", "reauthorization_required"), state("active"))).toEqual([
+      { kind: "clear", type: "connection.reauthorization_required" },
+      { kind: "clear", type: "connection.credential_error" },
+    ]);
+    expect(alertChanges(state("active"), state("paused"))).toEqual([]);
+  });
+
+  it("resolves every connection alert when the connection is disabled, and opens none", () => {
+    expect(
+      alertChanges(
+        state("paused", "reauthorization_required"),
+        state("disabled", "reauthorization_required"),
+      ),
+    ).toEqual([
+      { kind: "clear", type: "connection.reauthorization_required" },
+      { kind: "clear", type: "connection.credential_error" },
+      { kind: "clear", type: "connection.silent" },
+    ]);
+  });
+});
