@@ -1,12 +1,12 @@
 // Proof that a provider token reaches a connection's account: one read call to the provider (api.md
-// "Connecting provider accounts"). Yelp: the business's lead-id list; Thumbtack: the business's
-// webhooks list. A 401, 403 or 404 means the grant does not cover the account.
+// "Connecting provider accounts"), the provider's own (ProviderRegistrar.probeAccount). A 401, 403
+// or 404 means the grant does not cover the account.
 import { Injectable } from "@nestjs/common";
 import { AppError } from "../common/app-error.js";
 import { CredentialError, PermanentError } from "../common/outbound/errors.js";
+import { hasApi } from "../providers/capabilities.js";
 import type { Provider } from "../providers/provider-event.js";
-import { ThumbtackClient } from "../providers/thumbtack/thumbtack.client.js";
-import { YelpClient } from "../providers/yelp/yelp.client.js";
+import { RegistrationRegistry } from "../providers/registration-registry.js";
 
 export type AccountAccess = "accessible" | "not_accessible";
 
@@ -19,16 +19,12 @@ export class ProviderUnavailable extends Error {
 
 @Injectable()
 export class AccountAccessCheck {
-  constructor(
-    private readonly yelp: YelpClient,
-    private readonly thumbtack: ThumbtackClient,
-  ) {}
+  constructor(private readonly registrars: RegistrationRegistry) {}
 
-  /** Whether `accessToken` reaches `externalAccountId`; Static Forms has no API: always accessible. */
+  /** Whether `accessToken` reaches `externalAccountId`; a provider without an API: always accessible. */
   async check(provider: Provider, externalAccountId: string, accessToken: string): Promise<AccountAccess> {
     try {
-      if (provider === "yelp") await this.yelp.listLeadIds(accessToken, externalAccountId);
-      if (provider === "thumbtack") await this.thumbtack.listWebhooks(accessToken, externalAccountId);
+      if (hasApi(provider)) await this.registrars.get(provider).probeAccount(accessToken, externalAccountId);
       return "accessible";
     } catch (error) {
       if (error instanceof CredentialError) return "not_accessible";

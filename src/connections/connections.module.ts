@@ -46,7 +46,7 @@ export class ConnectionsModule {}
  * connections (registration re-syncs, token refresh and disconnect clean-up).
  */
 @Module({
-  imports: [ConnectionsModule, FollowUpModule],
+  imports: [ConnectionsModule, FollowUpModule, JobsModule],
   providers: [
     ProviderSyncProcessor,
     { provide: featureProcessor("provider-sync"), useExisting: ProviderSyncProcessor },

@@ -35,15 +35,11 @@ export class TokenExchangeFailed extends Error {
   }
 }
 
-/**
- * How each provider takes the client's credentials at its token endpoint. Yelp: in the form body
- * (providers.md, [DOCS]). Thumbtack: HTTP Basic, the RFC 6749 default its auth server (paths
- * /oauth2/auth, /oauth2/token) expects; [ASSUMPTION], no readable doc names it.
- */
-const CLIENT_AUTH: Record<OAuthProvider, (secret: string) => oauth.ClientAuth> = {
-  yelp: oauth.ClientSecretPost,
-  thumbtack: oauth.ClientSecretBasic,
-};
+/** How a provider's token endpoint takes the client's credentials (its capability `oauth.clientAuth`). */
+function clientAuth(provider: OAuthProvider, secret: string): oauth.ClientAuth {
+  const how = capabilities(provider).oauth;
+  return how && how.clientAuth === "basic" ? oauth.ClientSecretBasic(secret) : oauth.ClientSecretPost(secret);
+}
 
 @Injectable()
 export class ProviderOAuth {
@@ -176,7 +172,7 @@ export class ProviderOAuth {
       [oauth.allowInsecureRequests]: new URL(config.tokenUrl).protocol === "http:",
       signal: AbortSignal.timeout(this.config.sideEffectTimeoutMs),
     };
-    return { as, client, auth: CLIENT_AUTH[provider](config.clientSecret), options, config };
+    return { as, client, auth: clientAuth(provider, config.clientSecret), options, config };
   }
 }
 

@@ -13,23 +13,6 @@ import type { RegistrationStatus } from "./lifecycle/connection-states.js";
 
 export type { RegistrationStatus } from "./lifecycle/connection-states.js";
 
-/**
- * Whether Leadgate registers a connection's webhook itself, once it holds an OAuth grant: Yelp
- * always; Thumbtack for Basic credentials (given to Thumbtack) and `?token=` URLs (Thumbtack
- * sends no auth then). Thumbtack custom-header auth and Static Forms stay `manual`, as do
- * connections with pasted credentials (their owner registered the webhook by hand).
- */
-export function registeredByLeadgate(provider: Provider, inboundAuth: InboundAuthType): boolean {
-  switch (provider) {
-    case "yelp":
-      return true;
-    case "thumbtack":
-      return inboundAuth === "basic" || inboundAuth === "token";
-    case "staticforms":
-      return false;
-  }
-}
-
 /** What a provider-sync job reads of its connection besides the job context. */
 export interface RegistrationRow {
   status: RegistrationStatus;

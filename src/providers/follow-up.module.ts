@@ -36,7 +36,7 @@ import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
     YelpRegistrar,
     RegistrationRegistry,
   ],
-  // The clients also serve the proof that a grant reaches an account (src/connections/account-access.ts).
+  // The registrars also serve the proof that a grant reaches an account (src/connections/account-access.ts).
   exports: [FollowUpRegistry, RegistrationRegistry, YelpClient, ThumbtackClient],
 })
 export class FollowUpModule {}

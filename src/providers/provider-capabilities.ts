@@ -10,8 +10,12 @@ export interface ProviderCapabilities {
    * reconcile or refresh, and no call needs credentials.
    */
   readonly api: boolean;
-  /** Accounts are connected through the provider's OAuth consent screen (and their tokens refreshed). */
-  readonly oauth: boolean;
+  /**
+   * Accounts are connected through the provider's OAuth consent screen (and their tokens refreshed),
+   * and how its token endpoint takes the client's credentials (RFC 6749 §2.3.1): in the form body
+   * (`post`) or as HTTP Basic (`basic`). False: no OAuth.
+   */
+  readonly oauth: false | { readonly clientAuth: "post" | "basic" };
   /** The sender authentications a connection of this provider can be configured with; the first is the default. */
   readonly inboundAuth: readonly InboundAuthType[];
   /**

@@ -47,6 +47,11 @@ export interface ProviderRegistrar {
   rotate(target: RegistrationTarget): Promise<Registered>;
   /** Disconnect: ours removed at the provider (already gone is fine). */
   remove(target: RegistrationTarget): Promise<void>;
+  /**
+   * One read call that succeeds only if `accessToken` reaches the account (the proof of a grant or
+   * of pasted credentials): a CredentialError or a 404 says it does not.
+   */
+  probeAccount(accessToken: string, accountId: string): Promise<void>;
 }
 
 /** Whether a failed call found nothing to act on (a 404): removing what is gone is done. */

@@ -8,7 +8,9 @@ import type { ProviderCapabilities } from "../provider-capabilities.js";
 export const THUMBTACK_CAPABILITIES: ProviderCapabilities = {
   provider: "thumbtack",
   api: true,
-  oauth: true,
+  // HTTP Basic at the token endpoint, the RFC 6749 default its auth server (paths /oauth2/auth,
+  // /oauth2/token) expects: [ASSUMPTION], no readable doc names it.
+  oauth: { clientAuth: "basic" },
   inboundAuth: ["basic", "header", "token"],
   registersWebhookWith: ["basic", "token"],
   webhookUrl: "connection",

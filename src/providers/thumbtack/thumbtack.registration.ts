@@ -23,6 +23,11 @@ export class ThumbtackRegistrar implements ProviderRegistrar {
 
   constructor(private readonly client: ThumbtackClient) {}
 
+  /** The business's webhooks: readable only with a grant of that business. */
+  async probeAccount(accessToken: string, accountId: string): Promise<void> {
+    await this.client.listWebhooks(accessToken, accountId);
+  }
+
   async sync(target: RegistrationTarget): Promise<Registered> {
     const ours = await this.ours(target);
     const current =

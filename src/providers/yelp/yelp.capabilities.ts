@@ -7,7 +7,8 @@ import type { ProviderCapabilities } from "../provider-capabilities.js";
 export const YELP_CAPABILITIES: ProviderCapabilities = {
   provider: "yelp",
   api: true,
-  oauth: true,
+  // The client's credentials in the form body (providers.md, [DOCS]).
+  oauth: { clientAuth: "post" },
   inboundAuth: ["none"],
   registersWebhookWith: ["none"],
   webhookUrl: { platformToken: "YELP_WEBHOOK_TOKEN" },

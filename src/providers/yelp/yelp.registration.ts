@@ -27,6 +27,11 @@ export class YelpRegistrar implements ProviderRegistrar {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** The business's lead ids: readable only with a grant of that business. */
+  async probeAccount(accessToken: string, accountId: string): Promise<void> {
+    await this.client.listLeadIds(accessToken, accountId);
+  }
+
   /** A self-serve webhook with less than this left is replaced by the sync that sees it. */
   get renewBeforeMs(): number {
     return this.config.registrationSyncIntervalSeconds * 1000 + HOUR_MS;
