@@ -1,6 +1,7 @@
 // Backfill (api.md "Connecting provider accounts ... keeping them in sync"): pull a connection's
 // leads of a window through the ingest path, as a `reconciliation` job whose backfill row shows
 // its progress. One running backfill per connection, decided by a unique index.
+import { CONFIG, type ReconciliationConfig } from "../config/sections.js";
 import { randomUUID } from "node:crypto";
 import { Inject, Injectable } from "@nestjs/common";
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
@@ -11,7 +12,6 @@ import { AppError } from "../common/app-error.js";
 import { DateTimeField, Optional } from "../common/validation.js";
 import { classify, WaitRequired } from "../common/outbound/errors.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { ProviderTokens } from "../connections/provider-tokens.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { Transactions } from "../database/transactions.js";
@@ -66,7 +66,7 @@ export class BackfillsService {
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
     private readonly audit: AuditRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.reconciliation) private readonly config: ReconciliationConfig,
   ) {}
 
   /**

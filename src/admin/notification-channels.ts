@@ -1,6 +1,7 @@
 // Notification channels (api.md "Alerts and notification channels"): where alerts are sent. A
 // tenant-admin's channel is its tenant's; an operator names the tenant, or makes a platform channel
 // (no tenantId) that receives every tenant's alerts.
+import { CONFIG, type AlertsConfig, type HttpConfig } from "../config/sections.js";
 import {
   Body,
   Controller,
@@ -42,7 +43,6 @@ import { DestinationGuard } from "../common/outbound/destination-guard.js";
 import { classify } from "../common/outbound/errors.js";
 import { NoNul, Optional } from "../common/validation.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { Transactions } from "../database/transactions.js";
 import { NotificationSender } from "../jobs/notifications/notification-sender.js";
 import { testAlert } from "../jobs/notifications/notification-message.js";
@@ -105,7 +105,8 @@ export class NotificationChannelsAdminService {
     private readonly transactions: Transactions,
     private readonly audit: AuditRepository,
     private readonly sender: NotificationSender,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.alerts) private readonly config: AlertsConfig,
+    @Inject(CONFIG.http) private readonly http: HttpConfig,
   ) {}
 
   async create(principal: Principal, body: CreateChannelBody) {
@@ -171,7 +172,7 @@ export class NotificationChannelsAdminService {
       transition: "test" as const,
       alert: testAlert(channel.tenantId),
       connectionName: null,
-      link: `${this.config.publicBaseUrl}/admin/alerts`,
+      link: `${this.http.publicBaseUrl}/admin/alerts`,
     };
     const log = { channelId: channel.id, tenantId: channel.tenantId, type: channel.type };
     void this.sender.send(channel, message, `notification-test:${channel.id}.${Date.now()}`).then(

@@ -1,9 +1,9 @@
+import { CONFIG, type AuthConfig, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../common/app-error.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { REDIS } from "../redis/redis.module.js";
 
 /**
@@ -17,13 +17,14 @@ export class AdminRateLimit {
 
   constructor(
     @Inject(REDIS) redis: Redis,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.auth) private readonly config: AuthConfig,
+    @Inject(CONFIG.redis) redisConfig: RedisConfig,
   ) {
     const limit = { points: config.adminRateLimit, duration: 60 };
     this.limiter = new RateLimiterRedis({
       ...limit,
       storeClient: redis,
-      keyPrefix: `${config.redisPrefix}:admin-rate`,
+      keyPrefix: `${redisConfig.redisPrefix}:admin-rate`,
       rejectIfRedisNotReady: true,
       insuranceLimiter: new RateLimiterMemory(limit),
     });

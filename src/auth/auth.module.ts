@@ -1,6 +1,6 @@
+import { CONFIG, type AuthConfig } from "../config/sections.js";
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { AdminRateLimit } from "./admin-rate-limit.js";
 import { ApiKeyGuard } from "./api-key.guard.js";
 import { ApiKeysRepository } from "./api-keys.repository.js";
@@ -14,7 +14,7 @@ import { PreauthBudget } from "./preauth-budget.js";
 export class AuthModule implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly keys: ApiKeysRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.auth) private readonly config: AuthConfig,
   ) {}
 
   private readonly logger = new Logger("auth");

@@ -1,9 +1,9 @@
+import { CONFIG, type AuthConfig, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../common/app-error.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { REDIS } from "../redis/redis.module.js";
 
 const WINDOW_SECONDS = 60;
@@ -29,13 +29,17 @@ export class PreauthBudget {
   /** IP → when its window ends (ms), for IPs this process saw over budget. */
   private readonly exhaustedUntil = new Map<string, number>();
 
-  constructor(@Inject(REDIS) redis: Redis, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(REDIS) redis: Redis,
+    @Inject(CONFIG.auth) config: AuthConfig,
+    @Inject(CONFIG.redis) redisConfig: RedisConfig,
+  ) {
     const points = config.preauthFailureLimit;
     if (points === 0) return;
     this.limiter = new RateLimiterRedis({
       storeClient: redis,
       rejectIfRedisNotReady: true,
-      keyPrefix: `${config.redisPrefix}:preauth`,
+      keyPrefix: `${redisConfig.redisPrefix}:preauth`,
       points,
       duration: WINDOW_SECONDS,
       inMemoryBlockOnConsumed: points + 1, // over budget: further consumes are refused without Redis

@@ -1,8 +1,8 @@
+import { CONFIG, type HttpConfig } from "../config/sections.js";
 import { randomBytes, randomUUID } from "node:crypto";
 import { Inject, Injectable } from "@nestjs/common";
 import { AppError } from "../common/app-error.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
@@ -93,7 +93,7 @@ export class ConnectionsService {
     private readonly prisma: PrismaService,
     private readonly store: ConnectionStore,
     private readonly box: SecretBox,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.http) private readonly config: HttpConfig,
   ) {}
 
   webhookUrl(provider: Provider, connectionId: string, credentials: InboundCredentials): string {

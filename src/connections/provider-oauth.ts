@@ -4,13 +4,13 @@
 import { Inject, Injectable } from "@nestjs/common";
 import * as oauth from "oauth4webapi";
 import { AppError } from "../common/app-error.js";
-import type { AppConfig, OAuthClientConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
+import type { OAuthClientConfig } from "../config/config.js";
+import { CONFIG, type HttpConfig, type JobsConfig, type OAuthConfig } from "../config/sections.js";
 import { capabilities } from "../providers/capabilities.js";
 import { type Provider, PROVIDERS } from "../providers/provider-event.js";
 
 /** The providers whose accounts are connected with OAuth (their capability `oauth`; each has an OAuth client configuration). */
-export type OAuthProvider = keyof AppConfig["oauth"] & Provider;
+export type OAuthProvider = keyof OAuthConfig["oauth"] & Provider;
 export const OAUTH_PROVIDERS = PROVIDERS.filter(
   (provider) => capabilities(provider).oauth,
 ) as OAuthProvider[];
@@ -43,7 +43,11 @@ function clientAuth(provider: OAuthProvider, secret: string): oauth.ClientAuth {
 
 @Injectable()
 export class ProviderOAuth {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(CONFIG.oauth) private readonly config: OAuthConfig,
+    @Inject(CONFIG.http) private readonly http: HttpConfig,
+    @Inject(CONFIG.jobs) private readonly jobs: JobsConfig,
+  ) {}
 
   /** The provider's client registration; `501 oauth_not_configured` without a client id. */
   client(provider: OAuthProvider): OAuthClientConfig {
@@ -65,7 +69,7 @@ export class ProviderOAuth {
 
   /** `${PUBLIC_BASE_URL}/oauth/{provider}/callback`: the redirect URI registered with the provider. */
   redirectUri(provider: OAuthProvider): string {
-    return `${this.config.publicBaseUrl}/oauth/${provider}/callback`;
+    return `${this.http.publicBaseUrl}/oauth/${provider}/callback`;
   }
 
   /** A fresh state and PKCE verifier (S256). */
@@ -170,7 +174,7 @@ export class ProviderOAuth {
     const options = {
       // The operator chose the URL; tests point it at loopback over http.
       [oauth.allowInsecureRequests]: new URL(config.tokenUrl).protocol === "http:",
-      signal: AbortSignal.timeout(this.config.sideEffectTimeoutMs),
+      signal: AbortSignal.timeout(this.jobs.sideEffectTimeoutMs),
     };
     return { as, client, auth: clientAuth(provider, config.clientSecret), options, config };
   }

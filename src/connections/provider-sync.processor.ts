@@ -4,10 +4,10 @@
 // deleting the tokens: src/connections/connection-cleanup.ts). Every outcome is recorded on the
 // connection through the store (ConnectionSubstates.recordRegistration); a failure is then thrown on, so the job
 // retries with backoff like every side effect. Ingest reads none of this.
+import { CONFIG, type ConnectionsConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import { classify, CredentialError, PermanentError, WaitRequired } from "../common/outbound/errors.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import type { ConnectionJobContext } from "../jobs/job-context.js";
 import type { Processor } from "../jobs/processor.js";
 import { hasApi } from "../providers/capabilities.js";
@@ -27,7 +27,7 @@ export class ProviderSyncProcessor implements Processor<ConnectionJobContext> {
     private readonly substates: ConnectionSubstates,
     private readonly registrars: RegistrationRegistry,
     private readonly connections: ConnectionsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.connections) private readonly config: ConnectionsConfig,
   ) {}
 
   needsCredentials(): boolean {

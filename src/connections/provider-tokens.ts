@@ -13,11 +13,11 @@
 // A crash between the provider's answer and our commit loses the new refresh token, and rotating
 // providers (Yelp v3, Thumbtack) revoke the family when the old one is presented again: the next
 // refresh gets invalid_grant and the connection ends in reauthorization_required (never a loop).
+import { CONFIG, type JobsConfig, type OAuthConfig } from "../config/sections.js";
 import { randomUUID } from "node:crypto";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { CredentialError, PermanentError, RetryableError } from "../common/outbound/errors.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { secretPlace } from "../crypto/stored-secrets.js";
 import { ConnectionStore } from "./connection-store.js";
@@ -52,10 +52,11 @@ export class ProviderTokens {
     private readonly substates: ConnectionSubstates,
     private readonly box: SecretBox,
     private readonly oauth: ProviderOAuth,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.oauth) private readonly config: OAuthConfig,
+    @Inject(CONFIG.jobs) jobs: JobsConfig,
   ) {
     // Longer than the token call may take (it is aborted at the side-effect timeout).
-    this.leaseMs = config.sideEffectTimeoutMs + 5_000;
+    this.leaseMs = jobs.sideEffectTimeoutMs + 5_000;
   }
 
   /** The access token to call the provider with now (undefined: none stored); refreshed first when due. */

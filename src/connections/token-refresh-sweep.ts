@@ -4,6 +4,7 @@
 // one connection still present its refresh token once; any number of worker replicas may sweep.
 // The same timer runs the clean-up of disconnected connections (revoke, delete the tokens) and
 // deletes OAuth attempts a day past their expiry.
+import { CONFIG, type OAuthConfig } from "../config/sections.js";
 import {
   Inject,
   Injectable,
@@ -14,7 +15,6 @@ import {
 import { classify } from "../common/outbound/errors.js";
 import { Periodic } from "../common/periodic.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { ProviderTokens } from "../connections/provider-tokens.js";
 import { ConnectionCleanup } from "../connections/connection-cleanup.js";
 import { PrismaService } from "../database/prisma.service.js";
@@ -36,7 +36,7 @@ export class TokenRefreshSweep implements OnApplicationBootstrap, OnModuleDestro
     private readonly prisma: PrismaService,
     private readonly tokens: ProviderTokens,
     private readonly cleanup: ConnectionCleanup,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.oauth) private readonly config: OAuthConfig,
   ) {}
 
   onApplicationBootstrap(): void {

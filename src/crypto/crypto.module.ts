@@ -1,6 +1,6 @@
+import { CONFIG, type CryptoConfig } from "../config/sections.js";
 import { Global, Module } from "@nestjs/common";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { SecretBox } from "./secret-box.js";
 
 @Global()
@@ -8,8 +8,9 @@ import { SecretBox } from "./secret-box.js";
   providers: [
     {
       provide: SecretBox,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => new SecretBox(config.encryptionKey, config.previousEncryptionKeys),
+      inject: [CONFIG.crypto],
+      useFactory: (config: CryptoConfig) =>
+        new SecretBox(config.encryptionKey, config.previousEncryptionKeys),
     },
   ],
   exports: [SecretBox],

@@ -1,9 +1,9 @@
+import { CONFIG, type DatabaseConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from "@nestjs/common";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 
 const logger = new Logger("database");
 
@@ -96,7 +96,7 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
   readonly pool: pg.Pool;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(CONFIG.database) config: DatabaseConfig,
     @Optional() @Inject(POOL_SETTINGS) settings: PoolSettings = MAIN_POOL,
   ) {
     const pool = new pg.Pool({

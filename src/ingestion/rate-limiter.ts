@@ -1,10 +1,10 @@
+import { CONFIG, type IngestConfig, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import { AppError } from "../common/app-error.js";
 import { NaturalBatcher } from "../common/natural-batcher.js";
 import { withTimeout } from "../common/with-timeout.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { Metrics } from "../observability/metrics.js";
 import { REDIS } from "../redis/redis.module.js";
 
@@ -53,7 +53,8 @@ export class RateLimiter {
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.ingest) private readonly config: IngestConfig,
+    @Inject(CONFIG.redis) private readonly redisConfig: RedisConfig,
     private readonly metrics: Metrics,
   ) {
     this.windowMs = config.webhookRateLimitWindowSeconds * 1000;
@@ -104,7 +105,7 @@ export class RateLimiter {
     const connections = [...waiting].map(([id, n]) => ({ id, reserved: Math.max(n, this.lease) }));
     const pipeline = this.redis.pipeline();
     for (const { id, reserved } of connections) {
-      const key = `${this.config.redisPrefix}:rate:${id}:${window}`;
+      const key = `${this.redisConfig.redisPrefix}:rate:${id}:${window}`;
       pipeline.set(key, 0, "PX", this.windowMs * 2, "NX").incrby(key, reserved);
     }
     let results: [Error | null, unknown][] | null;

@@ -2,6 +2,7 @@
 // provider accounts"): start (an attempt, the authorize URL), reconnect, and the callback that
 // consumes the attempt once, exchanges the code, proves the grant reaches the account, and only then
 // writes the connection and its audit row in one transaction.
+import { CONFIG, type OAuthConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { AuditRepository } from "../admin/audit.js";
 import type { StartOAuthBody } from "./oauth.dto.js";
@@ -11,7 +12,6 @@ import { PLATFORM, type Principal, type TenantScope, tenantWhere } from "../auth
 import { AppError } from "../common/app-error.js";
 import { DestinationGuard } from "../common/outbound/destination-guard.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { AccountAccessCheck, ProviderUnavailable } from "../connections/account-access.js";
 import {
   type ConnectionSettings,
@@ -76,7 +76,7 @@ export class OAuthService {
   private readonly logger = new Logger("oauth");
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.oauth) private readonly config: OAuthConfig,
     private readonly prisma: PrismaService,
     private readonly transactions: Transactions,
     private readonly attempts: OAuthAttemptsRepository,

@@ -1,8 +1,8 @@
+import { CONFIG, type JobsConfig, type ProvidersConfig, type RedisConfig } from "../config/sections.js";
 import { Module } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import { ProviderQuota } from "../common/outbound/provider-quota.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { QUEUE_CONNECTION } from "../queues/queue-lifecycle.js";
 import { FollowUpRegistry } from "./follow-up-registry.js";
 import { RegistrationRegistry } from "./registration-registry.js";
@@ -22,9 +22,13 @@ import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
   providers: [
     {
       provide: ProviderQuota,
-      inject: [QUEUE_CONNECTION, APP_CONFIG],
-      useFactory: (redis: Redis, config: AppConfig) =>
-        new ProviderQuota(redis, config.redisPrefix, config.providerRateLimits, config.sideEffectTimeoutMs),
+      inject: [QUEUE_CONNECTION, CONFIG.redis, CONFIG.providers, CONFIG.jobs],
+      useFactory: (
+        redis: Redis,
+        { redisPrefix }: RedisConfig,
+        providers: ProvidersConfig,
+        jobs: JobsConfig,
+      ) => new ProviderQuota(redis, redisPrefix, providers.providerRateLimits, jobs.sideEffectTimeoutMs),
     },
     YelpClient,
     ThumbtackClient,

@@ -1,10 +1,10 @@
+import { CONFIG, type RedisConfig } from "../config/sections.js";
 import { type DynamicModule, Module, type Provider } from "@nestjs/common";
 import { DiscoveryModule } from "@nestjs/core";
 import { BullModule, getQueueToken } from "@nestjs/bullmq";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { REDIS } from "../redis/redis.module.js";
 import { QUEUE_CONNECTION, QUEUE_ROLE, QueueLifecycle, type QueueRole } from "./queue-lifecycle.js";
 import { QUEUE_NAMES, type QueueName } from "./queue-names.js";
@@ -40,8 +40,8 @@ export class QueuesModule {
   static forWorker(): DynamicModule {
     return QueuesModule.create("worker", {
       provide: QUEUE_CONNECTION,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): Redis => {
+      inject: [CONFIG.redis],
+      useFactory: (config: RedisConfig): Redis => {
         const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
         connection.on("error", () => undefined); // logged by RedisModule's client
         return connection;
@@ -65,8 +65,8 @@ export class QueuesModule {
         connectionModule,
         BullModule.forRootAsync({
           imports: [connectionModule],
-          inject: [APP_CONFIG, QUEUE_CONNECTION],
-          useFactory: (config: AppConfig, client: Redis) => ({
+          inject: [CONFIG.redis, QUEUE_CONNECTION],
+          useFactory: (config: RedisConfig, client: Redis) => ({
             connection: client,
             prefix: config.redisPrefix,
           }),

@@ -1,9 +1,9 @@
 // Events read from a provider (reconciliation, backfill) enter the webhooks' ingest path: the same
 // idempotency key, payload digest and job plan, written by the same receipt writer. Only the
 // receipt's `source` differs, and a lead too old for a first reply gets none.
+import { CONFIG, type ReconciliationConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import type { ConnectionSettings, ConnectionStatus } from "../connections/lifecycle/connection.js";
 import { idempotencyKey, payloadDigest } from "../ingestion/idempotency-key.js";
 import { planJobs } from "../ingestion/job-plan.js";
@@ -29,7 +29,7 @@ export interface PullOutcome {
 export class PulledIngest {
   constructor(
     private readonly writer: ReceiptWriter,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.reconciliation) private readonly config: ReconciliationConfig,
   ) {}
 
   /** Writes each lead's events as one delivery would (the writer batches the leads together). */

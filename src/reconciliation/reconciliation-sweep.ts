@@ -2,6 +2,7 @@
 // per RECONCILE_INTERVAL_SECONDS, at an offset of its own within the interval (a hash of its id), so
 // 2,000 connections make a steady trickle, not a burst. Each run is a keyed `reconciliation` job
 // (connection + tick): any number of worker replicas may sweep, one job per tick is made.
+import { CONFIG, type ReconciliationConfig } from "../config/sections.js";
 import {
   Inject,
   Injectable,
@@ -12,7 +13,6 @@ import {
 import { classify } from "../common/outbound/errors.js";
 import { Periodic } from "../common/periodic.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { ConnectionSubstates } from "../connections/connection-substates.js";
 import { Transactions } from "../database/transactions.js";
 import { JobQueue } from "../jobs/job-queue.js";
@@ -37,7 +37,7 @@ export class ReconciliationSweep implements OnApplicationBootstrap, OnModuleDest
     private readonly substates: ConnectionSubstates,
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.reconciliation) private readonly config: ReconciliationConfig,
   ) {}
 
   onApplicationBootstrap(): void {

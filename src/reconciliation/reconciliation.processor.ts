@@ -1,10 +1,10 @@
 // The `reconciliation` operation (scope: connection): one run of a connection's periodic
 // reconciliation (a tick, or a start-now), or one backfill (the job a backfill row names). Both
 // scan the provider's list of leads and feed the unknown ones into the ingest path.
+import { CONFIG, type ReconciliationConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { classify, CredentialError, PermanentError, WaitRequired } from "../common/outbound/errors.js";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import type { ConnectionJobContext, JobConnection } from "../jobs/job-context.js";
 import type { Processor } from "../jobs/processor.js";
 import type { ClaimedJob } from "../jobs/state/job-state-machine.js";
@@ -33,7 +33,7 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
     private readonly substates: ConnectionSubstates,
     private readonly missed: MissedWebhooks,
     private readonly metrics: Metrics,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.reconciliation) private readonly config: ReconciliationConfig,
   ) {}
 
   /** Static Forms has no API: its run only records `manual`, with no call. */

@@ -1,7 +1,7 @@
+import { CONFIG, type RedisConfig } from "../config/sections.js";
 import { Global, Inject, Logger, Module, type OnModuleDestroy } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { createFailFastRedis } from "./redis.js";
 
 /** Injection token of the process's fail-fast Redis client (health checks, rate limits, enqueue). */
@@ -14,8 +14,8 @@ const logger = new Logger("redis");
   providers: [
     {
       provide: REDIS,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): Redis => {
+      inject: [CONFIG.redis],
+      useFactory: (config: RedisConfig): Redis => {
         const client = createFailFastRedis(config.redisUrl);
         let down = false;
         client.on("error", (error: Error) => {

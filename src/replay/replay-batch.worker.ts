@@ -1,9 +1,9 @@
+import { CONFIG, type JobsConfig } from "../config/sections.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Inject, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
 import { OnWorkerEvent, Processor, WorkerHost } from "@nestjs/bullmq";
 import type { Job } from "bullmq";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { JobQueue } from "../jobs/job-queue.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 import { Metrics } from "../observability/metrics.js";
@@ -34,7 +34,7 @@ export class ReplayBatchWorker extends WorkerHost implements OnApplicationBootst
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
     private readonly batches: ReplayQueue,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.jobs) private readonly config: JobsConfig,
     private readonly metrics: Metrics,
   ) {
     super();

@@ -1,7 +1,7 @@
+import { CONFIG, type RetentionConfig } from "../config/sections.js";
 import { Inject, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
 import { OnWorkerEvent, Processor, WorkerHost } from "@nestjs/bullmq";
 import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { Metrics } from "../observability/metrics.js";
 import type { QueueName } from "../queues/queue-names.js";
 import { Queues } from "../queues/queues.js";
@@ -28,7 +28,7 @@ export class RetentionWorker extends WorkerHost implements OnApplicationBootstra
 
   constructor(
     private readonly retention: RetentionRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.retention) private readonly config: RetentionConfig,
     private readonly queues: Queues,
     private readonly metrics: Metrics,
   ) {

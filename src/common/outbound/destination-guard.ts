@@ -1,11 +1,11 @@
 // The check of a tenant-set outbound URL, run when it is set and again before each call: its form
 // (destination-policy.ts), then every address its host resolves to. The answer names the address
 // to connect to, so the call goes where the check looked (no DNS rebinding in between).
+import { CONFIG, type OutboundConfig } from "../../config/sections.js";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
-import { APP_CONFIG } from "../../config/config.module.js";
 import { AppError } from "../app-error.js";
 import { withTimeout } from "../with-timeout.js";
 import {
@@ -52,7 +52,7 @@ export class DestinationGuard {
   private readonly allowed: Cidr[];
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.outbound) private readonly config: OutboundConfig,
     private readonly resolver: HostResolver,
   ) {
     this.allowed = parseCidrs(config.destinationAllowCidrs);

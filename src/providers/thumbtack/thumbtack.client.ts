@@ -1,8 +1,8 @@
 // Thumbtack's Partner API v4 (providers.md §2, "Follow-up API"), with the connection's OAuth token.
 // Answers are checked against thumbtack.schemas.ts; a wrong shape is a retryable `provider_bad_response`.
+import { CONFIG, type JobsConfig, type ProvidersConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
-import { APP_CONFIG } from "../../config/config.module.js";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
 import { ProviderQuota } from "../../common/outbound/provider-quota.js";
 import {
@@ -37,8 +37,12 @@ export class ThumbtackClient {
   /** [ASSUMPTION] the business's negotiations list: THUMBTACK_NEGOTIATIONS_PATH. */
   private readonly negotiationsPath: string;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, quota: ProviderQuota) {
-    this.api = new ProviderApi("thumbtack", config.thumbtackApiBaseUrl, config.sideEffectTimeoutMs, quota);
+  constructor(
+    @Inject(CONFIG.providers) config: ProvidersConfig,
+    @Inject(CONFIG.jobs) jobs: JobsConfig,
+    quota: ProviderQuota,
+  ) {
+    this.api = new ProviderApi("thumbtack", config.thumbtackApiBaseUrl, jobs.sideEffectTimeoutMs, quota);
     this.webhookPath = config.providerPaths.thumbtackWebhook;
     this.negotiationsPath = config.providerPaths.thumbtackNegotiations;
   }

@@ -1,12 +1,12 @@
 // Yelp: one platform-wide webhook URL `/webhooks/yelp/{token}`; `data.id` (the business) selects the
 // connection; `data.updates[]` fans out into one event each. The webhook is only a trigger: the
 // lead-upsert job fetches the lead and its events with the connection's API token (providers.md §1).
+import { CONFIG, type IngestConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import { AppError } from "../../common/app-error.js";
 import { canonicalJson, sha256Hex } from "../../common/canonical-json.js";
 import { inIpRanges } from "../../config/ip-ranges.js";
 import type { AppConfig } from "../../config/config.js";
-import { APP_CONFIG } from "../../config/config.module.js";
 import { secretsEqual } from "../../crypto/constant-time.js";
 import { unauthorized, verifyAny } from "../inbound-auth.js";
 import type { ConnectionForIngest, InboundDelivery, ProviderAdapter } from "../provider-adapter.js";
@@ -33,7 +33,7 @@ const VERIFICATION = /^[A-Za-z0-9]{1,256}$/;
 export class YelpAdapter implements ProviderAdapter {
   readonly provider = "yelp" as const;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(@Inject(CONFIG.ingest) private readonly config: IngestConfig) {}
 
   /** Platform-level sender check: the URL token (constant time) and the optional IP allowlist. */
   verifyPlatform(token: string, ip: string): void {

@@ -1,8 +1,8 @@
 // Yelp's Leads API (providers.md §1, "Follow-up API"), with the connection's OAuth token. Answers
 // are checked against yelp.schemas.ts; a wrong shape is a retryable `provider_bad_response`.
+import { CONFIG, type JobsConfig, type ProvidersConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
-import { APP_CONFIG } from "../../config/config.module.js";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
 import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
 import { ProviderQuota } from "../../common/outbound/provider-quota.js";
@@ -28,8 +28,12 @@ export class YelpClient {
   /** [CODE C1] POST subscribes; [ASSUMPTION] GET lists, DELETE removes: YELP_SUBSCRIPTIONS_PATH. */
   private readonly subscriptionsPath: string;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, quota: ProviderQuota) {
-    this.api = new ProviderApi("yelp", config.yelpApiBaseUrl, config.sideEffectTimeoutMs, quota);
+  constructor(
+    @Inject(CONFIG.providers) config: ProvidersConfig,
+    @Inject(CONFIG.jobs) jobs: JobsConfig,
+    quota: ProviderQuota,
+  ) {
+    this.api = new ProviderApi("yelp", config.yelpApiBaseUrl, jobs.sideEffectTimeoutMs, quota);
     this.subscriptionsPath = config.providerPaths.yelpSubscriptions;
   }
 

@@ -4,10 +4,16 @@
 // `self-serve`: a `/v3/webhooks` webhook per business ([DOCS Y3]) that expires after 14 days: a sync
 // replaces it when less than the re-sync interval plus an hour is left, so it is always renewed at
 // least an hour before its expiration_date.
+import {
+  CONFIG,
+  type ConnectionsConfig,
+  type HttpConfig,
+  type IngestConfig,
+  type ProvidersConfig,
+} from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import { PermanentError } from "../../common/outbound/errors.js";
 import type { AppConfig } from "../../config/config.js";
-import { APP_CONFIG } from "../../config/config.module.js";
 import {
   isGone,
   type ProviderRegistrar,
@@ -24,7 +30,10 @@ export class YelpRegistrar implements ProviderRegistrar {
 
   constructor(
     private readonly client: YelpClient,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.providers) private readonly config: ProvidersConfig,
+    @Inject(CONFIG.connections) private readonly connections: ConnectionsConfig,
+    @Inject(CONFIG.ingest) private readonly ingest: IngestConfig,
+    @Inject(CONFIG.http) private readonly http: HttpConfig,
   ) {}
 
   /** The business's lead ids: readable only with a grant of that business. */
@@ -34,7 +43,7 @@ export class YelpRegistrar implements ProviderRegistrar {
 
   /** A self-serve webhook with less than this left is replaced by the sync that sees it. */
   get renewBeforeMs(): number {
-    return this.config.registrationSyncIntervalSeconds * 1000 + HOUR_MS;
+    return this.connections.registrationSyncIntervalSeconds * 1000 + HOUR_MS;
   }
 
   sync(target: RegistrationTarget): Promise<Registered> {
@@ -76,12 +85,12 @@ export class YelpRegistrar implements ProviderRegistrar {
     if (webhookId !== null && expiresAt !== null && expiresAt.getTime() - Date.now() > this.renewBeforeMs) {
       return { webhookId, expiresAt };
     }
-    const token = this.config.yelpWebhookToken;
+    const token = this.ingest.yelpWebhookToken;
     if (token === undefined) throw new PermanentError("yelp_webhook_token_missing");
     // The new one first, so no lead falls between the two; a delivery through both is one receipt.
     const created = await this.client.createWebhook(
       target.token,
-      `${this.config.publicBaseUrl}/webhooks/yelp/${token}`,
+      `${this.http.publicBaseUrl}/webhooks/yelp/${token}`,
       target.accountId,
     );
     if (webhookId !== null) {
