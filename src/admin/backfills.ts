@@ -11,7 +11,6 @@ import { tenantParam } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { DateTimeField, Optional } from "../common/validation.js";
 import { classify, WaitRequired } from "../common/outbound/errors.js";
-import type { AppConfig } from "../config/config.js";
 import { ProviderTokens } from "../connections/provider-tokens.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { Transactions } from "../database/transactions.js";

@@ -42,7 +42,6 @@ import { AppError } from "../common/app-error.js";
 import { DestinationGuard } from "../common/outbound/destination-guard.js";
 import { classify } from "../common/outbound/errors.js";
 import { NoNul, Optional } from "../common/validation.js";
-import type { AppConfig } from "../config/config.js";
 import { Transactions } from "../database/transactions.js";
 import { NotificationSender } from "../jobs/notifications/notification-sender.js";
 import { testAlert } from "../jobs/notifications/notification-message.js";

@@ -3,7 +3,6 @@ import { Inject, Injectable } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../common/app-error.js";
-import type { AppConfig } from "../config/config.js";
 import { REDIS } from "../redis/redis.module.js";
 
 /**

@@ -1,6 +1,5 @@
 import { CONFIG, type AuthConfig } from "../config/sections.js";
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
-import type { AppConfig } from "../config/config.js";
 import { AdminRateLimit } from "./admin-rate-limit.js";
 import { ApiKeyGuard } from "./api-key.guard.js";
 import { ApiKeysRepository } from "./api-keys.repository.js";

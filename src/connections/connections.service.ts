@@ -2,7 +2,6 @@ import { CONFIG, type HttpConfig } from "../config/sections.js";
 import { randomBytes, randomUUID } from "node:crypto";
 import { Inject, Injectable } from "@nestjs/common";
 import { AppError } from "../common/app-error.js";
-import type { AppConfig } from "../config/config.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";

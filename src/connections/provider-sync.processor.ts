@@ -7,7 +7,6 @@
 import { CONFIG, type ConnectionsConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import { classify, CredentialError, PermanentError, WaitRequired } from "../common/outbound/errors.js";
-import type { AppConfig } from "../config/config.js";
 import type { ConnectionJobContext } from "../jobs/job-context.js";
 import type { Processor } from "../jobs/processor.js";
 import { hasApi } from "../providers/capabilities.js";

@@ -17,7 +17,6 @@ import { CONFIG, type JobsConfig, type OAuthConfig } from "../config/sections.js
 import { randomUUID } from "node:crypto";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { CredentialError, PermanentError, RetryableError } from "../common/outbound/errors.js";
-import type { AppConfig } from "../config/config.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { secretPlace } from "../crypto/stored-secrets.js";
 import { ConnectionStore } from "./connection-store.js";

@@ -6,7 +6,7 @@ import { PermanentError } from "../common/outbound/errors.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { secretPlace } from "../crypto/stored-secrets.js";
 import { PrismaService } from "../database/prisma.service.js";
-import type { InboundAuthType, InboundCredentials } from "../providers/inbound-auth.js";
+import type { InboundCredentials } from "../providers/inbound-auth.js";
 import type { Provider } from "../providers/provider-event.js";
 import type { KnownRegistration } from "../providers/provider-registration.js";
 import type { RegistrationStatus } from "./lifecycle/connection-states.js";

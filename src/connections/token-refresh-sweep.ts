@@ -14,7 +14,6 @@ import {
 } from "@nestjs/common";
 import { classify } from "../common/outbound/errors.js";
 import { Periodic } from "../common/periodic.js";
-import type { AppConfig } from "../config/config.js";
 import { ProviderTokens } from "../connections/provider-tokens.js";
 import { ConnectionCleanup } from "../connections/connection-cleanup.js";
 import { PrismaService } from "../database/prisma.service.js";

@@ -1,6 +1,5 @@
 import { CONFIG, type CryptoConfig } from "../config/sections.js";
 import { Global, Module } from "@nestjs/common";
-import type { AppConfig } from "../config/config.js";
 import { SecretBox } from "./secret-box.js";
 
 @Global()

@@ -3,7 +3,6 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, Optional } from "@nes
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client.js";
-import type { AppConfig } from "../config/config.js";
 
 const logger = new Logger("database");
 

@@ -4,7 +4,6 @@ import type { Redis } from "ioredis";
 import { AppError } from "../common/app-error.js";
 import { NaturalBatcher } from "../common/natural-batcher.js";
 import { withTimeout } from "../common/with-timeout.js";
-import type { AppConfig } from "../config/config.js";
 import { Metrics } from "../observability/metrics.js";
 import { REDIS } from "../redis/redis.module.js";
 

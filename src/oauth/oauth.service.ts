@@ -11,7 +11,6 @@ import { notFound } from "../admin/id.pipe.js";
 import { PLATFORM, type Principal, type TenantScope, tenantWhere } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { DestinationGuard } from "../common/outbound/destination-guard.js";
-import type { AppConfig } from "../config/config.js";
 import { AccountAccessCheck, ProviderUnavailable } from "../connections/account-access.js";
 import {
   type ConnectionSettings,

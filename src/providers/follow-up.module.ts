@@ -2,7 +2,6 @@ import { CONFIG, type JobsConfig, type ProvidersConfig, type RedisConfig } from 
 import { Module } from "@nestjs/common";
 import type { Redis } from "ioredis";
 import { ProviderQuota } from "../common/outbound/provider-quota.js";
-import type { AppConfig } from "../config/config.js";
 import { QUEUE_CONNECTION } from "../queues/queue-lifecycle.js";
 import { FollowUpRegistry } from "./follow-up-registry.js";
 import { RegistrationRegistry } from "./registration-registry.js";

@@ -4,7 +4,6 @@ import { DiscoveryModule } from "@nestjs/core";
 import { BullModule, getQueueToken } from "@nestjs/bullmq";
 import type { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import type { AppConfig } from "../config/config.js";
 import { REDIS } from "../redis/redis.module.js";
 import { QUEUE_CONNECTION, QUEUE_ROLE, QueueLifecycle, type QueueRole } from "./queue-lifecycle.js";
 import { QUEUE_NAMES, type QueueName } from "./queue-names.js";

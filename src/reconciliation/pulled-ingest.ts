@@ -3,7 +3,6 @@
 // receipt's `source` differs, and a lead too old for a first reply gets none.
 import { CONFIG, type ReconciliationConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
-import type { AppConfig } from "../config/config.js";
 import type { ConnectionSettings, ConnectionStatus } from "../connections/lifecycle/connection.js";
 import { idempotencyKey, payloadDigest } from "../ingestion/idempotency-key.js";
 import { planJobs } from "../ingestion/job-plan.js";

@@ -12,7 +12,6 @@ import {
 } from "@nestjs/common";
 import { classify } from "../common/outbound/errors.js";
 import { Periodic } from "../common/periodic.js";
-import type { AppConfig } from "../config/config.js";
 import { ConnectionSubstates } from "../connections/connection-substates.js";
 import { Transactions } from "../database/transactions.js";
 import { JobQueue } from "../jobs/job-queue.js";

@@ -4,7 +4,6 @@
 import { CONFIG, type ReconciliationConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { classify, CredentialError, PermanentError, WaitRequired } from "../common/outbound/errors.js";
-import type { AppConfig } from "../config/config.js";
 import type { ConnectionJobContext, JobConnection } from "../jobs/job-context.js";
 import type { Processor } from "../jobs/processor.js";
 import type { ClaimedJob } from "../jobs/state/job-state-machine.js";

@@ -1,7 +1,6 @@
 import { CONFIG, type RedisConfig } from "../config/sections.js";
 import { Global, Inject, Logger, Module, type OnModuleDestroy } from "@nestjs/common";
 import type { Redis } from "ioredis";
-import type { AppConfig } from "../config/config.js";
 import { createFailFastRedis } from "./redis.js";
 
 /** Injection token of the process's fail-fast Redis client (health checks, rate limits, enqueue). */

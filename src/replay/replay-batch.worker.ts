@@ -3,7 +3,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Inject, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
 import { OnWorkerEvent, Processor, WorkerHost } from "@nestjs/bullmq";
 import type { Job } from "bullmq";
-import type { AppConfig } from "../config/config.js";
 import { JobQueue } from "../jobs/job-queue.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 import { Metrics } from "../observability/metrics.js";

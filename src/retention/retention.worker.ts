@@ -1,7 +1,6 @@
 import { CONFIG, type RetentionConfig } from "../config/sections.js";
 import { Inject, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
 import { OnWorkerEvent, Processor, WorkerHost } from "@nestjs/bullmq";
-import type { AppConfig } from "../config/config.js";
 import { Metrics } from "../observability/metrics.js";
 import type { QueueName } from "../queues/queue-names.js";
 import { Queues } from "../queues/queues.js";

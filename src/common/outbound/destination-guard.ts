@@ -5,7 +5,6 @@ import { CONFIG, type OutboundConfig } from "../../config/sections.js";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { Inject, Injectable } from "@nestjs/common";
-import type { AppConfig } from "../../config/config.js";
 import { AppError } from "../app-error.js";
 import { withTimeout } from "../with-timeout.js";
 import {

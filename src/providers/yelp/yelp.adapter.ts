@@ -6,7 +6,6 @@ import { Inject, Injectable } from "@nestjs/common";
 import { AppError } from "../../common/app-error.js";
 import { canonicalJson, sha256Hex } from "../../common/canonical-json.js";
 import { inIpRanges } from "../../config/ip-ranges.js";
-import type { AppConfig } from "../../config/config.js";
 import { secretsEqual } from "../../crypto/constant-time.js";
 import { unauthorized, verifyAny } from "../inbound-auth.js";
 import type { ConnectionForIngest, InboundDelivery, ProviderAdapter } from "../provider-adapter.js";

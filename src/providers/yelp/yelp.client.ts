@@ -2,7 +2,6 @@
 // are checked against yelp.schemas.ts; a wrong shape is a retryable `provider_bad_response`.
 import { CONFIG, type JobsConfig, type ProvidersConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
-import type { AppConfig } from "../../config/config.js";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
 import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
 import { ProviderQuota } from "../../common/outbound/provider-quota.js";

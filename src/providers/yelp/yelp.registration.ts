@@ -13,7 +13,6 @@ import {
 } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import { PermanentError } from "../../common/outbound/errors.js";
-import type { AppConfig } from "../../config/config.js";
 import {
   isGone,
   type ProviderRegistrar,
