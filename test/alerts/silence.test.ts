@@ -2,13 +2,14 @@
 // chosen "nows". Nothing sleeps: the rule reads the clock it is given.
 import { randomBytes } from "node:crypto";
 import { SilenceSweep } from "../../src/jobs/silence-sweep.js";
+import { OPERATOR_KEY } from "../support/admin.js";
 import { useApp } from "../support/harness.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 describe("alerts: connection.silent (the silence sweep)", () => {
-  const app = useApp({ worker: true });
+  const app = useApp({ worker: true, env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY } });
   const sweep = () => app.worker.get(SilenceSweep);
   const start = new Date("2026-06-01T08:00:00Z");
   const at = (ms: number) => new Date(start.getTime() + ms);
@@ -103,7 +104,7 @@ describe("alerts: connection.silent (the silence sweep)", () => {
       { status: "open", count: 1 },
     ]);
     // Disabling the connection resolves its connection alerts.
-    await app.sql.query("UPDATE connections SET status = 'disabled' WHERE id = $1", [c.connectionId]);
+    expect((await app.operator.delete(`/admin/connections/${c.connectionId}`)).status).toBe(204);
     expect(await silentAlerts(c.connectionId)).toEqual([
       { status: "resolved", count: 1 },
       { status: "resolved", count: 1 },
