@@ -4,15 +4,18 @@
 //
 //   infrastructure  common config database redis queues crypto observability generated
 //   providers       one folder per provider: verification, normalization, API client, lead and reply rules
-//   stores          connections leads auth alerts: the domain's records
-//   jobs            the job state machine, enqueueing, operation workers, processors, dispatcher
+//   stores          leads auth: the domain's records
+//   jobs            the job engine: state machine, enqueueing, operation workers, processors, dispatcher
+//   lifecycles      connections alerts: records with a lifecycle that use the job engine (their jobs:
+//                   provider sync, notifications)
 //   features        ingestion admin replay retention oauth reconciliation: what the HTTP API and the worker offer
 //   entry points    src/*.ts: main.ts worker.ts http.ts and the root modules
 const LAYERS = [
   ["infrastructure", "common|config|database|redis|queues|crypto|observability|generated"],
   ["providers", "providers"],
-  ["stores", "connections|leads|auth|alerts"],
+  ["stores", "leads|auth"],
   ["jobs", "jobs"],
+  ["lifecycles", "connections|alerts"],
   ["features", "ingestion|admin|replay|retention|oauth|reconciliation"],
 ];
 
