@@ -6,7 +6,9 @@
 // insertJobsSql, re-exported here): run-batches.ts (claim, succeed, finish: batched), requeue.ts
 // (release, resume, replay), job-statements.ts (the others), sql-fragments.ts (what they share);
 // the records it takes and answers are in job-state-types.ts, re-exported here too.
-import { Injectable, Logger } from "@nestjs/common";
+// What a job's end means beyond its row (job.dead alerts) is JobOutcomes': the statements that move
+// jobs to dead, and to succeeded after a failure, run in a transaction that calls it.
+import { Inject, Injectable, Logger } from "@nestjs/common";
 import { SqlBatch } from "../../common/sql-batch.js";
 import type { TenantScope } from "../../auth/principal.js";
 import { NaturalBatcher } from "../../common/natural-batcher.js";
@@ -14,6 +16,7 @@ import { PrismaService } from "../../database/prisma.service.js";
 import type { Tx } from "../../database/transactions.js";
 import { Metrics } from "../../observability/metrics.js";
 import type { EnqueueableJob } from "../job-queue.js";
+import { JOB_OUTCOMES, type JobOutcome, type JobOutcomes } from "../job-outcomes.js";
 import * as statements from "./job-statements.js";
 import type { ClaimedJob, NewJob, ReleasedJob, Skip, SucceedOptions } from "./job-state-types.js";
 import { type JobStatus, TRANSITIONS, type TransitionName, type WaitingFor } from "./job-states.js";
@@ -23,6 +26,7 @@ import {
   type Closed,
   type FinishOf,
   finishMany,
+  inTransaction,
   oneStatementPerBatch,
   type SucceedOf,
   succeedMany,
@@ -39,18 +43,26 @@ export {
   type SucceedOptions,
 } from "./job-state-types.js";
 
+/** A job's columns that group its outcome, with the error code it is counted under. */
+const outcomeOf = (job: ClaimedJob, errorCode: string | null): JobOutcome => ({
+  tenantId: job.tenantId,
+  connectionId: job.connectionId,
+  operation: job.operation,
+  errorCode,
+});
+
 @Injectable()
 export class JobStateMachine {
   private readonly logger = new Logger("job-state");
   /** claim's batches, by the context columns asked for. */
   private readonly claims = new Map<string, NaturalBatcher<string, ClaimedJob | undefined>>();
   private readonly succeeds = new NaturalBatcher<SucceedOf, Closed | undefined>(
-    (succeeds) => succeedMany(this.sql, succeeds),
+    (succeeds) => this.succeedBatch(succeeds),
     oneStatementPerBatch((succeed: SucceedOf) => succeed.job.id),
   );
 
   private readonly finishes = new NaturalBatcher<FinishOf, boolean>(
-    (finishes) => finishMany(this.sql, finishes),
+    (finishes) => this.finishBatch(finishes),
     oneStatementPerBatch((finish: FinishOf) => finish.job.id),
   );
 
@@ -58,6 +70,7 @@ export class JobStateMachine {
     private readonly prisma: PrismaService,
     private readonly sql: SqlBatch,
     private readonly metrics: Metrics,
+    @Inject(JOB_OUTCOMES) private readonly outcomes: JobOutcomes,
   ) {}
 
   /**
@@ -108,7 +121,7 @@ export class JobStateMachine {
   /**
    * retry / die / block: closes the attempt that ran and moves the job on, in one statement with
    * the other finishes of its batch (so the dead jobs of a batch count on their group alert at
-   * once: the statement trigger jobs_alerts). Only this run's attempt of a `running` job moves
+   * once: finishBatch). Only this run's attempt of a `running` job moves
    * (`attempts` matches); the attempt row changes only with it, so a late finish of a run taken
    * over as abandoned changes nothing.
    */
@@ -139,6 +152,39 @@ export class JobStateMachine {
     if (!this.applied(job, "succeed", closed ? 1 : 0) || !closed) return undefined;
     if (!closed.unsettled) return closed.released;
     return [...closed.released, ...(await requeue.releaseDependents(this.sql, job))];
+  }
+
+  /**
+   * A batch of successes in one statement: in the SqlBatch, or, when a job of the batch had failed
+   * before (a retry that passed, a replay), in a transaction with JobOutcomes.recovered of those
+   * that moved.
+   */
+  private async succeedBatch(succeeds: SucceedOf[]): Promise<(Closed | undefined)[]> {
+    if (succeeds.every(({ job }) => job.lastErrorCode === null)) return succeedMany(this.sql, succeeds);
+    return this.prisma.$transaction(async (tx) => {
+      const closed = await succeedMany(inTransaction(tx), succeeds);
+      const recovered = succeeds.flatMap(({ job }, index) =>
+        closed[index] !== undefined && job.lastErrorCode !== null ? [outcomeOf(job, job.lastErrorCode)] : [],
+      );
+      if (recovered.length > 0) await this.outcomes.recovered(tx, recovered);
+      return closed;
+    });
+  }
+
+  /**
+   * A batch of finishes in one statement: in the SqlBatch, or, when it has a die, in a transaction
+   * with JobOutcomes.died of the jobs it moved to dead.
+   */
+  private async finishBatch(finishes: FinishOf[]): Promise<boolean[]> {
+    if (finishes.every(({ transition }) => transition !== "die")) return finishMany(this.sql, finishes);
+    return this.prisma.$transaction(async (tx) => {
+      const moved = await finishMany(inTransaction(tx), finishes);
+      const dead = finishes.flatMap(({ job, transition, result }, index) =>
+        moved[index] && transition === "die" ? [outcomeOf(job, result.errorCode)] : [],
+      );
+      if (dead.length > 0) await this.outcomes.died(tx, dead);
+      return moved;
+    });
   }
 
   /**
@@ -193,9 +239,16 @@ export class JobStateMachine {
     return this.applied(job, transition, await statements.undoClaim(this.sql, job, transition, set, values));
   }
 
-  /** expire: jobs that have waited `maxWaitSeconds` are dead with `wait_expired`; answers how many. */
+  /**
+   * expire: jobs that have waited `maxWaitSeconds` are dead with `wait_expired` (with JobOutcomes.died,
+   * in one transaction); answers how many.
+   */
   async expireWaits(maxWaitSeconds: number, limit: number): Promise<number> {
-    return statements.expireWaits(this.prisma, maxWaitSeconds, limit);
+    return this.prisma.$transaction(async (tx) => {
+      const dead = await statements.expireWaits(tx, maxWaitSeconds, limit);
+      if (dead.length > 0) await this.outcomes.died(tx, dead);
+      return dead.length;
+    });
   }
 
   /**

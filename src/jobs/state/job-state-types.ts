@@ -27,6 +27,11 @@ export interface ClaimedJob {
   dependencyStatus: JobStatus | null;
   /** What the side-effect record under the job key said when the job was claimed (null: none). */
   sideEffect: SideEffectStatus | null;
+  /**
+   * The code of the job's last failure (an earlier attempt's, or the one before a replay); null
+   * when it never failed. Its success is then a recovery (JobOutcomes.recovered).
+   */
+  lastErrorCode: string | null;
 }
 
 /** How an attempt that ran ended (the attempt row's outcome). */

@@ -1,11 +1,13 @@
 // The job state machine's statements that run alone, unbatched: creating jobs, a running attempt's
 // heartbeat, taking a claim back (skip, wait), and the sweeps of the dispatcher and of a disable
 // that are not requeues (src/jobs/state/requeue.ts has those). JobStateMachine delegates to these
-// and reports what they refused; each statement's text is tuned, keep it as it is.
+// and reports what they refused (and the job outbox, src/jobs/job-outbox.ts, creates its jobs with
+// `create`); each statement's text is tuned, keep it as it is.
 import type { SqlBatch } from "../../common/sql-batch.js";
 import type { PrismaService } from "../../database/prisma.service.js";
 import type { Tx } from "../../database/transactions.js";
 import type { EnqueueableJob } from "../job-queue.js";
+import type { JobOutcome } from "../job-outcomes.js";
 import {
   ABANDONED_AFTER_MS,
   type ClaimedJob,
@@ -130,21 +132,19 @@ export async function waitForDependency(
   return { moved, satisfied };
 }
 
-/** expire: jobs waiting for `maxWaitSeconds` are dead (JobStateMachine.expireWaits); answers how many. */
-export async function expireWaits(
-  prisma: PrismaService,
-  maxWaitSeconds: number,
-  limit: number,
-): Promise<number> {
-  const { rowCount } = await prisma.pool.query(
+/** expire: jobs waiting for `maxWaitSeconds` are dead (JobStateMachine.expireWaits); answers them. */
+export function expireWaits(tx: Tx, maxWaitSeconds: number, limit: number): Promise<JobOutcome[]> {
+  return tx.$queryRawUnsafe<JobOutcome[]>(
     `UPDATE jobs SET status = 'dead', waiting_for = NULL, last_error_code = 'wait_expired',
               last_error_at = now(), completed_at = now(), updated_at = now()
        WHERE id IN (SELECT id FROM jobs WHERE status = 'waiting'
-                      AND waiting_since <= now() - make_interval(secs => $1) LIMIT $2)
-         AND status = ANY($3::text[])`,
-    [maxWaitSeconds, limit, from("expire")],
+                      AND waiting_since <= now() - make_interval(secs => $1::float8) LIMIT $2::int)
+         AND status = ANY($3::text[])
+       RETURNING tenant_id AS "tenantId", connection_id AS "connectionId", operation, last_error_code AS "errorCode"`,
+    maxWaitSeconds,
+    limit,
+    from("expire"),
   );
-  return rowCount ?? 0;
 }
 
 /** cancel: a disabled connection's jobs not running (JobStateMachine.cancelConnection); answers how many. */

@@ -1,8 +1,11 @@
 // The statements of a worker's hot path that run batched (JobStateMachine's NaturalBatchers, each
 // statement riding in the process's SqlBatch): claim, succeed (with release, or release and claim)
 // and retry / die / block, each for all the jobs of one batch in one statement. SqlBatch prepares
-// each text by name: keep the texts as they are.
+// each text by name: keep the texts as they are. A succeed or finish batch whose jobs' outcomes
+// matter beyond their rows (JobOutcomes) runs its statement in a transaction instead (inTransaction).
+import type pg from "pg";
 import type { SqlBatch } from "../../common/sql-batch.js";
+import type { Tx } from "../../database/transactions.js";
 import { dependentsOf } from "../operations.js";
 import {
   ABANDONED_AFTER_MS,
@@ -16,6 +19,20 @@ import {
 import { sourceStatuses as from, TRANSITIONS } from "./job-states.js";
 import { ALLOWANCES, REQUEUE_COLUMNS } from "./requeue.js";
 import { AFTER, CONNECTION_NOW, DURATION_MS, SIDE_EFFECT_OF, WRITE_ATTEMPTS } from "./sql-fragments.js";
+
+/** Where a batch statement runs: the process's SqlBatch, or a transaction (inTransaction). */
+export interface StatementRunner {
+  query<Row extends pg.QueryResultRow>(text: string, values: readonly unknown[]): Promise<{ rows: Row[] }>;
+}
+
+/** A batch statement in `tx` (parameters as SqlBatch takes them). */
+export function inTransaction(tx: Tx): StatementRunner {
+  return {
+    query: async <Row extends pg.QueryResultRow>(text: string, values: readonly unknown[]) => ({
+      rows: await tx.$queryRawUnsafe<Row[]>(text, ...values),
+    }),
+  };
+}
 
 /**
  * Claims and successes of concurrently running jobs go to Postgres in one statement per batch
@@ -99,7 +116,7 @@ export async function claimMany(
        )
        SELECT job.id, job.tenant_id AS "tenantId", job.connection_id AS "connectionId", job.receipt_id AS "receiptId",
               job.alert_id AS "alertId", job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
-              job.attempt_started_at AS "startedAt",
+              job.attempt_started_at AS "startedAt", job.last_error_code AS "lastErrorCode",
               (SELECT d.status FROM jobs d WHERE d.receipt_id = job.receipt_id AND d.tenant_id = job.tenant_id
                  AND d.operation = ($4::jsonb ->> job.operation)) AS "dependencyStatus",
               ${SIDE_EFFECT_OF("job")} AS "sideEffect", ${context}
@@ -113,7 +130,10 @@ export async function claimMany(
 }
 
 /** succeed (and release, or release and claim), of the jobs of one batch in one statement. */
-export async function succeedMany(sql: SqlBatch, succeeds: SucceedOf[]): Promise<(Closed | undefined)[]> {
+export async function succeedMany(
+  sql: StatementRunner,
+  succeeds: SucceedOf[],
+): Promise<(Closed | undefined)[]> {
   const input = succeeds.map(({ job, options }) => ({
     id: job.id,
     tenant_id: job.tenantId,
@@ -156,7 +176,7 @@ export async function succeedMany(sql: SqlBatch, succeeds: SucceedOf[]): Promise
               COALESCE((SELECT json_agg(json_build_object('id', r.id, 'tenantId', r.tenant_id,
                           'connectionId', r.connection_id, 'receiptId', r.receipt_id, 'alertId', r.alert_id,
                           'operation', r.operation, 'jobKey', r.job_key, 'attempts', r.attempts,
-                          'maxAttempts', r.max_attempts,
+                          'maxAttempts', r.max_attempts, 'lastErrorCode', r.last_error_code,
                           'startedAt', CASE WHEN r.status = 'running' THEN r.attempt_started_at END,
                           'sideEffect', ${SIDE_EFFECT_OF("r")}, 'connection', ${CONNECTION_NOW("r")}))
                         FROM released r WHERE r."releasedBy" = m.id), '[]'::json) AS released,
@@ -178,7 +198,7 @@ export async function succeedMany(sql: SqlBatch, succeeds: SucceedOf[]): Promise
 }
 
 /** retry / die / block, of the jobs of one batch in one statement (answers, per job, whether it moved). */
-export async function finishMany(sql: SqlBatch, finishes: FinishOf[]): Promise<boolean[]> {
+export async function finishMany(sql: StatementRunner, finishes: FinishOf[]): Promise<boolean[]> {
   const input = finishes.map(({ job, transition, result }) => ({
     id: job.id,
     tenant_id: job.tenantId,
