@@ -1,5 +1,7 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "./config/config.js";
+import { AlertPortsModule } from "./alerts/alerts.module.js";
+import { AlertsWorkerModule } from "./alerts/alerts-worker.module.js";
 import { ConfigModule } from "./config/config.module.js";
 import { CryptoModule } from "./crypto/crypto.module.js";
 import { DatabaseModule } from "./database/database.module.js";
@@ -11,7 +13,7 @@ import { RedisModule } from "./redis/redis.module.js";
 import { ReplayWorkerModule } from "./replay/replay-worker.module.js";
 import { RetentionModule } from "./retention/retention.module.js";
 
-/** The worker process: BullMQ processors, dispatcher, bulk replays, scheduled retention and reconciliation. No HTTP port. */
+/** The worker process: BullMQ processors, dispatcher, bulk replays, scheduled retention, reconciliation and the silence sweep. No HTTP port. */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -25,8 +27,11 @@ export class WorkerModule {
         QueuesModule.forWorker(),
         CryptoModule,
         ObservabilityModule,
-        // The processors of features (reconciliation writes receipts) join the jobs layer's workers here.
-        WorkerJobsModule.forRoot([ReconciliationWorkerModule]),
+        // What job.dead and destination.failing are to the job state machine and the circuit breaker.
+        AlertPortsModule,
+        // The processors of the layers above (reconciliation writes receipts, notifications read
+        // alerts) join the jobs layer's workers here.
+        WorkerJobsModule.forRoot([ReconciliationWorkerModule, AlertsWorkerModule]),
         ReplayWorkerModule,
         RetentionModule,
       ],

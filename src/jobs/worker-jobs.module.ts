@@ -15,41 +15,33 @@ import { InitialResponseProcessor } from "./processors/initial-response.processo
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
 import { ProviderSyncProcessor } from "./processors/provider-sync.processor.js";
 import { RegistrationSweep } from "./registration-sweep.js";
-import { SideEffectsRepository } from "./side-effects.repository.js";
 import { TokenRefreshSweep } from "./token-refresh-sweep.js";
-import { AlertsModule } from "../alerts/alerts.module.js";
-import { NotificationProcessor } from "./notifications/notification.processor.js";
-import { NotificationsModule } from "./notifications/notifications.module.js";
-import { SilenceSweep } from "./silence-sweep.js";
 
 /**
  * The consumer side: processors, the runner that mirrors job state in Postgres, one BullMQ worker
- * per operation (started and stopped by the queues module), the dispatcher, the token refresh,
- * registration and silence sweeps.
- * `forRoot` takes the feature modules that provide the processors this layer cannot import
- * (featureProcessor in operation-workers.ts).
+ * per operation (started and stopped by the queues module), the dispatcher, the token refresh and
+ * registration sweeps.
+ * `forRoot` takes the modules of the layers above that provide the processors this layer cannot
+ * import (featureProcessor in operation-workers.ts): reconciliation's, and alerts' notifications.
  */
 @Module({
-  imports: [JobsModule, ConnectionsModule, FollowUpModule, OutboundModule, AlertsModule, NotificationsModule],
+  imports: [JobsModule, ConnectionsModule, FollowUpModule, OutboundModule],
   providers: [
-    SideEffectsRepository,
     LeadsRepository,
     JobContextLoader,
     JobRunner,
     LeadUpsertProcessor,
     InitialResponseProcessor,
     CrmDeliveryProcessor,
-    NotificationProcessor,
     ProviderSyncProcessor,
     CircuitBreaker,
     DestinationFairness,
     ...Object.values(OPERATION_WORKERS),
     Dispatcher,
     TokenRefreshSweep,
-    SilenceSweep,
     RegistrationSweep,
   ],
-  exports: [Dispatcher, TokenRefreshSweep, SilenceSweep, RegistrationSweep],
+  exports: [Dispatcher, TokenRefreshSweep, RegistrationSweep],
 })
 export class WorkerJobsModule {
   static forRoot(processorModules: Type[]): DynamicModule {
