@@ -16,20 +16,20 @@ import { PrismaService } from "../../database/prisma.service.js";
 import type { Tx } from "../../database/transactions.js";
 import { Metrics } from "../../observability/metrics.js";
 import type { EnqueueableJob } from "../job-queue.js";
-import { JOB_OUTCOMES, type JobOutcome, type JobOutcomes } from "../job-outcomes.js";
+import { JOB_OUTCOMES, type JobOutcomes } from "../job-outcomes.js";
 import * as statements from "./job-statements.js";
 import type { ClaimedJob, NewJob, ReleasedJob, Skip, SucceedOptions } from "./job-state-types.js";
 import { type JobStatus, TRANSITIONS, type TransitionName, type WaitingFor } from "./job-states.js";
 import * as requeue from "./requeue.js";
 import {
+  type BatchRun,
   claimMany,
   type Closed,
   type FinishOf,
-  finishMany,
-  inTransaction,
+  finishBatch,
   oneStatementPerBatch,
   type SucceedOf,
-  succeedMany,
+  succeedBatch,
 } from "./run-batches.js";
 
 export { insertJobsSql } from "./job-statements.js";
@@ -43,26 +43,18 @@ export {
   type SucceedOptions,
 } from "./job-state-types.js";
 
-/** A job's columns that group its outcome, with the error code it is counted under. */
-const outcomeOf = (job: ClaimedJob, errorCode: string | null): JobOutcome => ({
-  tenantId: job.tenantId,
-  connectionId: job.connectionId,
-  operation: job.operation,
-  errorCode,
-});
-
 @Injectable()
 export class JobStateMachine {
   private readonly logger = new Logger("job-state");
   /** claim's batches, by the context columns asked for. */
   private readonly claims = new Map<string, NaturalBatcher<string, ClaimedJob | undefined>>();
   private readonly succeeds = new NaturalBatcher<SucceedOf, Closed | undefined>(
-    (succeeds) => this.succeedBatch(succeeds),
+    (succeeds) => succeedBatch(this.batchRun, succeeds),
     oneStatementPerBatch((succeed: SucceedOf) => succeed.job.id),
   );
 
   private readonly finishes = new NaturalBatcher<FinishOf, boolean>(
-    (finishes) => this.finishBatch(finishes),
+    (finishes) => finishBatch(this.batchRun, finishes),
     oneStatementPerBatch((finish: FinishOf) => finish.job.id),
   );
 
@@ -72,6 +64,11 @@ export class JobStateMachine {
     private readonly metrics: Metrics,
     @Inject(JOB_OUTCOMES) private readonly outcomes: JobOutcomes,
   ) {}
+
+  /** What the batched succeeds and finishes run with. */
+  private get batchRun(): BatchRun {
+    return { sql: this.sql, prisma: this.prisma, outcomes: this.outcomes };
+  }
 
   /**
    * claim: takes a job for one attempt (its row is written when it ends; a run taken over as
@@ -121,7 +118,7 @@ export class JobStateMachine {
   /**
    * retry / die / block: closes the attempt that ran and moves the job on, in one statement with
    * the other finishes of its batch (so the dead jobs of a batch count on their group alert at
-   * once: finishBatch). Only this run's attempt of a `running` job moves
+   * once: run-batches.ts finishBatch). Only this run's attempt of a `running` job moves
    * (`attempts` matches); the attempt row changes only with it, so a late finish of a run taken
    * over as abandoned changes nothing.
    */
@@ -152,39 +149,6 @@ export class JobStateMachine {
     if (!this.applied(job, "succeed", closed ? 1 : 0) || !closed) return undefined;
     if (!closed.unsettled) return closed.released;
     return [...closed.released, ...(await requeue.releaseDependents(this.sql, job))];
-  }
-
-  /**
-   * A batch of successes in one statement: in the SqlBatch, or, when a job of the batch had failed
-   * before (a retry that passed, a replay), in a transaction with JobOutcomes.recovered of those
-   * that moved.
-   */
-  private async succeedBatch(succeeds: SucceedOf[]): Promise<(Closed | undefined)[]> {
-    if (succeeds.every(({ job }) => job.lastErrorCode === null)) return succeedMany(this.sql, succeeds);
-    return this.prisma.$transaction(async (tx) => {
-      const closed = await succeedMany(inTransaction(tx), succeeds);
-      const recovered = succeeds.flatMap(({ job }, index) =>
-        closed[index] !== undefined && job.lastErrorCode !== null ? [outcomeOf(job, job.lastErrorCode)] : [],
-      );
-      if (recovered.length > 0) await this.outcomes.recovered(tx, recovered);
-      return closed;
-    });
-  }
-
-  /**
-   * A batch of finishes in one statement: in the SqlBatch, or, when it has a die, in a transaction
-   * with JobOutcomes.died of the jobs it moved to dead.
-   */
-  private async finishBatch(finishes: FinishOf[]): Promise<boolean[]> {
-    if (finishes.every(({ transition }) => transition !== "die")) return finishMany(this.sql, finishes);
-    return this.prisma.$transaction(async (tx) => {
-      const moved = await finishMany(inTransaction(tx), finishes);
-      const dead = finishes.flatMap(({ job, transition, result }, index) =>
-        moved[index] && transition === "die" ? [outcomeOf(job, result.errorCode)] : [],
-      );
-      if (dead.length > 0) await this.outcomes.died(tx, dead);
-      return moved;
-    });
   }
 
   /**

@@ -5,7 +5,9 @@
 // matter beyond their rows (JobOutcomes) runs its statement in a transaction instead (inTransaction).
 import type pg from "pg";
 import type { SqlBatch } from "../../common/sql-batch.js";
+import type { PrismaService } from "../../database/prisma.service.js";
 import type { Tx } from "../../database/transactions.js";
+import type { JobOutcome, JobOutcomes } from "../job-outcomes.js";
 import { dependentsOf } from "../operations.js";
 import {
   ABANDONED_AFTER_MS,
@@ -230,4 +232,52 @@ export async function finishMany(sql: StatementRunner, finishes: FinishOf[]): Pr
   );
   const moved = new Set(rows.map((row) => row.id));
   return finishes.map(({ job }) => moved.has(job.id));
+}
+
+/** What succeedBatch and finishBatch run with: the process's SqlBatch, Prisma for a transaction, the outcomes port. */
+export interface BatchRun {
+  sql: SqlBatch;
+  prisma: PrismaService;
+  outcomes: JobOutcomes;
+}
+
+/** A job's columns that group its outcome, with the error code it is counted under. */
+const outcomeOf = (job: ClaimedJob, errorCode: string | null): JobOutcome => ({
+  tenantId: job.tenantId,
+  connectionId: job.connectionId,
+  operation: job.operation,
+  errorCode,
+});
+
+/**
+ * A batch of successes in one statement: in the SqlBatch, or, when a job of the batch had failed
+ * before (a retry that passed, a replay), in a transaction with JobOutcomes.recovered of those
+ * that moved.
+ */
+export function succeedBatch(run: BatchRun, succeeds: SucceedOf[]): Promise<(Closed | undefined)[]> {
+  if (succeeds.every(({ job }) => job.lastErrorCode === null)) return succeedMany(run.sql, succeeds);
+  return run.prisma.$transaction(async (tx) => {
+    const closed = await succeedMany(inTransaction(tx), succeeds);
+    const recovered = succeeds.flatMap(({ job }, index) =>
+      closed[index] !== undefined && job.lastErrorCode !== null ? [outcomeOf(job, job.lastErrorCode)] : [],
+    );
+    if (recovered.length > 0) await run.outcomes.recovered(tx, recovered);
+    return closed;
+  });
+}
+
+/**
+ * A batch of finishes in one statement: in the SqlBatch, or, when it has a die, in a transaction
+ * with JobOutcomes.died of the jobs it moved to dead.
+ */
+export function finishBatch(run: BatchRun, finishes: FinishOf[]): Promise<boolean[]> {
+  if (finishes.every(({ transition }) => transition !== "die")) return finishMany(run.sql, finishes);
+  return run.prisma.$transaction(async (tx) => {
+    const moved = await finishMany(inTransaction(tx), finishes);
+    const dead = finishes.flatMap(({ job, transition, result }, index) =>
+      moved[index] && transition === "die" ? [outcomeOf(job, result.errorCode)] : [],
+    );
+    if (dead.length > 0) await run.outcomes.died(tx, dead);
+    return moved;
+  });
 }
