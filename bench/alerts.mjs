@@ -1,10 +1,11 @@
 // Alerting's cost: N Static Forms deliveries (default 10,000) through Leadgate's API and worker
-// processes to a CRM that refuses every delivery (400), so N crm-delivery jobs go dead, with
-// alerting on (the triggers of migration 20261202020000_alerts, and two webhook channels) and off
-// (the dead-job trigger disabled), alternating. Prints, per mode, end-to-end events/s (first request
-// to the last job terminal), the alerts and notifications made, and the alert statements per dead
-// job as Postgres counts them (pg_stat_user_functions, track_functions = all for this database).
-// Prints figures, asserts nothing. Needs `npm run build`.
+// processes to a CRM that refuses every delivery (400), so N crm-delivery jobs go dead, each round
+// with two webhook channels. Prints, per round, end-to-end events/s (first request to the last job
+// terminal), the alerts and notifications made, and the alert row writes per dead job as Postgres
+// counts them (pg_stat_user_tables for `alerts`: inserts + updates; the job state machine raises
+// job.dead once per statement and group, so a batch of failures costs one). Alerting has no off
+// switch since its triggers went (migration 20261206000000_alerts_without_triggers): the state
+// machine's dies raise it in their transaction. Prints figures, asserts nothing. Needs `npm run build`.
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -45,7 +46,7 @@ async function freePort() {
   return port;
 }
 
-async function run(alerting, crm, receiver) {
+async function run(crm, receiver) {
   const port = await freePort();
   const name = `leadgate_bench_alerts_${process.pid}`;
   const databaseUrl = await freshDatabase(name);
@@ -54,8 +55,6 @@ async function run(alerting, crm, receiver) {
     stdio: "ignore",
   });
   const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-  await sql.query(`ALTER DATABASE ${name} SET track_functions = 'all'`);
-  if (!alerting) await sql.query("ALTER TABLE jobs DISABLE TRIGGER jobs_alerts");
   const env = {
     DATABASE_URL: databaseUrl,
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,
@@ -77,7 +76,7 @@ async function run(alerting, crm, receiver) {
         headers: { authorization: `Bearer ${OPERATOR_KEY}`, "content-type": "application/json" },
         body: JSON.stringify({
           type: "webhook",
-          url: `${receiver.url}/${alerting ? "on" : "off"}${path}`,
+          url: `${receiver.url}${path}`,
           tenantId,
         }),
       });
@@ -116,30 +115,24 @@ async function run(alerting, crm, receiver) {
       await sleep(100);
     }
     const seconds = (terminal.last_ms - started) / 1000;
-    if (alerting) {
-      for (
-        let waited = 0;
-        waited < 30_000 && [...receiver.received.keys()].filter((k) => k.startsWith("/on")).length < 2;
-        waited += 100
-      ) {
-        await sleep(100);
-      }
-    }
+    for (let waited = 0; waited < 30_000 && receiver.received.size < 2; waited += 100) await sleep(100);
     const alerts = (await sql.query("SELECT type, count FROM alerts")).rows;
-    // Stop the processes first: their backends flush function statistics when they exit.
+    // Stop the processes first: their backends flush table statistics when they exit.
     api.kill("SIGTERM");
     worker.kill("SIGTERM");
     await sleep(2_500);
-    const calls = Object.fromEntries(
-      (await sql.query("SELECT funcname, calls::int FROM pg_stat_user_functions")).rows.map((row) => [
-        row.funcname,
-        row.calls,
-      ]),
+    const { rows } = await sql.query(
+      "SELECT (n_tup_ins + n_tup_upd)::int AS writes FROM pg_stat_user_tables WHERE relname = 'alerts'",
     );
-    const notifications = [...receiver.received]
-      .filter(([path]) => path.startsWith(alerting ? "/on" : "/off"))
-      .reduce((sum, [, n]) => sum + n, 0);
-    return { eventsPerSecond: EVENTS / seconds, seconds, dead: terminal.dead, alerts, calls, notifications };
+    const notifications = [...receiver.received.values()].reduce((sum, n) => sum + n, 0);
+    return {
+      eventsPerSecond: EVENTS / seconds,
+      seconds,
+      dead: terminal.dead,
+      alerts,
+      alertWrites: rows[0].writes,
+      notifications,
+    };
   } finally {
     api.kill("SIGTERM");
     worker.kill("SIGTERM");
@@ -151,13 +144,11 @@ async function run(alerting, crm, receiver) {
 async function main() {
   const crm = await server(400);
   const receiver = await server(204);
-  const results = { on: [], off: [] };
+  const results = [];
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      for (const mode of round % 2 === 0 ? ["off", "on"] : ["on", "off"]) {
-        receiver.received.clear();
-        results[mode].push(await run(mode === "on", crm, receiver));
-      }
+      receiver.received.clear();
+      results.push(await run(crm, receiver));
     }
   } finally {
     crm.close();
@@ -167,20 +158,15 @@ async function main() {
     await admin.query(`DROP DATABASE IF EXISTS leadgate_bench_alerts_${process.pid} WITH (FORCE)`);
     await admin.end();
   }
-  const best = (list) => Math.max(...list.map((r) => r.eventsPerSecond));
   console.log(
     `\nalerting (${EVENTS} Static Forms deliveries, every CRM delivery refused: ${EVENTS} dead jobs; ${ROUNDS} rounds)`,
   );
-  for (const mode of ["off", "on"]) {
-    for (const r of results[mode]) {
-      const perDead = r.dead > 0 ? ((r.calls.alert_raise ?? 0) / r.dead).toFixed(3) : "-";
-      console.log(
-        `  alerting ${mode.padEnd(3)}: ${Math.round(r.eventsPerSecond)} events/s end to end (${r.seconds.toFixed(1)} s), dead ${r.dead}, alerts ${JSON.stringify(r.alerts)}, notifications received ${r.notifications}, alert statements per dead job ${perDead} (alert_raise ${r.calls.alert_raise ?? 0}, trigger ${r.calls.jobs_alerts ?? 0})`,
-      );
-    }
+  for (const r of results) {
+    const perDead = r.dead > 0 ? (r.alertWrites / r.dead).toFixed(3) : "-";
+    console.log(
+      `  ${Math.round(r.eventsPerSecond)} events/s end to end (${r.seconds.toFixed(1)} s), dead ${r.dead}, alerts ${JSON.stringify(r.alerts)}, notifications received ${r.notifications}, alert row writes per dead job ${perDead} (${r.alertWrites})`,
+    );
   }
-  const ratio = best(results.on) / best(results.off);
-  console.log(`  best on / best off: ${(ratio * 100).toFixed(1)} %`);
 }
 
 await main();

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import { AdminModule } from "./admin/admin.module.js";
+import { AlertPortsModule } from "./alerts/alerts.module.js";
 import { JobGauges } from "./jobs/job-gauges.js";
 import { ReplayApiModule } from "./replay/replay-api.module.js";
 import type { AppConfig } from "./config/config.js";
@@ -26,6 +27,8 @@ export class AppModule {
         QueuesModule.forApi(),
         CryptoModule,
         ObservabilityModule,
+        // What job.dead is to the job state machine (the API's replays and backfills use it).
+        AlertPortsModule,
         IngestionModule,
         AdminModule,
         OAuthModule,

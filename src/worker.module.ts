@@ -1,5 +1,7 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "./config/config.js";
+import { AlertPortsModule } from "./alerts/alerts.module.js";
+import { AlertsWorkerModule } from "./alerts/alerts-worker.module.js";
 import { ConfigModule } from "./config/config.module.js";
 import { ConnectionsWorkerModule } from "./connections/connections.module.js";
 import { CryptoModule } from "./crypto/crypto.module.js";
@@ -12,7 +14,7 @@ import { RedisModule } from "./redis/redis.module.js";
 import { ReplayWorkerModule } from "./replay/replay-worker.module.js";
 import { RetentionModule } from "./retention/retention.module.js";
 
-/** The worker process: BullMQ processors, dispatcher, bulk replays, scheduled retention and reconciliation. No HTTP port. */
+/** The worker process: BullMQ processors, dispatcher, bulk replays, scheduled retention, reconciliation and the silence sweep. No HTTP port. */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -26,8 +28,11 @@ export class WorkerModule {
         QueuesModule.forWorker(),
         CryptoModule,
         ObservabilityModule,
-        // The processors of features (reconciliation writes receipts) join the jobs layer's workers here.
-        WorkerJobsModule.forRoot([ReconciliationWorkerModule, ConnectionsWorkerModule]),
+        // What job.dead and destination.failing are to the job state machine and the circuit breaker.
+        AlertPortsModule,
+        // The processors of the layers above (provider sync and the credentials of provider calls,
+        // reconciliation writes receipts, notifications read alerts) join the jobs layer's workers here.
+        WorkerJobsModule.forRoot([ConnectionsWorkerModule, ReconciliationWorkerModule, AlertsWorkerModule]),
         ReplayWorkerModule,
         RetentionModule,
       ],

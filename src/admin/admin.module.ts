@@ -6,7 +6,8 @@ import { OutboundModule } from "../common/outbound/outbound.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
 import { AlertBook } from "../alerts/alert-book.js";
 import { NotificationChannels } from "../alerts/notification-channels.repository.js";
-import { NotificationsModule } from "../jobs/notifications/notifications.module.js";
+import { NotificationOutbox } from "../alerts/notifications/notification-outbox.js";
+import { NotificationsModule } from "../alerts/notifications/notifications.module.js";
 import { AlertsAdminService, AlertsController } from "./alerts.js";
 import { ApiKeysController } from "./api-keys.js";
 import { NotificationChannelsAdminService, NotificationChannelsController } from "./notification-channels.js";
@@ -55,8 +56,9 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     JobsAdminRepository,
     LeadsAdminRepository,
     ConflictsRepository,
-    // The alert stores on the admin pool (not AlertsModule's, which the worker uses).
+    // The alert stores on the admin pool (not AlertsModule's, which ingest and the worker use).
     AlertBook,
+    NotificationOutbox,
     NotificationChannels,
     AlertsAdminService,
     NotificationChannelsAdminService,

@@ -1,23 +1,30 @@
-// The alert book: opening, counting and resolving alerts. Causes recorded in Postgres open and
-// resolve their alerts themselves, in the statement that records them (triggers of migrations
-// 20261202020000_alerts and 20261204000000_dead_job_alerts_per_statement: dead jobs, once per
-// statement and group, connection status and grant, circuit openings, payload conflicts; and
-// registration.error / webhooks.missing by the statements that record a registration outcome or a
-// reconciliation run, through the same SQL functions). Conditions found elsewhere come
-// through here, in the caller's transaction when they have one: a silent connection
-// (src/jobs/silence-sweep.ts), an operator's acknowledge and resolve:
+// The alert book: opening, counting and resolving alerts. The code that records a cause raises its
+// alert through here, in the transaction that records the cause, so no cause is recorded without
+// its alert and a rolled-back cause leaves none:
+//
+//   job.dead              the job state machine's dies and recoveries (JobOutcomes: dead-job-alerts.ts)
+//   destination.failing   a CRM destination's circuit opening and closing (CircuitEvents: destination-alerts.ts)
+//   payload.conflict      ingest's conflict rows (src/ingestion/receipt-writer.ts)
+//   connection.*          the connection store's status changes (src/connections/)
+//   registration.error, webhooks.missing   provider registration and reconciliation
+//   connection.silent     the silence sweep (silence-sweep.ts); and an operator's acknowledge and resolve
 //
 //   await alerts.raise(tx, { tenantId, type: "connection.silent", connectionId, summary: "…" });
 //   await alerts.clear(tx, { tenantId, type: "connection.silent", connectionId });
 //
-// raise is one statement: the first occurrence of a group (type, connection, operation, error code)
-// opens an alert and its notifications, a repeat counts on it (count, lastSeenAt), and after it
-// resolved the next occurrence opens a new one. clear resolves the group's unresolved alert(s).
+// Without a transaction (`db` undefined) a call runs in one of its own. raise opens the alert of
+// the occurrence's group (type, connection, operation, error code), or counts on the group's
+// unresolved one (count, lastSeenAt): the unique index alerts_unresolved_group_key keeps one
+// unresolved alert per group and decides races; once it is resolved, the next occurrence opens a
+// new one. Opening and resolving create their notification jobs (one per channel) in the same
+// transaction (NotificationOutbox): they leave once it commits, never when it rolls back.
 import { Injectable } from "@nestjs/common";
 import { type TenantScope, tenantParam } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
+import { type AlertRow, groupKey, RAISE, RESOLVE, resolveInput } from "./alert-statements.js";
 import type { AlertStatus, AlertType, AlertView } from "./alert-types.js";
+import { NotificationOutbox } from "./notifications/notification-outbox.js";
 
 export interface AlertOccurrence {
   tenantId: string;
@@ -25,8 +32,12 @@ export interface AlertOccurrence {
   connectionId?: string | null;
   operation?: string | null;
   errorCode?: string | null;
+  /** What the alert is about beyond its group, to clear by (a destination's origin). */
+  subject?: string | null;
   /** Readable, for people: never a secret, a token or form contents. */
   summary: string;
+  /** Occurrences at once (default 1): the batch form counts a group's n occurrences with one upsert. */
+  count?: number;
 }
 
 /** Which unresolved alerts a clear resolves: the tenant's of `type`, narrowed by each field given. */
@@ -38,35 +49,93 @@ export interface AlertCondition {
   errorCode?: string;
 }
 
+/** One group exactly: its alert's (type, connection, operation, error code), null fields included. */
+export type AlertGroup = Pick<
+  AlertOccurrence,
+  "tenantId" | "type" | "connectionId" | "operation" | "errorCode"
+>;
+
 @Injectable()
 export class AlertBook {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly notifications: NotificationOutbox,
+  ) {}
 
   /** One occurrence of a condition; answers the id of the alert it opened or counted on. */
-  async raise(tx: Tx | undefined, occurrence: AlertOccurrence): Promise<string> {
-    const [row] = await (tx ?? this.prisma).$queryRawUnsafe<{ id: string }[]>(
-      "SELECT alert_raise($1::uuid, $2, $3::uuid, $4, $5, $6)::text AS id",
-      occurrence.tenantId,
-      occurrence.type,
-      occurrence.connectionId ?? null,
-      occurrence.operation ?? null,
-      occurrence.errorCode ?? null,
-      occurrence.summary,
+  async raise(db: Tx | undefined, occurrence: AlertOccurrence): Promise<string> {
+    const [id] = await this.raiseMany(db, [occurrence]);
+    return id!;
+  }
+
+  /**
+   * Many occurrences at once (the dead jobs of one statement): one upsert for all, one row per
+   * group with the group's count (occurrences of one group are summed, the first one's summary
+   * kept), in group order, so concurrent batches lock alert rows in one order. Answers, per
+   * occurrence, the id of its group's alert.
+   */
+  async raiseMany(db: Tx | undefined, occurrences: readonly AlertOccurrence[]): Promise<string[]> {
+    if (occurrences.length === 0) return [];
+    if (!db) return this.prisma.$transaction((tx) => this.raiseMany(tx, occurrences));
+    const groups = new Map<string, AlertOccurrence & { groupKey: string; count: number }>();
+    for (const occurrence of occurrences) {
+      const key = `${occurrence.tenantId}/${groupKey(occurrence)}`;
+      const group = groups.get(key);
+      if (group) group.count += occurrence.count ?? 1;
+      else groups.set(key, { ...occurrence, groupKey: groupKey(occurrence), count: occurrence.count ?? 1 });
+    }
+    const rows = await db.$queryRawUnsafe<(AlertRow & { groupKey: string; opened: boolean })[]>(
+      RAISE,
+      JSON.stringify(
+        [...groups.values()].map((group) => ({
+          tenant_id: group.tenantId,
+          type: group.type,
+          connection_id: group.connectionId ?? null,
+          operation: group.operation ?? null,
+          error_code: group.errorCode ?? null,
+          subject: group.subject ?? null,
+          group_key: group.groupKey,
+          summary: group.summary,
+          count: group.count,
+        })),
+      ),
     );
-    return row!.id;
+    await this.notifications.add(
+      db,
+      rows.filter((row) => row.opened),
+      "opened",
+    );
+    const ids = new Map(rows.map((row) => [`${row.tenantId}/${row.groupKey}`, row.id]));
+    return occurrences.map((occurrence) => ids.get(`${occurrence.tenantId}/${groupKey(occurrence)}`)!);
   }
 
   /** The condition cleared: resolves its unresolved alerts (with their notifications); answers how many. */
-  async clear(tx: Tx | undefined, condition: AlertCondition): Promise<number> {
-    const [row] = await (tx ?? this.prisma).$queryRawUnsafe<{ resolved: number }[]>(
-      "SELECT alert_clear($1::uuid, $2, $3::uuid, $4, $5) AS resolved",
-      condition.tenantId,
-      condition.type,
-      condition.connectionId ?? null,
-      condition.operation ?? null,
-      condition.errorCode ?? null,
+  clear(db: Tx | undefined, condition: AlertCondition): Promise<number> {
+    return this.resolve(db, [resolveInput(condition)]);
+  }
+
+  /** These groups' conditions cleared (each exactly its group): resolves their unresolved alerts; answers how many. */
+  clearGroups(db: Tx | undefined, groups: readonly AlertGroup[]): Promise<number> {
+    return this.resolve(
+      db,
+      groups.map((group) => resolveInput({ ...group, groupKey: groupKey(group) })),
     );
-    return row!.resolved;
+  }
+
+  /**
+   * What `subject` names is well again (a destination's origin: many tenants' connections use it):
+   * resolves every tenant's unresolved alerts of `type` about it; answers how many.
+   */
+  clearSubject(db: Tx | undefined, type: AlertType, subject: string): Promise<number> {
+    return this.resolve(db, [resolveInput({ tenantId: null, type, subject })]);
+  }
+
+  private async resolve(db: Tx | undefined, conditions: ReturnType<typeof resolveInput>[]): Promise<number> {
+    if (conditions.length === 0) return 0;
+    if (!db) return this.prisma.$transaction((tx) => this.resolve(tx, conditions));
+    const resolved = await db.$queryRawUnsafe<AlertRow[]>(RESOLVE, JSON.stringify(conditions));
+    await this.notifications.add(db, resolved, "resolved");
+    return resolved.length;
   }
 
   /** The scope's alert with its connection's display name; undefined when the scope has no such alert. */
@@ -113,10 +182,10 @@ export class AlertBook {
   }
 
   /**
-   * acknowledge (someone is on it: open → acknowledged) or resolve (by hand: → resolved, which
-   * sends the resolution's notifications), inside the caller's transaction (with its audit row).
-   * Answers the alert as it is after and whether this moved it (not when it was already past that
-   * status), undefined when the scope has no such alert.
+   * acknowledge (someone is on it: open → acknowledged) or resolve (by hand: → resolved, with the
+   * resolution's notifications), inside the caller's transaction (with its audit row). Answers the
+   * alert as it is after and whether this moved it (not when it was already past that status),
+   * undefined when the scope has no such alert.
    */
   async settle(
     tx: Tx,
@@ -144,6 +213,7 @@ export class AlertBook {
     );
     if (!rows[0]) return undefined;
     const { moved, ...alert } = rows[0];
+    if (moved && to === "resolved") await this.notifications.add(tx, [alert], "resolved");
     return { alert, moved };
   }
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from "@nestjs/common";
+import { AlertBook } from "../alerts/alert-book.js";
 import { AppError, unavailable } from "../common/app-error.js";
 import { BatcherFull, NaturalBatcher } from "../common/natural-batcher.js";
 import type { AppConfig } from "../config/config.js";
@@ -35,7 +36,8 @@ interface Row {
   i: number;
   receipt_id: string;
   inserted: boolean;
-  conflict: boolean;
+  /** A duplicate whose digest differs: the stored digest (else null). */
+  conflict_digest: string | null;
   /** Jobs this statement created (empty for duplicates). */
   jobs: (EnqueueableJob & { status: string })[];
 }
@@ -61,8 +63,11 @@ function isDataError(error: unknown): boolean {
  * the unique constraint decides every race, between the items of a batch, API replicas and
  * retries alike. A new receipt's jobs are inserted in the same statement (unique job_key), so
  * receipt and jobs commit together or not at all; a known receipt gets its duplicate count
- * incremented and, when the digest differs, a conflict row. All events of one delivery are in one
- * statement. Nothing is answered before the statement commits; if it fails, its deliveries get a
+ * incremented. All events of one delivery are in one statement. A duplicate whose digest differs
+ * is a conflict: only a batch that has one takes a second step, one transaction that writes the
+ * conflict rows and raises their payload.conflict alerts (AlertBook) together, before any of its
+ * deliveries is answered; a delivery whose conflict could not be recorded gets a 503 (its retry is
+ * a duplicate again, and records it). Nothing is answered before the statement commits; if it fails, its deliveries get a
  * 503 and nothing of them is written. A key appears at most once per statement (a delivery
  * repeating a key already in the batch waits for the next one), and a delivery whose data the
  * database refuses is split off, so it cannot take the other deliveries of its batch down with it.
@@ -77,6 +82,7 @@ export class ReceiptWriter {
   constructor(
     private readonly prisma: PrismaService,
     private readonly jobQueue: JobQueue,
+    private readonly alerts: AlertBook,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.batcher = new NaturalBatcher<ReceiptInput[], ReceiptOutcome[] | AppError>(
@@ -113,7 +119,10 @@ export class ReceiptWriter {
 
   private async writeBatch(deliveries: ReceiptInput[][]): Promise<(ReceiptOutcome[] | AppError)[]> {
     try {
-      return this.split(deliveries, await this.execute(deliveries.flat()));
+      const items = deliveries.flat();
+      const rows = await this.execute(items);
+      const unrecorded = await this.recordConflicts(items, rows);
+      return this.split(deliveries, rows, unrecorded);
     } catch (error) {
       if (!isDataError(error)) {
         const failure = this.failed(error, deliveries.length); // logged once for the whole batch
@@ -127,21 +136,72 @@ export class ReceiptWriter {
     }
   }
 
-  /** Maps the statement's rows back to deliveries, and hands the new runnable jobs to BullMQ. */
-  private split(deliveries: ReceiptInput[][], rows: Row[]): ReceiptOutcome[][] {
+  /**
+   * The conflicts of a batch (duplicates whose digest differs), if it has any: their rows and their
+   * payload.conflict alerts (one occurrence each, counted per connection) in one transaction.
+   * Answers the error for the deliveries that had one when that transaction failed.
+   */
+  private async recordConflicts(items: ReceiptInput[], rows: Row[]): Promise<AppError | undefined> {
+    const conflicts = rows.filter((row) => row.conflict_digest !== null);
+    if (conflicts.length === 0) return undefined;
+    try {
+      await this.prisma.$transaction(async (tx) => {
+        const recorded = await tx.$queryRawUnsafe<
+          { tenantId: string; receiptId: string; connectionId: string; provider: string }[]
+        >(
+          CONFLICTS,
+          JSON.stringify(
+            conflicts.map((row) => ({
+              tenant_id: items[row.i]!.tenantId,
+              receipt_id: row.receipt_id,
+              idempotency_key: items[row.i]!.idempotencyKey,
+              stored_digest: row.conflict_digest,
+              incoming_digest: items[row.i]!.payloadDigest,
+            })),
+          ),
+        );
+        await this.alerts.raiseMany(
+          tx,
+          recorded.map((conflict) => ({
+            tenantId: conflict.tenantId,
+            type: "payload.conflict",
+            connectionId: conflict.connectionId,
+            errorCode: "digest_mismatch",
+            summary: `A ${conflict.provider} event arrived again with different content (receipt ${conflict.receiptId}). The first version was kept.`,
+          })),
+        );
+      });
+      return undefined;
+    } catch (error) {
+      return this.failed(error, new Set(conflicts.map((row) => row.i)).size);
+    }
+  }
+
+  /**
+   * Maps the statement's rows back to deliveries (a delivery with a conflict that could not be
+   * recorded: `unrecorded`), and hands the new runnable jobs to BullMQ.
+   */
+  private split(
+    deliveries: ReceiptInput[][],
+    rows: Row[],
+    unrecorded: AppError | undefined,
+  ): (ReceiptOutcome[] | AppError)[] {
     const outcomes = new Array<ReceiptOutcome>(rows.length);
     for (const row of rows) {
       outcomes[row.i] = {
         receiptId: row.receipt_id,
         inserted: row.inserted,
-        conflict: row.conflict,
+        conflict: row.conflict_digest !== null,
       };
     }
     // After commit: enqueue without holding up the answers.
     const runnable = rows.flatMap((row) => row.jobs.filter((job) => job.status === "queued"));
     if (runnable.length > 0) void this.jobQueue.enqueue(runnable);
     let offset = 0;
-    return deliveries.map((delivery) => outcomes.slice(offset, (offset += delivery.length)));
+    return deliveries.map((delivery) => {
+      const own = outcomes.slice(offset, (offset += delivery.length));
+      return unrecorded && own.some((outcome) => outcome.conflict) ? unrecorded : own;
+    });
   }
 
   private failed(error: unknown, deliveries: number): AppError {
@@ -221,16 +281,23 @@ job AS (
   ${insertJobsSql(`SELECT m.tenant_id, m.connection_id, m.receipt_id, j.operation, j.job_key, j.status, j.max_attempts
   FROM matched m CROSS JOIN LATERAL jsonb_to_recordset(m.jobs) AS j(job_key text, operation text, status text, max_attempts int)
   WHERE m.inserted`)}
-),
-conflict AS (
-  INSERT INTO payload_conflicts (tenant_id, receipt_id, idempotency_key, stored_digest, incoming_digest)
-  SELECT tenant_id, receipt_id, idempotency_key, stored_digest, incoming_digest
-  FROM matched WHERE NOT inserted AND stored_digest <> incoming_digest
-  RETURNING receipt_id
+
 )
 SELECT m.i, m.receipt_id, m.inserted,
-       EXISTS (SELECT 1 FROM conflict c WHERE c.receipt_id = m.receipt_id) AS conflict,
+       CASE WHEN NOT m.inserted AND m.stored_digest <> m.incoming_digest THEN m.stored_digest END AS conflict_digest,
        COALESCE((SELECT jsonb_agg(jsonb_build_object('id', j.id, 'jobKey', j.job_key, 'operation', j.operation,
                                                      'status', j.status))
                  FROM job j WHERE j.receipt_id = m.receipt_id), '[]'::jsonb) AS jobs
 FROM matched m`;
+
+/** A batch's conflict rows, answered with what their alerts say (the receipt's connection and provider). */
+const CONFLICTS = `
+WITH conflict AS (
+  INSERT INTO payload_conflicts (tenant_id, receipt_id, idempotency_key, stored_digest, incoming_digest)
+  SELECT tenant_id, receipt_id, idempotency_key, stored_digest, incoming_digest
+  FROM jsonb_to_recordset($1::jsonb) AS c(tenant_id uuid, receipt_id uuid, idempotency_key text,
+    stored_digest text, incoming_digest text)
+  RETURNING tenant_id, receipt_id
+)
+SELECT r.tenant_id AS "tenantId", r.id AS "receiptId", r.connection_id AS "connectionId", r.provider
+FROM conflict c JOIN receipts r ON r.id = c.receipt_id AND r.tenant_id = c.tenant_id`;

@@ -5,11 +5,14 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from "@nestjs/common";
+import { NaturalBatcher } from "../common/natural-batcher.js";
 import { Periodic } from "../common/periodic.js";
 import type { AppConfig } from "../config/config.js";
 import { APP_CONFIG } from "../config/config.module.js";
 import { Metrics } from "../observability/metrics.js";
+import { JobOutbox } from "./job-outbox.js";
 import { JobQueue } from "./job-queue.js";
+import { OutboxListener } from "./outbox-listener.js";
 import { ABANDONED_AFTER_MS, JobStateMachine } from "./state/job-state-machine.js";
 
 const BATCH = 500;
@@ -22,7 +25,9 @@ const STALE_RUNNING_MS = ABANDONED_AFTER_MS + 15_000;
 const DEPENDENCY_GRACE_MS = 30_000;
 
 /**
- * Enqueues job rows that are due but may not be in BullMQ (a crash between commit and enqueue, a
+ * Hands jobs created in a transaction (the job outbox: an alert's notifications) to BullMQ as soon
+ * as that transaction commits: it LISTENs for them (OutboxListener). And it polls: enqueues job
+ * rows that are due but may not be in BullMQ (a crash between commit and enqueue, a
  * Redis outage at ingest, jobs moved back to queued, waiting jobs whose wait is over), held jobs
  * whose connection is active again, jobs whose dependency succeeded without releasing them, and
  * ends waits longer than JOB_MAX_WAIT_SECONDS. Deterministic
@@ -33,20 +38,51 @@ const DEPENDENCY_GRACE_MS = 30_000;
 export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger("dispatcher");
   private readonly ticks = new Periodic(() => this.tick());
+  /** Ids heard while one hand-over is in flight go together in the next. */
+  private readonly committed = new NaturalBatcher<string[], void>(
+    async (groups) => {
+      await this.dispatchCommitted(groups.flat());
+      return groups.map(() => undefined);
+    },
+    { maxBatch: 50 },
+  );
+  private readonly listener: OutboxListener;
 
   constructor(
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
+    private readonly outbox: JobOutbox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.listener = new OutboxListener(config.databaseUrl, (ids) => {
+      if (ids.length > 0) void this.committed.submit(ids);
+    });
+  }
 
   onApplicationBootstrap(): void {
+    this.listener.start();
     this.ticks.start(this.config.dispatcherIntervalMs);
   }
 
-  onModuleDestroy(): Promise<void> {
-    return this.ticks.stop();
+  async onModuleDestroy(): Promise<void> {
+    await this.listener.stop();
+    await this.ticks.stop();
+  }
+
+  /** Jobs of the outbox just committed: those still queued go to BullMQ now (the poll retries a failure). */
+  private async dispatchCommitted(ids: string[]): Promise<void> {
+    try {
+      const jobs = await this.outbox.queued(ids);
+      if (jobs.length === 0) return;
+      await this.queue.enqueue(jobs);
+      this.metrics.dispatched.inc({ reason: "committed" }, jobs.length);
+    } catch (error) {
+      this.logger.warn({
+        msg: "dispatch of committed outbox jobs failed; the poll takes them",
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   async tick(): Promise<void> {

@@ -16,7 +16,6 @@ import type { Processor } from "./processor.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
-import { NotificationProcessor } from "./notifications/notification.processor.js";
 
 /**
  * BullMQ's retry delay. The runner computed the delay (backoff with jitter, Retry-After) and stored
@@ -28,10 +27,10 @@ function retryDelay(attemptsMade: number, _type?: string, error?: Error): number
 }
 
 /**
- * The processor of an operation that a feature provides (it needs what the jobs layer may not
- * import: reconciliation writes receipts through ingestion's writer). The feature's module
- * provides this token, and the entry point hands that module to WorkerJobsModule.forRoot; without
- * it the worker's boot fails (no provider for the token).
+ * The processor of an operation that a module of a layer above provides (it needs what the jobs
+ * layer may not import: reconciliation writes receipts through ingestion's writer, notifications
+ * read alerts and channels). That module provides this token, and the entry point hands it to
+ * WorkerJobsModule.forRoot; without it the worker's boot fails (no provider for the token).
  */
 export const featureProcessor = (operation: Operation): InjectionToken => `processor:${operation}`;
 
@@ -101,7 +100,7 @@ export const OPERATION_WORKERS: Record<Operation, Type<WorkerHost>> = {
   "lead-upsert": operationWorker("lead-upsert", LeadUpsertProcessor),
   "initial-response": operationWorker("initial-response", InitialResponseProcessor),
   "crm-delivery": operationWorker("crm-delivery", CrmDeliveryProcessor),
-  notification: operationWorker("notification", NotificationProcessor),
+  notification: operationWorker("notification", featureProcessor("notification")),
   "provider-sync": operationWorker("provider-sync", featureProcessor("provider-sync")),
   reconciliation: operationWorker("reconciliation", featureProcessor("reconciliation")),
 };

@@ -53,8 +53,8 @@ export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   // as many slots here for the rest (retries, replays, ended waits, overflow), and a destination's
   // cap is half of that (DestinationFairness).
   "crm-delivery": { scope: "receipt", attempts: 8, concurrency: 100, after: "lead-upsert" },
-  // One message to one channel about one alert opening or resolving (src/alerts/notification-key.ts).
-  // Created by the database with its alert: the attempts are repeated in migration 20261202020000_alerts.
+  // One message to one channel about one alert opening or resolving (src/alerts/notifications/):
+  // created with its alert, in the alert's transaction, through the job outbox (src/jobs/job-outbox.ts).
   notification: { scope: "alert", attempts: 8, concurrency: 10 },
   // Registering a connection's webhook with its provider (src/jobs/provider-sync.ts): 10 attempts
   // span about a day of backoff; the registration sweep starts a new sync after that.

@@ -12,36 +12,29 @@ import { OPERATION_WORKERS } from "./operation-workers.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
-import { SideEffectsRepository } from "./side-effects.repository.js";
-import { AlertsModule } from "../alerts/alerts.module.js";
-import { NotificationProcessor } from "./notifications/notification.processor.js";
-import { NotificationsModule } from "./notifications/notifications.module.js";
-import { SilenceSweep } from "./silence-sweep.js";
 
 /**
  * The consumer side: processors, the runner that mirrors job state in Postgres, one BullMQ worker
- * per operation (started and stopped by the queues module), the dispatcher, the silence sweep.
- * `forRoot` takes the feature modules that provide the processors this layer cannot import
- * (featureProcessor in operation-workers.ts).
+ * per operation (started and stopped by the queues module), the dispatcher.
+ * `forRoot` takes the modules of the layers above that provide the processors this layer cannot
+ * import (featureProcessor in operation-workers.ts): connections' provider sync, reconciliation's,
+ * and alerts' notifications.
  */
 @Module({
-  imports: [JobsModule, FollowUpModule, OutboundModule, AlertsModule, NotificationsModule],
+  imports: [JobsModule, FollowUpModule, OutboundModule],
   providers: [
-    SideEffectsRepository,
     LeadsRepository,
     JobContextLoader,
     JobRunner,
     LeadUpsertProcessor,
     InitialResponseProcessor,
     CrmDeliveryProcessor,
-    NotificationProcessor,
     CircuitBreaker,
     DestinationFairness,
     ...Object.values(OPERATION_WORKERS),
     Dispatcher,
-    SilenceSweep,
   ],
-  exports: [Dispatcher, SilenceSweep],
+  exports: [Dispatcher],
 })
 export class WorkerJobsModule {
   static forRoot(processorModules: Type[]): DynamicModule {

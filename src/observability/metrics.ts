@@ -58,7 +58,7 @@ export class Metrics {
 
   readonly dispatched = new Counter({
     name: "leadgate_dispatcher_enqueued_total",
-    help: "Jobs and replay batches the dispatcher handed (again) to BullMQ: due, released (held jobs of active connections), replay.",
+    help: "Jobs and replay batches the dispatcher handed (again) to BullMQ: committed (outbox jobs it heard of at their commit), due, released (held jobs of active connections), replay.",
     labelNames: ["reason"] as const,
     registers: [this.registry],
   });

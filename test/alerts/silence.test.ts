@@ -1,7 +1,7 @@
 // connection.silent with a controllable clock: receipts written at chosen times, the sweep run at
 // chosen "nows". Nothing sleeps: the rule reads the clock it is given.
 import { randomBytes } from "node:crypto";
-import { SilenceSweep } from "../../src/jobs/silence-sweep.js";
+import { SilenceSweep } from "../../src/alerts/silence-sweep.js";
 import { OPERATOR_KEY } from "../support/admin.js";
 import { useApp } from "../support/harness.js";
 

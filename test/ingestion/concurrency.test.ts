@@ -73,4 +73,30 @@ describe("concurrent deliveries", () => {
     );
     expect(rows).toEqual([{ duplicates: 100 }]);
   });
+
+  it("20 copies of one submission with different content at once: one receipt, 19 conflicts, one payload.conflict alert counting them", async () => {
+    const connection = await app.createConnection({
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+    });
+    const headers = { authorization: `Bearer ${connection.secrets.bearerToken}` };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        post(
+          `${apis[i % 2]!.url}/webhooks/staticforms/${connection.connectionId}`,
+          { event: "form.submitted", data: { submissionId: "conflicted", formData: { name: `n${i}` } } },
+          headers,
+        ),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([...Array<number>(19).fill(200), 202]);
+    expect(await storedFor(app.sql, connection.tenantId)).toEqual({ receipts: 1, jobs: 1, conflicts: 19 });
+    const { rows } = await app.sql.query(
+      "SELECT type, status, count, error_code FROM alerts WHERE connection_id = $1",
+      [connection.connectionId],
+    );
+    expect(rows).toEqual([
+      { type: "payload.conflict", status: "open", count: 19, error_code: "digest_mismatch" },
+    ]);
+  });
 });

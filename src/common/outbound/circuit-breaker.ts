@@ -3,11 +3,13 @@
 // a URL's origin (scheme, host, port). After CIRCUIT_FAILURE_THRESHOLD consecutive failures
 // (timeouts, connection errors, 5xx) its circuit opens: calls are refused with `WaitRequired("circuit")`
 // until CIRCUIT_PROBE_SECONDS have passed; then one call, the probe, goes out (half-open). An answer
-// closes the circuit; a failure opens it again for another probe period.
+// closes the circuit; a failure opens it again for another probe period. An opening and a closing
+// are told to CircuitEvents (the alerts' destination.failing) in the transaction that records them.
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
 import { PrismaService } from "../../database/prisma.service.js";
+import { CIRCUIT_EVENTS, type CircuitEvents } from "./circuit-events.js";
 import { RetryableError, WaitRequired } from "./errors.js";
 
 type CircuitState = "closed" | "open" | "half_open";
@@ -46,6 +48,7 @@ export class CircuitBreaker {
   constructor(
     private readonly prisma: PrismaService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CIRCUIT_EVENTS) private readonly events: CircuitEvents,
   ) {}
 
   /**
@@ -109,22 +112,26 @@ export class CircuitBreaker {
   async succeeded(origin: string): Promise<boolean> {
     const circuit = this.known.get(origin);
     if (circuit && circuit.state === "closed" && circuit.failures === 0) return false;
-    const { rows } = await this.prisma.pool.query<{ closed: boolean }>(
-      `WITH closed AS (
-         UPDATE destination_circuits
-         SET closed_at = CASE WHEN state = 'closed' THEN closed_at ELSE now() END,
-             state = 'closed', consecutive_failures = 0, probe_at = NULL, updated_at = now()
-         WHERE origin = $1 AND (state <> 'closed' OR consecutive_failures > 0)
-         RETURNING closed_at = now() AS closed
-       ), recorded AS (
-         UPDATE destination_circuit_openings SET closed_at = now()
-         WHERE origin = $1 AND closed_at IS NULL AND EXISTS (SELECT 1 FROM closed WHERE closed)
-       )
-       SELECT closed FROM closed`,
-      [origin],
-    );
+    const closed = await this.prisma.$transaction(async (tx) => {
+      const rows = await tx.$queryRawUnsafe<{ closed: boolean }[]>(
+        `WITH closed AS (
+           UPDATE destination_circuits
+           SET closed_at = CASE WHEN state = 'closed' THEN closed_at ELSE now() END,
+               state = 'closed', consecutive_failures = 0, probe_at = NULL, updated_at = now()
+           WHERE origin = $1 AND (state <> 'closed' OR consecutive_failures > 0)
+           RETURNING closed_at = now() AS closed
+         ), recorded AS (
+           UPDATE destination_circuit_openings SET closed_at = now()
+           WHERE origin = $1 AND closed_at IS NULL AND EXISTS (SELECT 1 FROM closed WHERE closed)
+         )
+         SELECT closed FROM closed`,
+        origin,
+      );
+      if (rows[0]?.closed !== true) return false;
+      await this.events.closed(tx, origin);
+      return true;
+    });
     this.remember(origin, CLOSED);
-    const closed = rows[0]?.closed === true;
     if (closed) this.logger.log({ msg: "destination circuit closed: the probe was answered", origin });
     return closed;
   }
@@ -135,29 +142,37 @@ export class CircuitBreaker {
    * Resolves the circuit as it now is.
    */
   async failed(origin: string, error: RetryableError): Promise<Circuit> {
-    const { rows } = await this.prisma.pool.query<Circuit & { opened: boolean }>(
-      `WITH counted AS (
-         INSERT INTO destination_circuits AS d (origin, state, consecutive_failures, last_error, opened_at, probe_at)
-         VALUES ($1, CASE WHEN $3 <= 1 THEN 'open' ELSE 'closed' END, 1, $2,
-                 CASE WHEN $3 <= 1 THEN now() END,
-                 CASE WHEN $3 <= 1 THEN now() + $4::int * interval '1 second' END)
-         ON CONFLICT (origin) DO UPDATE SET
-           consecutive_failures = d.consecutive_failures + 1,
-           last_error = EXCLUDED.last_error,
-           updated_at = now(),
-           opened_at = CASE WHEN d.state = 'closed' AND d.consecutive_failures + 1 >= $3 THEN now() ELSE d.opened_at END,
-           probe_at = CASE WHEN d.state = 'half_open' OR (d.state = 'closed' AND d.consecutive_failures + 1 >= $3)
-                           THEN now() + $4::int * interval '1 second' ELSE d.probe_at END,
-           state = CASE WHEN d.state = 'half_open' OR d.consecutive_failures + 1 >= $3 THEN 'open' ELSE d.state END
-         RETURNING state, consecutive_failures AS failures, probe_at AS "probeAt",
-                   state = 'open' AND opened_at = now() AS opened
-       ), recorded AS (
-         INSERT INTO destination_circuit_openings (origin, opened_at, failures, last_error)
-         SELECT $1, now(), failures, $2 FROM counted WHERE opened
-       )
-       SELECT * FROM counted`,
-      [origin, error.code, this.config.circuitFailureThreshold, this.config.circuitProbeSeconds],
-    );
+    const rows = await this.prisma.$transaction(async (tx) => {
+      const counted = await tx.$queryRawUnsafe<(Circuit & { opened: boolean })[]>(
+        `WITH counted AS (
+           INSERT INTO destination_circuits AS d (origin, state, consecutive_failures, last_error, opened_at, probe_at)
+           VALUES ($1, CASE WHEN $3 <= 1 THEN 'open' ELSE 'closed' END, 1, $2,
+                   CASE WHEN $3 <= 1 THEN now() END,
+                   CASE WHEN $3 <= 1 THEN now() + $4::int * interval '1 second' END)
+           ON CONFLICT (origin) DO UPDATE SET
+             consecutive_failures = d.consecutive_failures + 1,
+             last_error = EXCLUDED.last_error,
+             updated_at = now(),
+             opened_at = CASE WHEN d.state = 'closed' AND d.consecutive_failures + 1 >= $3 THEN now() ELSE d.opened_at END,
+             probe_at = CASE WHEN d.state = 'half_open' OR (d.state = 'closed' AND d.consecutive_failures + 1 >= $3)
+                             THEN now() + $4::int * interval '1 second' ELSE d.probe_at END,
+             state = CASE WHEN d.state = 'half_open' OR d.consecutive_failures + 1 >= $3 THEN 'open' ELSE d.state END
+           RETURNING state, consecutive_failures AS failures, probe_at AS "probeAt",
+                     state = 'open' AND opened_at = now() AS opened
+         ), recorded AS (
+           INSERT INTO destination_circuit_openings (origin, opened_at, failures, last_error)
+           SELECT $1, now(), failures, $2 FROM counted WHERE opened
+         )
+         SELECT * FROM counted`,
+        origin,
+        error.code,
+        this.config.circuitFailureThreshold,
+        this.config.circuitProbeSeconds,
+      );
+      const row = counted[0]!;
+      if (row.opened) await this.events.opened(tx, { origin, failures: row.failures, lastError: error.code });
+      return counted;
+    });
     const { opened, ...circuit } = rows[0]!;
     this.remember(origin, circuit);
     if (opened) {

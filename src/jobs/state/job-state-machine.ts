@@ -1,235 +1,47 @@
-// The one module that writes `jobs.status`. Each method applies one transition of
+// The one class that writes `jobs.status`. Each method applies one transition of
 // src/jobs/state/job-states.ts in one statement whose WHERE names the transition's source statuses,
 // so the database refuses a transition from any other status; a refused single-job transition is
 // logged and counted (leadgate_job_transitions_refused_total), never applied.
-import { Injectable, Logger } from "@nestjs/common";
+// Its statements are plain functions of the modules beside it, which only it calls (but for
+// insertJobsSql, re-exported here): run-batches.ts (claim, succeed, finish: batched), requeue.ts
+// (release, resume, replay), job-statements.ts (the others), sql-fragments.ts (what they share);
+// the records it takes and answers are in job-state-types.ts, re-exported here too.
+// What a job's end means beyond its row (job.dead alerts) is JobOutcomes': the statements that move
+// jobs to dead, and to succeeded after a failure, run in a transaction that calls it.
+import { Inject, Injectable, Logger } from "@nestjs/common";
 import { SqlBatch } from "../../common/sql-batch.js";
-import { type TenantScope, tenantParam } from "../../auth/principal.js";
+import type { TenantScope } from "../../auth/principal.js";
 import { NaturalBatcher } from "../../common/natural-batcher.js";
 import { PrismaService } from "../../database/prisma.service.js";
 import type { Tx } from "../../database/transactions.js";
 import { Metrics } from "../../observability/metrics.js";
 import type { EnqueueableJob } from "../job-queue.js";
-import { dependentsOf, type Operation, OPERATION_SETTINGS, type SideEffectStatus } from "../operations.js";
+import { JOB_OUTCOMES, type JobOutcomes } from "../job-outcomes.js";
+import * as statements from "./job-statements.js";
+import type { ClaimedJob, NewJob, ReleasedJob, Skip, SucceedOptions } from "./job-state-types.js";
+import { type JobStatus, TRANSITIONS, type TransitionName, type WaitingFor } from "./job-states.js";
+import * as requeue from "./requeue.js";
 import {
-  type JobStatus,
-  sourceStatuses,
-  TRANSITIONS,
-  type TransitionName,
-  type WaitingFor,
-} from "./job-states.js";
+  type BatchRun,
+  claimMany,
+  type Closed,
+  type FinishOf,
+  finishBatch,
+  oneStatementPerBatch,
+  type SucceedOf,
+  succeedBatch,
+} from "./run-batches.js";
 
-/** A running job whose worker has not said it is alive for this long counts as abandoned (claim may take it over). */
-export const ABANDONED_AFTER_MS = 30_000;
-
-export interface ClaimedJob {
-  id: string;
-  tenantId: string;
-  connectionId: string | null;
-  receiptId: string | null;
-  alertId: string | null;
-  operation: Operation;
-  jobKey: string;
-  attempts: number;
-  maxAttempts: number;
-  /** When this attempt began (jobs.attempt_started_at): its attempt row is written when it ends. */
-  startedAt: Date;
-  /**
-   * The status of the job of the same receipt this one runs after (OperationSettings.after), null
-   * when it has none (or it is gone): anything but `succeeded` means wait.
-   */
-  dependencyStatus: JobStatus | null;
-  /** What the side-effect record under the job key said when the job was claimed (null: none). */
-  sideEffect: SideEffectStatus | null;
-}
-
-/** How an attempt that ran ended (the attempt row's outcome). */
-export type AttemptOutcome = "succeeded" | "retryable" | "permanent" | "credential";
-
-/** The transitions that close an attempt that ran (it counts). */
-type Finish = Extract<TransitionName, "succeed" | "retry" | "die" | "block">;
-/** The transitions that undo the claim: the job did not run and used no attempt. */
-type Skip = Extract<TransitionName, "hold" | "park" | "cancelRun">;
-
-/** The operation each operation runs after, as a jsonb parameter (`$n::jsonb ->> operation`: null for none). */
-const AFTER = JSON.stringify(
-  Object.fromEntries(
-    Object.entries(OPERATION_SETTINGS).map(([op, settings]) => [op, settings.after ?? null]),
-  ),
-);
-
-/** How many jobs a single-job transition moved (1, or 0 when the database refused it). */
-interface Moved {
-  moved: number;
-}
-
-/** A transition's source statuses: the `status = ANY($n::text[])` parameter of its statement. */
-const from = sourceStatuses;
-
-/** Attempts a requeued job gets, per operation (requeuedMaxAttempts in SQL: attempts + allowance). */
-const ALLOWANCES = JSON.stringify(
-  Object.fromEntries(Object.entries(OPERATION_SETTINGS).map(([op, settings]) => [op, settings.attempts])),
-);
-/** A requeue's columns but its status. */
-const REQUEUE_COLUMNS = (allowancesParam: string) => `waiting_for = NULL, waiting_since = NULL,
-  next_attempt_at = now(), updated_at = now(), completed_at = NULL,
-  max_attempts = jobs.attempts + (${allowancesParam}::jsonb ->> jobs.operation)::int`;
-const REQUEUE_SET = (allowancesParam: string) => `status = 'queued', ${REQUEUE_COLUMNS(allowancesParam)}`;
-
-/**
- * release, of a receipt's jobs of `operations` that wait for a dependency (SQL expressions for each
- * value); answers them, to be enqueued.
- */
-const RELEASE_DEPENDENTS = (sql: {
-  tenant: string;
-  receipt: string;
-  operations: string;
-  from: string;
-  allowances: string;
-}) => `UPDATE jobs SET ${REQUEUE_SET(sql.allowances)}
-  WHERE tenant_id = ${sql.tenant}::uuid AND receipt_id = ${sql.receipt} AND operation = ANY(${sql.operations}::text[])
-    AND status = ANY(${sql.from}::text[]) AND waiting_for = 'dependency'
-  RETURNING id, job_key AS "jobKey", operation`;
-
-/**
- * Creating jobs is the machine's first step: the INSERT that the receipt writer embeds in its
- * single ingest statement. `source` selects (tenant_id, connection_id, receipt_id, operation,
- * job_key, status, max_attempts), with status from `initialStatus`; a job created `waiting` waits
- * for its dependency. Rows go in job-key order (concurrent batches lock keys in one order).
- */
-export function insertJobsSql(source: string): string {
-  return `INSERT INTO jobs (tenant_id, connection_id, receipt_id, operation, job_key, status, max_attempts,
-                    waiting_for, waiting_since)
-  SELECT s.*, CASE WHEN s.status = 'waiting' THEN 'dependency' END, CASE WHEN s.status = 'waiting' THEN now() END
-  FROM (${source}) AS s(tenant_id, connection_id, receipt_id, operation, job_key, status, max_attempts)
-  ORDER BY s.job_key
-  ON CONFLICT (job_key) DO NOTHING
-  RETURNING id, receipt_id, job_key, operation, status`;
-}
-
-/** The status of the side-effect record under the key of the job `alias` (an SQL expression). */
-const SIDE_EFFECT_OF = (alias: string) =>
-  `(SELECT s.status FROM side_effects s WHERE s.job_key = ${alias}.job_key AND s.tenant_id = ${alias}.tenant_id)`;
-
-/**
- * The columns of the connection of the job `alias` that may change while a job runs (ContextRow's
- * names), as they are now: a job claimed by its dependency's success runs with them (an SQL expression).
- */
-const CONNECTION_NOW = (
-  alias: string,
-) => `(SELECT json_build_object('status', c.status, 'settings', c.settings,
-    'credentials', c.credentials, 'crm_signing_secret', c.crm_signing_secret,
-    'previous_crm_signing_secret', CASE WHEN c.previous_crm_signing_secret_expire_at > now()
-                                        THEN c.previous_crm_signing_secret END)
-  FROM connections c WHERE c.id = ${alias}.connection_id AND c.tenant_id = ${alias}.tenant_id)`;
-
-/** An attempt's duration until now, from its start (an SQL expression). */
-const DURATION_MS = (startedAt: string) => `(extract(epoch FROM now() - ${startedAt}) * 1000)::int`;
-
-/**
- * Writes the attempt rows of the jobs a batch statement moved (CTEs `input` i and `moved` m, with
- * id, tenant_id, attempts and attempt_started_at), ended now with `outcome` and `errorCode` (SQL
- * expressions over i). A row of the same number that an earlier version opened at its claim is closed.
- */
-const WRITE_ATTEMPTS = (outcome: string, errorCode: string) => `INSERT INTO job_attempts AS a
-    (tenant_id, job_id, number, started_at, finished_at, outcome, error_code, duration_ms)
-  SELECT m.tenant_id, m.id, m.attempts, m.attempt_started_at, now(), ${outcome}, ${errorCode},
-         ${DURATION_MS("m.attempt_started_at")}
-  FROM input i JOIN moved m ON m.id = i.id
-  ON CONFLICT (job_id, number) DO UPDATE SET finished_at = excluded.finished_at, outcome = excluded.outcome,
-    error_code = excluded.error_code, duration_ms = ${DURATION_MS("a.started_at")}`;
-
-/** A retry, die or block of a job that ran: how its attempt ended. */
-interface FinishOf {
-  job: ClaimedJob;
-  transition: Exclude<Finish, "succeed">;
-  result: { outcome: AttemptOutcome; errorCode: string; nextAttemptAt?: Date };
-}
-
-/**
- * A job a succeed released: to be enqueued, or, when the succeed was asked to claim what it
- * releases, already claimed for its first attempt here (`claimed`, as claim answers it).
- */
-export interface ReleasedJob extends EnqueueableJob {
-  claimed?: ClaimedJob;
-  /** With `claimed`: its connection's status, settings and secrets as the claim read them (ContextRow's columns). */
-  connection?: ConnectionNow;
-}
-
-/** The connection columns a release-and-claim reads anew (CONNECTION_NOW). */
-export interface ConnectionNow {
-  status: string;
-  settings: unknown;
-  credentials: string | null;
-  crm_signing_secret: string | null;
-  previous_crm_signing_secret: string | null;
-}
-
-/** What a succeed did besides moving the job: the dependents it released, and whether one may still be on its way to waiting. */
-interface Closed {
-  released: ReleasedJob[];
-  unsettled: boolean;
-}
-
-/**
- * How a succeed goes beyond moving the job: whether the jobs it releases are claimed by the same
- * statement (they run in this process), and whether it writes the job's side-effect record
- * `succeeded` (Processor.recordsSuccess).
- */
-export interface SucceedOptions {
-  claimReleased?: boolean;
-  record?: boolean;
-}
-
-interface SucceedOf {
-  job: ClaimedJob;
-  options: SucceedOptions;
-}
-
-/**
- * Claims and successes of concurrently running jobs go to Postgres in one statement per batch
- * (natural batching: no timer; the statement itself rides in the process's SqlBatch); a job is in a
- * batch at most once, two batches may be in flight.
- */
-function oneStatementPerBatch<Item>(idOf: (item: Item) => string) {
-  return {
-    maxBatch: 100,
-    maxInFlight: 2,
-    admit: () => {
-      const seen = new Set<string>();
-      return (item: Item) => !seen.has(idOf(item)) && Boolean(seen.add(idOf(item)));
-    },
-  };
-}
-
-/**
- * A job of a connection or an alert (OperationSettings.scope), created `queued` by `create`. Its key
- * is the caller's (jobKey): the same key never makes a second job.
- */
-export interface NewJob {
-  tenantId: string;
-  connectionId: string | null;
-  alertId?: string | null;
-  operation: Operation;
-  jobKey: string;
-}
-
-/** A released job as succeedMany's statement answers it (startedAt set when it was claimed). */
-type ReleasedRow = Omit<ClaimedJob, "startedAt" | "dependencyStatus"> & {
-  startedAt: string | null;
-  connection: ConnectionNow | null;
-};
-
-function releasedJob({ startedAt, connection, ...row }: ReleasedRow): ReleasedJob {
-  const released: ReleasedJob = { id: row.id, jobKey: row.jobKey, operation: row.operation };
-  if (startedAt === null) return released;
-  // Claimed by the statement that saw its dependency succeed.
-  return {
-    ...released,
-    claimed: { ...row, startedAt: new Date(startedAt), dependencyStatus: "succeeded" },
-    ...(connection ? { connection } : {}),
-  };
-}
+export { insertJobsSql } from "./job-statements.js";
+export {
+  ABANDONED_AFTER_MS,
+  type AttemptOutcome,
+  type ClaimedJob,
+  type ConnectionNow,
+  type NewJob,
+  type ReleasedJob,
+  type SucceedOptions,
+} from "./job-state-types.js";
 
 @Injectable()
 export class JobStateMachine {
@@ -237,12 +49,12 @@ export class JobStateMachine {
   /** claim's batches, by the context columns asked for. */
   private readonly claims = new Map<string, NaturalBatcher<string, ClaimedJob | undefined>>();
   private readonly succeeds = new NaturalBatcher<SucceedOf, Closed | undefined>(
-    (succeeds) => this.succeedMany(succeeds),
+    (succeeds) => succeedBatch(this.batchRun, succeeds),
     oneStatementPerBatch((succeed: SucceedOf) => succeed.job.id),
   );
 
   private readonly finishes = new NaturalBatcher<FinishOf, boolean>(
-    (finishes) => this.finishMany(finishes),
+    (finishes) => finishBatch(this.batchRun, finishes),
     oneStatementPerBatch((finish: FinishOf) => finish.job.id),
   );
 
@@ -250,7 +62,13 @@ export class JobStateMachine {
     private readonly prisma: PrismaService,
     private readonly sql: SqlBatch,
     private readonly metrics: Metrics,
+    @Inject(JOB_OUTCOMES) private readonly outcomes: JobOutcomes,
   ) {}
+
+  /** What the batched succeeds and finishes run with. */
+  private get batchRun(): BatchRun {
+    return { sql: this.sql, prisma: this.prisma, outcomes: this.outcomes };
+  }
 
   /**
    * claim: takes a job for one attempt (its row is written when it ends; a run taken over as
@@ -268,7 +86,7 @@ export class JobStateMachine {
     let claims = this.claims.get(context);
     if (!claims) {
       claims = new NaturalBatcher(
-        (ids) => this.claimMany(ids, context),
+        (ids) => claimMany(this.sql, ids, context),
         oneStatementPerBatch((id: string) => id),
       );
       this.claims.set(context, claims);
@@ -278,99 +96,29 @@ export class JobStateMachine {
     return row && { job: row, context: row };
   }
 
-  /** claim, of the jobs of one batch in one statement (answers, per id, the claimed job or undefined). */
-  private async claimMany(jobIds: string[], context: string): Promise<(ClaimedJob | undefined)[]> {
-    const { rows } = await this.sql.query<ClaimedJob>(
-      `WITH locked AS (
-         SELECT id, status, attempt_started_at FROM jobs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE
-       ), job AS (
-         UPDATE jobs SET status = 'running', waiting_for = NULL, attempts = attempts + 1,
-                attempt_started_at = now(), updated_at = now()
-         WHERE id = ANY(ARRAY(SELECT id FROM locked))
-           AND status = ANY($3::text[])
-           AND (status IN ('queued', 'retrying')
-                OR (status = 'waiting' AND waiting_for <> 'dependency' AND next_attempt_at <= now())
-                OR (status = 'running' AND updated_at < now() - $2::int * interval '1 millisecond'))
-         RETURNING *
-       ), abandoned AS (
-         -- The attempt of a run that never ended (its worker died, or the database failed under it):
-         -- the job was running when this claim locked it.
-         INSERT INTO job_attempts AS a (tenant_id, job_id, number, started_at, finished_at, outcome, duration_ms)
-         SELECT job.tenant_id, job.id, job.attempts - 1, COALESCE(l.attempt_started_at, now()), now(), 'abandoned',
-                ${DURATION_MS("COALESCE(l.attempt_started_at, now())")}
-         FROM job JOIN locked l ON l.id = job.id WHERE l.status = 'running'
-         ON CONFLICT (job_id, number) DO UPDATE SET finished_at = now(), outcome = 'abandoned',
-           duration_ms = ${DURATION_MS("a.started_at")}
-         WHERE a.finished_at IS NULL
-       )
-       SELECT job.id, job.tenant_id AS "tenantId", job.connection_id AS "connectionId", job.receipt_id AS "receiptId",
-              job.alert_id AS "alertId", job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
-              job.attempt_started_at AS "startedAt",
-              (SELECT d.status FROM jobs d WHERE d.receipt_id = job.receipt_id AND d.tenant_id = job.tenant_id
-                 AND d.operation = ($4::jsonb ->> job.operation)) AS "dependencyStatus",
-              ${SIDE_EFFECT_OF("job")} AS "sideEffect", ${context}
-       FROM job
-       LEFT JOIN receipts r ON r.id = job.receipt_id AND r.tenant_id = job.tenant_id
-       LEFT JOIN connections c ON c.id = job.connection_id AND c.tenant_id = job.tenant_id`,
-      [jobIds, ABANDONED_AFTER_MS, from("claim"), AFTER],
-    );
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return jobIds.map((id) => byId.get(id));
-  }
-
   /**
    * Creating a job of a connection or an alert (an event's jobs come with its receipt: insertJobsSql):
    * `queued`, with its operation's attempts, inside the caller's transaction when given. Answers the
    * jobs created, to be enqueued after the commit; a key that exists already creates nothing.
    */
   create(jobs: NewJob[], tx?: Tx): Promise<EnqueueableJob[]> {
-    if (jobs.length === 0) return Promise.resolve([]);
-    const db = tx ?? this.prisma;
-    return db.$queryRawUnsafe<EnqueueableJob[]>(
-      `INSERT INTO jobs (tenant_id, connection_id, alert_id, operation, job_key, status, max_attempts)
-       SELECT j.tenant_id, j.connection_id, j.alert_id, j.operation, j.job_key, 'queued',
-              ($2::jsonb ->> j.operation)::int
-       FROM jsonb_to_recordset($1::jsonb)
-         AS j(tenant_id uuid, connection_id uuid, alert_id uuid, operation text, job_key text)
-       ORDER BY j.job_key
-       ON CONFLICT (job_key) DO NOTHING
-       RETURNING id, job_key AS "jobKey", operation`,
-      JSON.stringify(
-        jobs.map((job) => ({
-          tenant_id: job.tenantId,
-          connection_id: job.connectionId,
-          alert_id: job.alertId ?? null,
-          operation: job.operation,
-          job_key: job.jobKey,
-        })),
-      ),
-      ALLOWANCES,
-    );
+    return statements.create(this.prisma, jobs, tx);
   }
 
   /** Marks a running attempt alive (so it is not taken for abandoned while it runs long). */
   async heartbeat(job: ClaimedJob): Promise<void> {
-    await this.sql.query(
-      `UPDATE jobs SET updated_at = now()
-       WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = 'running' AND attempts = $3`,
-      [job.id, job.tenantId, job.attempts],
-    );
+    await statements.heartbeat(this.sql, job);
   }
 
   /** For a job `running` now: how long until claim may take it over (undefined when it is not running). */
   async untilAbandoned(jobId: string): Promise<number | undefined> {
-    const { rows } = await this.prisma.pool.query<{ ms: number }>(
-      `SELECT GREATEST(0, extract(epoch FROM updated_at + $2::int * interval '1 millisecond' - now()) * 1000)::int AS ms
-       FROM jobs WHERE id = $1::uuid AND status = 'running'`,
-      [jobId, ABANDONED_AFTER_MS],
-    );
-    return rows[0]?.ms;
+    return statements.untilAbandoned(this.prisma, jobId);
   }
 
   /**
    * retry / die / block: closes the attempt that ran and moves the job on, in one statement with
    * the other finishes of its batch (so the dead jobs of a batch count on their group alert at
-   * once: the statement trigger jobs_alerts). Only this run's attempt of a `running` job moves
+   * once: run-batches.ts finishBatch). Only this run's attempt of a `running` job moves
    * (`attempts` matches); the attempt row changes only with it, so a late finish of a run taken
    * over as abandoned changes nothing.
    */
@@ -400,122 +148,7 @@ export class JobStateMachine {
     const closed = await this.succeeds.submit({ job, options });
     if (!this.applied(job, "succeed", closed ? 1 : 0) || !closed) return undefined;
     if (!closed.unsettled) return closed.released;
-    return [...closed.released, ...(await this.releaseDependents(job))];
-  }
-
-  /** succeed (and release, or release and claim), of the jobs of one batch in one statement. */
-  private async succeedMany(succeeds: SucceedOf[]): Promise<(Closed | undefined)[]> {
-    const input = succeeds.map(({ job, options }) => ({
-      id: job.id,
-      tenant_id: job.tenantId,
-      attempts: job.attempts,
-      dependents: job.receiptId !== null ? dependentsOf(job.operation) : [],
-      claim: options.claimReleased === true,
-      record: options.record === true,
-    }));
-    const { rows } = await this.sql.query<{ id: string; unsettled: boolean; released: ReleasedRow[] }>(
-      `WITH input AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb)
-           AS i(id uuid, tenant_id uuid, attempts int, dependents text[], claim boolean, record boolean)
-       ), moved AS (
-         UPDATE jobs SET status = 'succeeded', updated_at = now(), waiting_since = NULL, completed_at = now()
-         FROM input i
-         WHERE jobs.id = ANY($5::uuid[]) AND jobs.id = i.id AND jobs.tenant_id = i.tenant_id
-           AND jobs.status = ANY($2::text[]) AND jobs.attempts = i.attempts
-         RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, jobs.job_key, jobs.operation, jobs.attempts,
-                   jobs.attempt_started_at, i.dependents, i.claim, i.record
-       ), attempt AS (
-         ${WRITE_ATTEMPTS("'succeeded'", "NULL")}
-       ), recorded AS (
-         INSERT INTO side_effects (tenant_id, job_key, operation, status)
-         SELECT tenant_id, job_key, operation, 'succeeded' FROM moved WHERE record
-         ON CONFLICT (job_key) DO UPDATE SET status = 'succeeded', updated_at = now()
-       ), released AS (
-         -- release (to queued), or release and claim (to running, attempts + 1: as claim leaves a job).
-         UPDATE jobs SET status = CASE WHEN m.claim THEN 'running' ELSE 'queued' END,
-                attempts = jobs.attempts + m.claim::int,
-                attempt_started_at = CASE WHEN m.claim THEN now() ELSE jobs.attempt_started_at END, ${REQUEUE_COLUMNS("$4")}
-         FROM moved m
-         -- The ids first, read off the receipt index (whatever the planner believes of the statuses).
-         WHERE jobs.id = ANY(ARRAY(SELECT d.id FROM moved dm JOIN jobs d
-                                     ON d.receipt_id = dm.receipt_id AND d.tenant_id = dm.tenant_id))
-           AND jobs.tenant_id = m.tenant_id AND jobs.receipt_id = m.receipt_id AND jobs.operation = ANY(m.dependents)
-           AND jobs.status = ANY($3::text[]) AND jobs.waiting_for = 'dependency'
-         RETURNING jobs.*, m.id AS "releasedBy"
-       )
-       SELECT m.id,
-              COALESCE((SELECT json_agg(json_build_object('id', r.id, 'tenantId', r.tenant_id,
-                          'connectionId', r.connection_id, 'receiptId', r.receipt_id, 'alertId', r.alert_id,
-                          'operation', r.operation, 'jobKey', r.job_key, 'attempts', r.attempts,
-                          'maxAttempts', r.max_attempts,
-                          'startedAt', CASE WHEN r.status = 'running' THEN r.attempt_started_at END,
-                          'sideEffect', ${SIDE_EFFECT_OF("r")}, 'connection', ${CONNECTION_NOW("r")}))
-                        FROM released r WHERE r."releasedBy" = m.id), '[]'::json) AS released,
-              EXISTS (SELECT 1 FROM jobs d WHERE d.tenant_id = m.tenant_id AND d.receipt_id = m.receipt_id
-                        AND d.operation = ANY(m.dependents) AND d.status IN ('queued', 'retrying', 'running')) AS unsettled
-       FROM moved m`,
-      [
-        JSON.stringify(input),
-        from("succeed"),
-        from("release", ["waiting"]),
-        ALLOWANCES,
-        succeeds.map(({ job }) => job.id),
-      ],
-    );
-    const byId = new Map(
-      rows.map(({ id, unsettled, released }) => [id, { unsettled, released: released.map(releasedJob) }]),
-    );
-    return succeeds.map(({ job }) => byId.get(job.id));
-  }
-
-  /** retry / die / block, of the jobs of one batch in one statement (answers, per job, whether it moved). */
-  private async finishMany(finishes: FinishOf[]): Promise<boolean[]> {
-    const input = finishes.map(({ job, transition, result }) => ({
-      id: job.id,
-      tenant_id: job.tenantId,
-      attempts: job.attempts,
-      sources: from(transition),
-      status: TRANSITIONS[transition].to,
-      outcome: result.outcome,
-      error_code: result.errorCode,
-      next_attempt_at: result.nextAttemptAt ?? null,
-    }));
-    const { rows } = await this.sql.query<{ id: string }>(
-      `WITH input AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(id uuid, tenant_id uuid, attempts int,
-           sources text[], status text, outcome text, error_code text, next_attempt_at timestamptz)
-       ), moved AS (
-         UPDATE jobs SET status = i.status, updated_at = now(), waiting_since = NULL,
-                next_attempt_at = COALESCE(i.next_attempt_at, jobs.next_attempt_at),
-                last_error_code = i.error_code, last_error_at = now(),
-                completed_at = CASE WHEN i.status = 'dead' THEN now() ELSE jobs.completed_at END
-         FROM input i
-         WHERE jobs.id = ANY($2::uuid[]) AND jobs.id = i.id AND jobs.tenant_id = i.tenant_id
-           AND jobs.status = ANY(i.sources) AND jobs.attempts = i.attempts
-         RETURNING jobs.id, jobs.tenant_id, jobs.attempts, jobs.attempt_started_at
-       ), attempt AS (
-         ${WRITE_ATTEMPTS("i.outcome", "i.error_code")}
-       )
-       SELECT id FROM moved`,
-      [JSON.stringify(input), finishes.map(({ job }) => job.id)],
-    );
-    const moved = new Set(rows.map((row) => row.id));
-    return finishes.map(({ job }) => moved.has(job.id));
-  }
-
-  /** release: the jobs of `job`'s receipt that wait for it (see succeed). */
-  private async releaseDependents(job: ClaimedJob): Promise<EnqueueableJob[]> {
-    const { rows } = await this.sql.query<EnqueueableJob>(
-      RELEASE_DEPENDENTS({
-        tenant: "$1",
-        receipt: "$2::uuid",
-        operations: "$3",
-        from: "$4",
-        allowances: "$5",
-      }),
-      [job.tenantId, job.receiptId, dependentsOf(job.operation), from("release", ["waiting"]), ALLOWANCES],
-    );
-    return rows;
+    return [...closed.released, ...(await requeue.releaseDependents(this.sql, job))];
   }
 
   /**
@@ -552,23 +185,7 @@ export class JobStateMachine {
    * Answers whether it waits; false with `satisfied`: the dependency succeeded meanwhile, run now.
    */
   async waitForDependency(job: ClaimedJob, until: Date): Promise<{ waiting: boolean; satisfied: boolean }> {
-    const { rows } = await this.prisma.pool.query<Moved & { satisfied: boolean }>(
-      `WITH dependency AS (
-         SELECT status FROM jobs
-         WHERE tenant_id = $2::uuid AND receipt_id = $5::uuid AND operation = ($6::jsonb ->> $7::text)
-         FOR SHARE
-       ), moved AS (
-         UPDATE jobs SET status = 'waiting', waiting_for = 'dependency', waiting_since = COALESCE(waiting_since, now()),
-                next_attempt_at = $8, attempts = attempts - 1, updated_at = now()
-         WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = ANY($4::text[]) AND attempts = $3
-           AND EXISTS (SELECT 1 FROM dependency WHERE status <> 'succeeded')
-         RETURNING id
-       )
-       SELECT (SELECT count(*) FROM moved)::int AS moved,
-              NOT EXISTS (SELECT 1 FROM dependency WHERE status <> 'succeeded') AS satisfied`,
-      [job.id, job.tenantId, job.attempts, from("wait"), job.receiptId, AFTER, job.operation, until],
-    );
-    const { moved = 0, satisfied = false } = rows[0] ?? {};
+    const { moved, satisfied } = await statements.waitForDependency(this.prisma, job, until);
     if (satisfied) return { waiting: false, satisfied: true };
     return { waiting: this.applied(job, "wait", moved), satisfied: false };
   }
@@ -583,29 +200,19 @@ export class JobStateMachine {
     set: string,
     values: unknown[],
   ): Promise<boolean> {
-    const { rows } = await this.sql.query<Moved>(
-      `WITH moved AS (
-         UPDATE jobs SET ${set}, attempts = attempts - 1, updated_at = now()
-         WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = ANY($4::text[]) AND attempts = $3
-         RETURNING id
-       )
-       SELECT count(*)::int AS moved FROM moved`,
-      [job.id, job.tenantId, job.attempts, from(transition), ...values],
-    );
-    return this.applied(job, transition, rows[0]?.moved);
+    return this.applied(job, transition, await statements.undoClaim(this.sql, job, transition, set, values));
   }
 
-  /** expire: jobs that have waited `maxWaitSeconds` are dead with `wait_expired`; answers how many. */
+  /**
+   * expire: jobs that have waited `maxWaitSeconds` are dead with `wait_expired` (with JobOutcomes.died,
+   * in one transaction); answers how many.
+   */
   async expireWaits(maxWaitSeconds: number, limit: number): Promise<number> {
-    const { rowCount } = await this.prisma.pool.query(
-      `UPDATE jobs SET status = 'dead', waiting_for = NULL, last_error_code = 'wait_expired',
-              last_error_at = now(), completed_at = now(), updated_at = now()
-       WHERE id IN (SELECT id FROM jobs WHERE status = 'waiting'
-                      AND waiting_since <= now() - make_interval(secs => $1) LIMIT $2)
-         AND status = ANY($3::text[])`,
-      [maxWaitSeconds, limit, from("expire")],
-    );
-    return rowCount ?? 0;
+    return this.prisma.$transaction(async (tx) => {
+      const dead = await statements.expireWaits(tx, maxWaitSeconds, limit);
+      if (dead.length > 0) await this.outcomes.died(tx, dead);
+      return dead.length;
+    });
   }
 
   /**
@@ -617,18 +224,7 @@ export class JobStateMachine {
    * the moment between.)
    */
   async releaseParked(graceMs: number, limit: number): Promise<EnqueueableJob[]> {
-    const { rows } = await this.prisma.pool.query<EnqueueableJob>(
-      `UPDATE jobs SET ${REQUEUE_SET("$4")}
-       WHERE id IN (
-         SELECT j.id FROM jobs j JOIN connections c ON c.id = j.connection_id AND c.tenant_id = j.tenant_id
-         WHERE j.status IN ('held', 'blocked') AND c.status = 'active'
-           AND j.updated_at <= now() - make_interval(secs => $1)
-         LIMIT $2)
-         AND status = ANY($3::text[])
-       RETURNING id, job_key AS "jobKey", operation`,
-      [graceMs / 1000, limit, from("release"), ALLOWANCES],
-    );
-    return rows;
+    return requeue.releaseParked(this.prisma, graceMs, limit);
   }
 
   /**
@@ -638,44 +234,17 @@ export class JobStateMachine {
    * that dependency's success was committing.
    */
   async releaseSatisfiedWaits(graceMs: number, limit: number): Promise<EnqueueableJob[]> {
-    const { rows } = await this.prisma.pool.query<EnqueueableJob>(
-      `UPDATE jobs SET ${REQUEUE_SET("$4")}
-       WHERE id IN (
-         SELECT j.id FROM jobs j
-         WHERE j.status = 'waiting' AND j.waiting_for = 'dependency'
-           AND j.updated_at <= now() - make_interval(secs => $1)
-           AND NOT EXISTS (SELECT 1 FROM jobs d WHERE d.receipt_id = j.receipt_id AND d.tenant_id = j.tenant_id
-                             AND d.operation = ($5::jsonb ->> j.operation) AND d.status <> 'succeeded')
-         LIMIT $2)
-         AND status = ANY($3::text[]) AND waiting_for = 'dependency'
-       RETURNING id, job_key AS "jobKey", operation`,
-      [graceMs / 1000, limit, from("release", ["waiting"]), ALLOWANCES, AFTER],
-    );
-    return rows;
+    return requeue.releaseSatisfiedWaits(this.prisma, graceMs, limit);
   }
 
   /** cancel: a disabled connection's jobs that are not running (inside the disable's transaction); answers how many. */
   async cancelConnection(tx: Tx, tenantId: string, connectionId: string): Promise<number> {
-    return tx.$executeRawUnsafe(
-      `UPDATE jobs SET status = 'cancelled', waiting_for = NULL, completed_at = now(), updated_at = now()
-       WHERE tenant_id = $1::uuid AND connection_id = $2::uuid AND status = ANY($3::text[])`,
-      tenantId,
-      connectionId,
-      from("cancel"),
-    );
+    return statements.cancelConnection(tx, tenantId, connectionId);
   }
 
   /** resume: a connection's held and blocked jobs back to queued (inside the resume's transaction). */
   resumeConnection(tx: Tx, tenantId: string, connectionId: string): Promise<EnqueueableJob[]> {
-    return tx.$queryRawUnsafe<EnqueueableJob[]>(
-      `UPDATE jobs SET ${REQUEUE_SET("$4")}
-       WHERE tenant_id = $1::uuid AND connection_id = $2::uuid AND status = ANY($3::text[])
-       RETURNING id, job_key AS "jobKey", operation`,
-      tenantId,
-      connectionId,
-      from("resume"),
-      ALLOWANCES,
-    );
+    return requeue.resumeConnection(tx, tenantId, connectionId);
   }
 
   /**
@@ -688,19 +257,7 @@ export class JobStateMachine {
     where: { jobIds?: string[]; receiptId?: string },
     only: readonly JobStatus[],
   ): Promise<EnqueueableJob[]> {
-    return tx.$queryRawUnsafe<EnqueueableJob[]>(
-      `UPDATE jobs SET ${REQUEUE_SET("$5")}
-       WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
-         AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))
-         AND ($3::uuid IS NULL OR receipt_id = $3::uuid)
-         AND status = ANY($4::text[])
-       RETURNING id, job_key AS "jobKey", operation`,
-      tenantParam(scope),
-      where.jobIds ?? null,
-      where.receiptId ?? null,
-      from("replay", only),
-      ALLOWANCES,
-    );
+    return requeue.replay(tx, scope, where, only);
   }
 
   /**
@@ -709,27 +266,7 @@ export class JobStateMachine {
    * meanwhile, or running).
    */
   replayBatchStep(batchId: string, only: readonly JobStatus[], count: number): Promise<EnqueueableJob[]> {
-    return this.prisma.$queryRawUnsafe<EnqueueableJob[]>(
-      `WITH picked AS (
-         SELECT job_id, tenant_id FROM replay_batch_jobs
-         WHERE batch_id = $1::uuid AND state = 'pending'
-         ORDER BY job_id LIMIT $2 FOR UPDATE SKIP LOCKED
-       ), requeued AS (
-         UPDATE jobs SET ${REQUEUE_SET("$4")}
-         FROM picked WHERE jobs.id = picked.job_id AND jobs.tenant_id = picked.tenant_id
-           AND jobs.status = ANY($3::text[])
-         RETURNING jobs.id, jobs.job_key AS "jobKey", jobs.operation
-       ), marked AS (
-         UPDATE replay_batch_jobs i
-         SET state = CASE WHEN i.job_id IN (SELECT id FROM requeued) THEN 'queued' ELSE 'skipped' END
-         FROM picked WHERE i.batch_id = $1::uuid AND i.job_id = picked.job_id
-       )
-       SELECT * FROM requeued`,
-      batchId,
-      count,
-      from("replay", only),
-      ALLOWANCES,
-    );
+    return requeue.replayBatchStep(this.prisma, batchId, only, count);
   }
 
   /**
@@ -738,17 +275,7 @@ export class JobStateMachine {
    * for long. A read: the claim decides.
    */
   async due(graceMs: number, staleRunningMs: number, limit: number): Promise<EnqueueableJob[]> {
-    const { rows } = await this.prisma.pool.query<EnqueueableJob>(
-      `SELECT id, job_key AS "jobKey", operation FROM jobs
-       WHERE (status IN ('queued', 'retrying') AND next_attempt_at <= now() - make_interval(secs => $1)
-                                               AND updated_at <= now() - make_interval(secs => $1))
-          OR (status = 'waiting' AND waiting_for <> 'dependency' AND next_attempt_at <= now())
-          OR (status = 'running' AND updated_at <= now() - make_interval(secs => $2))
-       ORDER BY next_attempt_at
-       LIMIT $3`,
-      [graceMs / 1000, staleRunningMs / 1000, limit],
-    );
-    return rows;
+    return statements.due(this.prisma, graceMs, staleRunningMs, limit);
   }
 
   /**
@@ -756,13 +283,7 @@ export class JobStateMachine {
    * transition (they stay `waiting`), but their wait is over, so claim takes them; answers which.
    */
   async endCircuitWaits(jobIds: string[]): Promise<EnqueueableJob[]> {
-    const { rows } = await this.prisma.pool.query<EnqueueableJob>(
-      `UPDATE jobs SET next_attempt_at = now(), updated_at = now()
-       WHERE id = ANY($1::uuid[]) AND status = 'waiting' AND waiting_for = 'circuit'
-       RETURNING id, job_key AS "jobKey", operation`,
-      [jobIds],
-    );
-    return rows;
+    return statements.endCircuitWaits(this.prisma, jobIds);
   }
 
   /** Reports a single-job transition the database refused (the job was not in a source status). */

@@ -1,7 +1,7 @@
 // The job state machine's vocabulary: every status, every transition with the statuses it may start
 // from, and the one attempt policy of a requeue. Pure data: the statements that apply a transition
-// (src/jobs/state/job-state-machine.ts) name these source statuses in their WHERE, so the database
-// refuses an illegal transition rather than applying it.
+// (src/jobs/state/job-state-machine.ts and the statement modules it delegates to) name these source
+// statuses in their WHERE, so the database refuses an illegal transition rather than applying it.
 
 export const JOB_STATUSES = [
   "queued",

@@ -1,7 +1,7 @@
 // The key of a notification job: `notification:<alert id>.<channel id>.<opened|resolved>`, one per
-// channel per alert opening and one per resolution. The database builds it when an alert opens or
-// resolves (alert_notify in migration 20261202020000_alerts); the processor reads it back.
-import { jobKey } from "../operations.js";
+// channel per alert opening and one per resolution. The notification outbox builds it when an
+// alert opens or resolves (notification-outbox.ts); the processor reads it back.
+import { jobKey } from "../../jobs/operations.js";
 
 export type AlertTransition = "opened" | "resolved";
 

@@ -6,7 +6,7 @@
 // network error, timeout, 5xx or an SMTP 4xx is retried.
 import { Inject, Injectable } from "@nestjs/common";
 import nodemailer, { type Transporter } from "nodemailer";
-import type { ChannelTarget } from "../../alerts/notification-channels.repository.js";
+import type { ChannelTarget } from "../notification-channels.repository.js";
 import { callCheckedDestination } from "../../common/outbound/destination.js";
 import { type CheckedDestination, DestinationGuard } from "../../common/outbound/destination-guard.js";
 import { DestinationForbidden } from "../../common/outbound/destination-policy.js";

@@ -4,14 +4,14 @@
 // a crash between the send and that mark repeats it, once (Slack and SMTP cannot dedupe; a webhook
 // receiver drops the repeat by its `webhook-id`, the job key). A channel deleted meanwhile gets nothing.
 import { Inject, Injectable } from "@nestjs/common";
-import { AlertBook } from "../../alerts/alert-book.js";
-import { NotificationChannels } from "../../alerts/notification-channels.repository.js";
+import { AlertBook } from "../alert-book.js";
+import { NotificationChannels } from "../notification-channels.repository.js";
 import { PermanentError } from "../../common/outbound/errors.js";
 import type { AppConfig } from "../../config/config.js";
 import { APP_CONFIG } from "../../config/config.module.js";
-import type { AlertJobContext } from "../job-context.js";
-import type { Processor } from "../processor.js";
-import { SideEffectsRepository } from "../side-effects.repository.js";
+import type { AlertJobContext } from "../../jobs/job-context.js";
+import type { Processor } from "../../jobs/processor.js";
+import { SideEffectsRepository } from "../../jobs/side-effects.repository.js";
 import { parseNotificationKey } from "./notification-key.js";
 import { NotificationSender } from "./notification-sender.js";
 

@@ -1,6 +1,6 @@
 // What a notification says, the same for every channel: a headline, the alert's summary and
 // figures, and a link to the alert in the admin API. Never a secret: names, ids, codes and counts.
-import type { AlertView, NotificationTransition } from "../../alerts/alert-types.js";
+import type { AlertView, NotificationTransition } from "../alert-types.js";
 
 export interface NotificationMessage {
   transition: NotificationTransition;

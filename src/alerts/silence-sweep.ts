@@ -13,7 +13,7 @@
 // its connection.silent alert; one that is not silent any more (a delivery arrived) resolves it.
 // `run(now)` takes the clock as an argument: tests run the rule at the times they choose.
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
-import { AlertBook } from "../alerts/alert-book.js";
+import { AlertBook } from "./alert-book.js";
 import { classify } from "../common/outbound/errors.js";
 import { Periodic } from "../common/periodic.js";
 import { PrismaService } from "../database/prisma.service.js";

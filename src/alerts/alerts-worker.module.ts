@@ -1,0 +1,22 @@
+import { Module } from "@nestjs/common";
+import { JobsModule } from "../jobs/jobs.module.js";
+import { featureProcessor } from "../jobs/operation-workers.js";
+import { AlertsModule } from "./alerts.module.js";
+import { NotificationProcessor } from "./notifications/notification.processor.js";
+import { NotificationsModule } from "./notifications/notifications.module.js";
+import { SilenceSweep } from "./silence-sweep.js";
+
+/**
+ * The worker's side of alerts: the `notification` operation's processor (handed to
+ * WorkerJobsModule by the worker entry point: featureProcessor) and the silence sweep.
+ */
+@Module({
+  imports: [AlertsModule, NotificationsModule, JobsModule],
+  providers: [
+    NotificationProcessor,
+    { provide: featureProcessor("notification"), useExisting: NotificationProcessor },
+    SilenceSweep,
+  ],
+  exports: [featureProcessor("notification"), SilenceSweep],
+})
+export class AlertsWorkerModule {}

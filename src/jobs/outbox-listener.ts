@@ -1,0 +1,75 @@
+// A dispatcher's ear for the job outbox (src/jobs/job-outbox.ts): one dedicated Postgres connection
+// (not the pool's: a LISTEN belongs to its session) that LISTENs on the outbox channel and hands each
+// payload's job ids on. A lost connection is opened again after a pause; what was committed while
+// it was deaf is the dispatcher's poll's to find.
+import { Logger } from "@nestjs/common";
+import pg from "pg";
+import { JOB_OUTBOX_CHANNEL, outboxIds } from "./job-outbox.js";
+
+const RECONNECT_MS = 1_000;
+
+export class OutboxListener {
+  private readonly logger = new Logger("job-outbox");
+  private client: pg.Client | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly heard: (ids: string[]) => void,
+  ) {}
+
+  start(): void {
+    void this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client({
+      connectionString: this.databaseUrl,
+      connectionTimeoutMillis: 2_000,
+      keepAlive: true,
+    });
+    let lost = false;
+    const onLost = (error?: Error) => {
+      if (lost) return;
+      lost = true;
+      if (this.client === client) this.client = undefined;
+      void client.end().catch(() => undefined);
+      if (this.stopped) return;
+      this.logger.warn({
+        msg: "job outbox listener lost its connection; reconnecting (the poll covers the gap)",
+        error: error?.message,
+      });
+      this.retry ??= setTimeout(() => {
+        this.retry = undefined;
+        void this.connect();
+      }, RECONNECT_MS);
+    };
+    client.on("notification", (message) => {
+      if (message.channel === JOB_OUTBOX_CHANNEL) this.heard(outboxIds(message.payload));
+    });
+    client.on("error", onLost);
+    client.on("end", () => onLost());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${JOB_OUTBOX_CHANNEL}`);
+    } catch (error) {
+      onLost(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    if (this.stopped || lost) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+  }
+}

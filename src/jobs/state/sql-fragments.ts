@@ -1,0 +1,43 @@
+// SQL pieces that several of the job state machine's statements share (src/jobs/state/*.ts):
+// per-operation parameters and sub-expressions over a job row. Their text is part of statements
+// that SqlBatch prepares by text: change it only on purpose.
+import { OPERATION_SETTINGS } from "../operations.js";
+
+/** The operation each operation runs after, as a jsonb parameter (`$n::jsonb ->> operation`: null for none). */
+export const AFTER = JSON.stringify(
+  Object.fromEntries(
+    Object.entries(OPERATION_SETTINGS).map(([op, settings]) => [op, settings.after ?? null]),
+  ),
+);
+
+/** The status of the side-effect record under the key of the job `alias` (an SQL expression). */
+export const SIDE_EFFECT_OF = (alias: string) =>
+  `(SELECT s.status FROM side_effects s WHERE s.job_key = ${alias}.job_key AND s.tenant_id = ${alias}.tenant_id)`;
+
+/**
+ * The columns of the connection of the job `alias` that may change while a job runs (ContextRow's
+ * names), as they are now: a job claimed by its dependency's success runs with them (an SQL expression).
+ */
+export const CONNECTION_NOW = (
+  alias: string,
+) => `(SELECT json_build_object('status', c.status, 'settings', c.settings,
+    'credentials', c.credentials, 'crm_signing_secret', c.crm_signing_secret,
+    'previous_crm_signing_secret', CASE WHEN c.previous_crm_signing_secret_expire_at > now()
+                                        THEN c.previous_crm_signing_secret END)
+  FROM connections c WHERE c.id = ${alias}.connection_id AND c.tenant_id = ${alias}.tenant_id)`;
+
+/** An attempt's duration until now, from its start (an SQL expression). */
+export const DURATION_MS = (startedAt: string) => `(extract(epoch FROM now() - ${startedAt}) * 1000)::int`;
+
+/**
+ * Writes the attempt rows of the jobs a batch statement moved (CTEs `input` i and `moved` m, with
+ * id, tenant_id, attempts and attempt_started_at), ended now with `outcome` and `errorCode` (SQL
+ * expressions over i). A row of the same number that an earlier version opened at its claim is closed.
+ */
+export const WRITE_ATTEMPTS = (outcome: string, errorCode: string) => `INSERT INTO job_attempts AS a
+    (tenant_id, job_id, number, started_at, finished_at, outcome, error_code, duration_ms)
+  SELECT m.tenant_id, m.id, m.attempts, m.attempt_started_at, now(), ${outcome}, ${errorCode},
+         ${DURATION_MS("m.attempt_started_at")}
+  FROM input i JOIN moved m ON m.id = i.id
+  ON CONFLICT (job_id, number) DO UPDATE SET finished_at = excluded.finished_at, outcome = excluded.outcome,
+    error_code = excluded.error_code, duration_ms = ${DURATION_MS("a.started_at")}`;
