@@ -2,8 +2,12 @@
 // A missing or malformed value throws a ConfigError whose message is one line naming the variable;
 // secret values are never echoed.
 import { isIP } from "node:net";
-import { type IpRange, parseIpRange } from "./ip-ranges.js";
 import ipaddr from "ipaddr.js";
+import { ConfigError, type Env, flag, integer, read, required, url } from "./env.js";
+import { type IpRange, parseIpRange } from "./ip-ranges.js";
+import { encryptionKey, previousEncryptionKeys, secret } from "./secrets.js";
+
+export { ConfigError } from "./env.js";
 
 export interface AppConfig {
   databaseUrl: string;
@@ -141,80 +145,6 @@ export interface ProviderRateLimit {
   perDay: number | undefined;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`${variable} ${problem}`);
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === "" ? undefined : value;
-}
-
-function required(env: Env, name: string, hint: string): string {
-  const value = read(env, name);
-  if (value === undefined) throw new ConfigError(name, `is required (${hint})`);
-  return value;
-}
-
-function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string {
-  const value =
-    fallback === undefined ? required(env, name, `a ${protocols[0]}// URL`) : (read(env, name) ?? fallback);
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    throw new ConfigError(name, `is not a valid URL (expected ${protocols.join(" or ")}//...)`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must use ${protocols.join(" or ")} (got ${parsed.protocol})`);
-  }
-  return value.replace(/\/+$/, "");
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = read(env, name);
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
-  }
-  return Number(value);
-}
-
-const KEY_HINT = "32 random bytes in base64, e.g. `openssl rand -base64 32`";
-
-function decodeKey(name: string, value: string): Buffer {
-  const key = Buffer.from(value, "base64");
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || key.length !== 32) {
-    throw new ConfigError(name, "must be exactly 32 bytes encoded in base64 (`openssl rand -base64 32`)");
-  }
-  return key;
-}
-
-function encryptionKey(env: Env): Buffer {
-  return decodeKey("LEADGATE_ENCRYPTION_KEY", required(env, "LEADGATE_ENCRYPTION_KEY", KEY_HINT));
-}
-
-function previousEncryptionKeys(env: Env): Buffer[] {
-  const name = "LEADGATE_PREVIOUS_ENCRYPTION_KEYS";
-  const value = read(env, name);
-  return value === undefined ? [] : value.split(",").map((key) => decodeKey(name, key.trim()));
-}
-
-function secret(env: Env, name: string, minLength: number): string | undefined {
-  const value = read(env, name);
-  if (value !== undefined && value.length < minLength) {
-    throw new ConfigError(name, `must be at least ${minLength} characters long`);
-  }
-  return value;
-}
-
 function ipRanges(env: Env, name: string): IpRange[] {
   const value = read(env, name);
   if (value === undefined) return [];
@@ -257,15 +187,6 @@ function trustProxy(env: Env): false | number | string[] {
     );
   }
   return entries;
-}
-
-function flag(env: Env, name: string): boolean {
-  const value = read(env, name);
-  if (value === undefined) return false;
-  if (value !== "true" && value !== "false") {
-    throw new ConfigError(name, `must be true or false (got "${value}")`);
-  }
-  return value === "true";
 }
 
 function cidrList(env: Env, name: string): string[] {
