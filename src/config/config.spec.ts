@@ -98,6 +98,7 @@ describe("loadConfig", () => {
     ["REGISTRATION_SYNC_INTERVAL_SECONDS", "172800"],
     ["YELP_SUBSCRIPTIONS_PATH", "v3/subscriptions"],
     ["THUMBTACK_WEBHOOK_PATH", "/api/v4/webhooks/{webhookID}"],
+    ["ALLOW_INSECURE_PUBLIC_URL", "yes"],
   ])("rejects %s=%s", (variable, value) => {
     expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
   });
@@ -319,6 +320,42 @@ describe("loadConfig", () => {
     ).toMatchObject({
       yelpWebhookMode: "self-serve",
       providerPaths: { thumbtackWebhook: "/api/v5/businesses/{businessID}/hooks/{webhookID}" },
+    });
+  });
+
+  describe("in production (NODE_ENV=production)", () => {
+    const PRODUCTION = { ...BASE, NODE_ENV: "production" };
+
+    it.each([
+      ["an http:// PUBLIC_BASE_URL", { PUBLIC_BASE_URL: "http://leads.example.com" }],
+      ["no PUBLIC_BASE_URL (the default is http://localhost:$PORT)", {}],
+    ])("refuses %s with one line naming ALLOW_INSECURE_PUBLIC_URL", (_, env) => {
+      const error = errorOf({ ...PRODUCTION, ...env });
+      expect(error.variable).toBe("PUBLIC_BASE_URL");
+      expect(error.message).toMatch(/^PUBLIC_BASE_URL must be https:\/\/ when NODE_ENV=production/);
+      expect(error.message).toContain("ALLOW_INSECURE_PUBLIC_URL=true");
+      expect(error.message.split("\n")).toHaveLength(1);
+    });
+
+    it("starts with an https:// PUBLIC_BASE_URL, or an http:// one when ALLOW_INSECURE_PUBLIC_URL=true", () => {
+      expect(loadConfig({ ...PRODUCTION, PUBLIC_BASE_URL: "https://leads.example.com/" }).publicBaseUrl).toBe(
+        "https://leads.example.com",
+      );
+      const insecure = {
+        ...PRODUCTION,
+        PUBLIC_BASE_URL: "http://10.0.0.5:3000",
+        ALLOW_INSECURE_PUBLIC_URL: "true",
+      };
+      expect(loadConfig(insecure).publicBaseUrl).toBe("http://10.0.0.5:3000");
+      expect(errorOf({ ...insecure, ALLOW_INSECURE_PUBLIC_URL: "false" }).variable).toBe("PUBLIC_BASE_URL");
+    });
+
+    it("outside production, an http:// PUBLIC_BASE_URL is fine (npm start, tests)", () => {
+      for (const NODE_ENV of ["development", "test"]) {
+        expect(
+          loadConfig({ ...BASE, NODE_ENV, PUBLIC_BASE_URL: "http://localhost:3000" }).publicBaseUrl,
+        ).toBe("http://localhost:3000");
+      }
     });
   });
 });

@@ -326,6 +326,25 @@ function pathTemplate(env: Env, name: string, fallback: string, params: string[]
   return value;
 }
 
+/**
+ * PUBLIC_BASE_URL goes into the webhook URLs providers call, OAuth redirect URIs and the console's
+ * cookies (Secure only on https). A production process (NODE_ENV=production, as the image sets it)
+ * refuses http:// unless ALLOW_INSECURE_PUBLIC_URL=true says the operator means it.
+ */
+function publicBaseUrl(env: Env, port: number): string {
+  const value = url(env, "PUBLIC_BASE_URL", `http://localhost:${port}`, ["https:", "http:"]);
+  const parsed = new URL(value);
+  const allowInsecure = flag(env, "ALLOW_INSECURE_PUBLIC_URL");
+  if (read(env, "NODE_ENV") === "production" && parsed.protocol === "http:" && !allowInsecure) {
+    const given = read(env, "PUBLIC_BASE_URL") === undefined ? "unset, so" : "got";
+    throw new ConfigError(
+      "PUBLIC_BASE_URL",
+      `must be https:// when NODE_ENV=production (${given} ${parsed.origin}): put TLS in front, or set ALLOW_INSECURE_PUBLIC_URL=true`,
+    );
+  }
+  return value;
+}
+
 /** The local Postgres (api.md: DATABASE_URL defaults to the local service). */
 const LOCAL_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/leadgate";
 
@@ -336,7 +355,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis:", "rediss:"]),
     redisPrefix: redisPrefix(env),
     port,
-    publicBaseUrl: url(env, "PUBLIC_BASE_URL", `http://localhost:${port}`, ["https:", "http:"]),
+    publicBaseUrl: publicBaseUrl(env, port),
     encryptionKey: encryptionKey(env),
     previousEncryptionKeys: previousEncryptionKeys(env),
     bootstrapOperatorKey: secret(env, "LEADGATE_BOOTSTRAP_OPERATOR_KEY", 24),
