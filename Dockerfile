@@ -1,6 +1,6 @@
 # One image, two roles: `npm run start:api` or `npm run start:worker` (plus `npm run db:migrate`).
 # The entrypoint (scripts/docker-entrypoint.sh) reads the keys that compose's `keys` service keeps in
-# /keys when the environment does not set them.
+# /keys (scripts/keys.mjs) when the environment does not set them.
 
 FROM node:22-slim AS build
 WORKDIR /app
@@ -13,6 +13,8 @@ COPY src ./src
 RUN npm run build
 
 FROM node:22-slim AS runtime
+# Production: an http:// PUBLIC_BASE_URL stops the boot (unless ALLOW_INSECURE_PUBLIC_URL=true), so
+# the image runs behind TLS (docker-compose.yml puts Caddy in front).
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

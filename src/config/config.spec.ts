@@ -98,6 +98,7 @@ describe("loadConfig", () => {
     ["REGISTRATION_SYNC_INTERVAL_SECONDS", "172800"],
     ["YELP_SUBSCRIPTIONS_PATH", "v3/subscriptions"],
     ["THUMBTACK_WEBHOOK_PATH", "/api/v4/webhooks/{webhookID}"],
+    ["ALLOW_INSECURE_PUBLIC_URL", "yes"],
   ])("rejects %s=%s", (variable, value) => {
     expect(errorOf({ ...BASE, [variable]: value }).variable).toBe(variable);
   });
@@ -160,7 +161,7 @@ describe("loadConfig", () => {
     const config = loadConfig({
       ...BASE,
       YELP_ALLOWED_IPS: "52.35.20.1, ::1, 10.1.0.0/16, 2001:db8::/32",
-      YELP_WEBHOOK_TOKEN: "t".repeat(20),
+      YELP_WEBHOOK_TOKEN: "yelp-url-token-0123456789",
     });
     const allowed = (ip: string) => inIpRanges(ip, config.yelpAllowedIps);
     expect(["52.35.20.1", "::1", "10.1.255.3", "::ffff:10.1.0.9", "2001:db8::7"].map(allowed)).toEqual([
@@ -176,14 +177,14 @@ describe("loadConfig", () => {
       false,
       false,
     ]);
-    expect(config.yelpWebhookToken).toBe("t".repeat(20));
+    expect(config.yelpWebhookToken).toBe("yelp-url-token-0123456789");
   });
 
   it("parses the edge settings", () => {
     const config = loadConfig({
       ...BASE,
       WORKER_METRICS_HOST: "0.0.0.0",
-      METRICS_TOKEN: "m".repeat(24),
+      METRICS_TOKEN: "metrics-token-0123456789",
       HTTP_REQUEST_TIMEOUT_MS: "1500",
       HTTP_KEEP_ALIVE_TIMEOUT_MS: "5000",
       PREAUTH_FAILURE_LIMIT: "0",
@@ -191,7 +192,7 @@ describe("loadConfig", () => {
     });
     expect(config).toMatchObject({
       workerMetricsHost: "0.0.0.0",
-      metricsToken: "m".repeat(24),
+      metricsToken: "metrics-token-0123456789",
       httpRequestTimeoutMs: 1500,
       httpKeepAliveTimeoutMs: 5000,
       preauthFailureLimit: 0,
@@ -319,6 +320,78 @@ describe("loadConfig", () => {
     ).toMatchObject({
       yelpWebhookMode: "self-serve",
       providerPaths: { thumbtackWebhook: "/api/v5/businesses/{businessID}/hooks/{webhookID}" },
+    });
+  });
+
+  describe("in production (NODE_ENV=production)", () => {
+    const PRODUCTION = { ...BASE, NODE_ENV: "production" };
+
+    it.each([
+      ["an http:// PUBLIC_BASE_URL", { PUBLIC_BASE_URL: "http://leads.example.com" }],
+      ["no PUBLIC_BASE_URL (the default is http://localhost:$PORT)", {}],
+    ])("refuses %s with one line naming ALLOW_INSECURE_PUBLIC_URL", (_, env) => {
+      const error = errorOf({ ...PRODUCTION, ...env });
+      expect(error.variable).toBe("PUBLIC_BASE_URL");
+      expect(error.message).toMatch(/^PUBLIC_BASE_URL must be https:\/\/ when NODE_ENV=production/);
+      expect(error.message).toContain("ALLOW_INSECURE_PUBLIC_URL=true");
+      expect(error.message.split("\n")).toHaveLength(1);
+    });
+
+    it("starts with an https:// PUBLIC_BASE_URL, or an http:// one when ALLOW_INSECURE_PUBLIC_URL=true", () => {
+      expect(loadConfig({ ...PRODUCTION, PUBLIC_BASE_URL: "https://leads.example.com/" }).publicBaseUrl).toBe(
+        "https://leads.example.com",
+      );
+      const insecure = {
+        ...PRODUCTION,
+        PUBLIC_BASE_URL: "http://10.0.0.5:3000",
+        ALLOW_INSECURE_PUBLIC_URL: "true",
+      };
+      expect(loadConfig(insecure).publicBaseUrl).toBe("http://10.0.0.5:3000");
+      expect(errorOf({ ...insecure, ALLOW_INSECURE_PUBLIC_URL: "false" }).variable).toBe("PUBLIC_BASE_URL");
+    });
+
+    it("outside production, an http:// PUBLIC_BASE_URL is fine (npm start, tests)", () => {
+      for (const NODE_ENV of ["development", "test"]) {
+        expect(
+          loadConfig({ ...BASE, NODE_ENV, PUBLIC_BASE_URL: "http://localhost:3000" }).publicBaseUrl,
+        ).toBe("http://localhost:3000");
+      }
+    });
+  });
+
+  describe("placeholder secrets", () => {
+    /** 32 bytes that decode from a placeholder, so the value passes the length and base64 checks. */
+    const placeholderKey = Buffer.from("change-me-change-me-change-me-ch").toString("base64");
+
+    it.each([
+      ["LEADGATE_BOOTSTRAP_OPERATOR_KEY", "change-me"],
+      ["LEADGATE_BOOTSTRAP_OPERATOR_KEY", "change-me-to-a-long-random-key"],
+      ["LEADGATE_BOOTSTRAP_OPERATOR_KEY", "CHANGE_ME_CHANGE_ME_CHANGE_ME"],
+      ["LEADGATE_BOOTSTRAP_OPERATOR_KEY", "x".repeat(32)],
+      ["METRICS_TOKEN", "changeme-metrics-token"],
+      ["METRICS_TOKEN", "<placeholder-metrics-token>"],
+      ["METRICS_TOKEN", "0".repeat(16)],
+      ["YELP_WEBHOOK_TOKEN", "replace-me-with-the-yelp-token"],
+      ["LEADGATE_ENCRYPTION_KEY", "changemechangemechangemechangemechangemecha="],
+      ["LEADGATE_ENCRYPTION_KEY", placeholderKey],
+      ["LEADGATE_PREVIOUS_ENCRYPTION_KEYS", `${KEY},${placeholderKey}`],
+    ])("refuses a placeholder %s (%s) without echoing it", (variable, value) => {
+      const error = errorOf({ ...BASE, [variable]: value });
+      expect(error.variable).toBe(variable);
+      expect(error.message).toMatch(new RegExp(`^${variable} is a placeholder`));
+      expect(error.message).not.toContain(value);
+      expect(error.message.split("\n")).toHaveLength(1);
+    });
+
+    it("accepts generated values (the shapes scripts/keys.mjs writes)", () => {
+      const config = loadConfig({
+        ...BASE,
+        LEADGATE_ENCRYPTION_KEY: "q4mF0Zb3K5v8fJ2Xy1Tn7Lw9Rs6Ud0Pe3Ga8Hc5Ji4k=",
+        LEADGATE_BOOTSTRAP_OPERATOR_KEY: "lg_3f9a0c7d21be_Zq3v8Yt1Nw6Kp2Rf9Xs4Lm7Hc0Jd5Ga3Ub8Ve1Ti6Qo",
+        METRICS_TOKEN: "Hc0Jd5Ga3Ub8Ve1Ti6Qo2PkZq3v8Yt1Nw6Kp2Rf9Xs4",
+      });
+      expect(config.bootstrapOperatorKey).toMatch(/^lg_/);
+      expect(config.metricsToken).toHaveLength(43);
     });
   });
 });

@@ -2,8 +2,12 @@
 // A missing or malformed value throws a ConfigError whose message is one line naming the variable;
 // secret values are never echoed.
 import { isIP } from "node:net";
-import { type IpRange, parseIpRange } from "./ip-ranges.js";
 import ipaddr from "ipaddr.js";
+import { ConfigError, type Env, flag, integer, read, required, url } from "./env.js";
+import { type IpRange, parseIpRange } from "./ip-ranges.js";
+import { encryptionKey, previousEncryptionKeys, secret } from "./secrets.js";
+
+export { ConfigError } from "./env.js";
 
 export interface AppConfig {
   databaseUrl: string;
@@ -141,80 +145,6 @@ export interface ProviderRateLimit {
   perDay: number | undefined;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`${variable} ${problem}`);
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === "" ? undefined : value;
-}
-
-function required(env: Env, name: string, hint: string): string {
-  const value = read(env, name);
-  if (value === undefined) throw new ConfigError(name, `is required (${hint})`);
-  return value;
-}
-
-function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string {
-  const value =
-    fallback === undefined ? required(env, name, `a ${protocols[0]}// URL`) : (read(env, name) ?? fallback);
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    throw new ConfigError(name, `is not a valid URL (expected ${protocols.join(" or ")}//...)`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must use ${protocols.join(" or ")} (got ${parsed.protocol})`);
-  }
-  return value.replace(/\/+$/, "");
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = read(env, name);
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
-  }
-  return Number(value);
-}
-
-const KEY_HINT = "32 random bytes in base64, e.g. `openssl rand -base64 32`";
-
-function decodeKey(name: string, value: string): Buffer {
-  const key = Buffer.from(value, "base64");
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || key.length !== 32) {
-    throw new ConfigError(name, "must be exactly 32 bytes encoded in base64 (`openssl rand -base64 32`)");
-  }
-  return key;
-}
-
-function encryptionKey(env: Env): Buffer {
-  return decodeKey("LEADGATE_ENCRYPTION_KEY", required(env, "LEADGATE_ENCRYPTION_KEY", KEY_HINT));
-}
-
-function previousEncryptionKeys(env: Env): Buffer[] {
-  const name = "LEADGATE_PREVIOUS_ENCRYPTION_KEYS";
-  const value = read(env, name);
-  return value === undefined ? [] : value.split(",").map((key) => decodeKey(name, key.trim()));
-}
-
-function secret(env: Env, name: string, minLength: number): string | undefined {
-  const value = read(env, name);
-  if (value !== undefined && value.length < minLength) {
-    throw new ConfigError(name, `must be at least ${minLength} characters long`);
-  }
-  return value;
-}
-
 function ipRanges(env: Env, name: string): IpRange[] {
   const value = read(env, name);
   if (value === undefined) return [];
@@ -257,15 +187,6 @@ function trustProxy(env: Env): false | number | string[] {
     );
   }
   return entries;
-}
-
-function flag(env: Env, name: string): boolean {
-  const value = read(env, name);
-  if (value === undefined) return false;
-  if (value !== "true" && value !== "false") {
-    throw new ConfigError(name, `must be true or false (got "${value}")`);
-  }
-  return value === "true";
 }
 
 function cidrList(env: Env, name: string): string[] {
@@ -405,6 +326,25 @@ function pathTemplate(env: Env, name: string, fallback: string, params: string[]
   return value;
 }
 
+/**
+ * PUBLIC_BASE_URL goes into the webhook URLs providers call, OAuth redirect URIs and the console's
+ * cookies (Secure only on https). A production process (NODE_ENV=production, as the image sets it)
+ * refuses http:// unless ALLOW_INSECURE_PUBLIC_URL=true says the operator means it.
+ */
+function publicBaseUrl(env: Env, port: number): string {
+  const value = url(env, "PUBLIC_BASE_URL", `http://localhost:${port}`, ["https:", "http:"]);
+  const parsed = new URL(value);
+  const allowInsecure = flag(env, "ALLOW_INSECURE_PUBLIC_URL");
+  if (read(env, "NODE_ENV") === "production" && parsed.protocol === "http:" && !allowInsecure) {
+    const given = read(env, "PUBLIC_BASE_URL") === undefined ? "unset, so" : "got";
+    throw new ConfigError(
+      "PUBLIC_BASE_URL",
+      `must be https:// when NODE_ENV=production (${given} ${parsed.origin}): put TLS in front, or set ALLOW_INSECURE_PUBLIC_URL=true`,
+    );
+  }
+  return value;
+}
+
 /** The local Postgres (api.md: DATABASE_URL defaults to the local service). */
 const LOCAL_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/leadgate";
 
@@ -415,7 +355,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis:", "rediss:"]),
     redisPrefix: redisPrefix(env),
     port,
-    publicBaseUrl: url(env, "PUBLIC_BASE_URL", `http://localhost:${port}`, ["https:", "http:"]),
+    publicBaseUrl: publicBaseUrl(env, port),
     encryptionKey: encryptionKey(env),
     previousEncryptionKeys: previousEncryptionKeys(env),
     bootstrapOperatorKey: secret(env, "LEADGATE_BOOTSTRAP_OPERATOR_KEY", 24),

@@ -1,0 +1,56 @@
+// The primitives every variable is parsed with: a value is read trimmed (empty counts as unset), and
+// a bad one throws a ConfigError whose message is one line naming the variable.
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`);
+  }
+}
+
+export type Env = Record<string, string | undefined>;
+export function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === "" ? undefined : value;
+}
+
+export function required(env: Env, name: string, hint: string): string {
+  const value = read(env, name);
+  if (value === undefined) throw new ConfigError(name, `is required (${hint})`);
+  return value;
+}
+
+export function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string {
+  const value =
+    fallback === undefined ? required(env, name, `a ${protocols[0]}// URL`) : (read(env, name) ?? fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, `is not a valid URL (expected ${protocols.join(" or ")}//...)`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(" or ")} (got ${parsed.protocol})`);
+  }
+  return value.replace(/\/+$/, "");
+}
+
+export function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = read(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return Number(value);
+}
+
+export function flag(env: Env, name: string): boolean {
+  const value = read(env, name);
+  if (value === undefined) return false;
+  if (value !== "true" && value !== "false") {
+    throw new ConfigError(name, `must be true or false (got "${value}")`);
+  }
+  return value === "true";
+}
