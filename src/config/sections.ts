@@ -26,6 +26,7 @@ export const CONFIG_SECTIONS = {
     "yelpWebhookMode",
   ],
   jobs: [
+    "reconcileConcurrency",
     "jobBackoffBaseMs",
     "sideEffectTimeoutMs",
     "dispatcherIntervalMs",
@@ -44,7 +45,6 @@ export const CONFIG_SECTIONS = {
   reconciliation: [
     "reconcileIntervalSeconds",
     "reconcileReplyMaxAgeSeconds",
-    "reconcileConcurrency",
     "reconcileGraceSeconds",
     "reconcileLookbackSeconds",
     "backfillMaxDays",

@@ -1,9 +1,8 @@
+import { CONFIG, type IngestConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { AlertBook } from "../alerts/alert-book.js";
 import { AppError, unavailable } from "../common/app-error.js";
 import { BatcherFull, NaturalBatcher } from "../common/natural-batcher.js";
-import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { type EnqueueableJob, JobQueue } from "../jobs/job-queue.js";
 import { insertJobsSql } from "../jobs/state/job-state-machine.js";
@@ -83,7 +82,7 @@ export class ReceiptWriter {
     private readonly prisma: PrismaService,
     private readonly jobQueue: JobQueue,
     private readonly alerts: AlertBook,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(CONFIG.ingest) config: IngestConfig,
   ) {
     this.batcher = new NaturalBatcher<ReceiptInput[], ReceiptOutcome[] | AppError>(
       (deliveries) => this.writeBatch(deliveries),

@@ -2,9 +2,8 @@
 // through the destination's concurrency cap in this worker and its circuit (shared by all workers).
 // When the cap is full for long, or the circuit is open, the job waits (no attempt used) and gives
 // its worker slot back, so a slow or dead destination cannot take the slots other tenants need.
+import { CONFIG, type OutboundConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
-import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { CircuitBreaker, isDestinationFailure, originOf } from "../common/outbound/circuit-breaker.js";
 import { DestinationLimits } from "../common/outbound/destination-limits.js";
 import { WaitRequired } from "../common/outbound/errors.js";
@@ -37,7 +36,7 @@ export class DestinationFairness {
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
     private readonly prisma: PrismaService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.outbound) private readonly config: OutboundConfig,
   ) {}
 
   /**

@@ -1,3 +1,4 @@
+import { CONFIG, type DatabaseConfig, type JobsConfig } from "../config/sections.js";
 import {
   Inject,
   Injectable,
@@ -7,8 +8,6 @@ import {
 } from "@nestjs/common";
 import { NaturalBatcher } from "../common/natural-batcher.js";
 import { Periodic } from "../common/periodic.js";
-import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { Metrics } from "../observability/metrics.js";
 import { JobOutbox } from "./job-outbox.js";
 import { JobQueue } from "./job-queue.js";
@@ -52,10 +51,11 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
     private readonly outbox: JobOutbox,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.jobs) private readonly config: JobsConfig,
+    @Inject(CONFIG.database) database: DatabaseConfig,
     private readonly metrics: Metrics,
   ) {
-    this.listener = new OutboxListener(config.databaseUrl, (ids) => {
+    this.listener = new OutboxListener(database.databaseUrl, (ids) => {
       if (ids.length > 0) void this.committed.submit(ids);
     });
   }

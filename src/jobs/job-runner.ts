@@ -1,7 +1,6 @@
+import { CONFIG, type JobsConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger, type OnModuleDestroy } from "@nestjs/common";
 import { UnrecoverableError } from "bullmq";
-import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { classify, CredentialError, WaitRequired } from "../common/outbound/errors.js";
 import { type ConnectionStatus, type JobGate, STATES } from "../connections/lifecycle/connection-states.js";
 import { CONNECTION_CREDENTIALS, type ConnectionCredentials } from "./connection-credentials.js";
@@ -57,7 +56,7 @@ export class JobRunner implements OnModuleDestroy {
     private readonly state: JobStateMachine,
     private readonly contexts: JobContextLoader,
     private readonly queue: JobQueue,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.jobs) private readonly config: JobsConfig,
     private readonly metrics: Metrics,
     @Inject(CONNECTION_CREDENTIALS) private readonly tokens: ConnectionCredentials,
   ) {}

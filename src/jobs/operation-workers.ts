@@ -1,3 +1,4 @@
+import { CONFIG, type JobsConfig } from "../config/sections.js";
 import {
   Inject,
   type InjectionToken,
@@ -7,8 +8,6 @@ import {
 } from "@nestjs/common";
 import { Processor as QueueProcessor, WorkerHost } from "@nestjs/bullmq";
 import type { Job } from "bullmq";
-import type { AppConfig } from "../config/config.js";
-import { APP_CONFIG } from "../config/config.module.js";
 import { JobRunner, RetryScheduled } from "./job-runner.js";
 import { type JobPayload, type Operation, OPERATION_SETTINGS } from "./operations.js";
 import type { AnyJobContext } from "./job-context.js";
@@ -35,7 +34,7 @@ function retryDelay(attemptsMade: number, _type?: string, error?: Error): number
 export const featureProcessor = (operation: Operation): InjectionToken => `processor:${operation}`;
 
 /** Operations whose worker concurrency an operator sets (OPERATION_SETTINGS holds the default). */
-const CONFIGURED_CONCURRENCY: Partial<Record<Operation, (config: AppConfig) => number>> = {
+const CONFIGURED_CONCURRENCY: Partial<Record<Operation, (config: JobsConfig) => number>> = {
   reconciliation: (config) => config.reconcileConcurrency,
 };
 
@@ -56,7 +55,7 @@ function operationWorker(
     constructor(
       @Inject(JobRunner) private readonly runner: JobRunner,
       @Inject(processorType) private readonly processor: Processor<AnyJobContext>,
-      @Inject(APP_CONFIG) private readonly config: AppConfig,
+      @Inject(CONFIG.jobs) private readonly config: JobsConfig,
     ) {
       super();
       if (processor.operation !== operation)

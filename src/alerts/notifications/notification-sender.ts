@@ -4,6 +4,7 @@
 // Slack URLs are checked again before each call and the call goes to the checked address (pinned).
 // Failures are classified like any side effect: a refused destination or a 4xx is permanent, a
 // network error, timeout, 5xx or an SMTP 4xx is retried.
+import { CONFIG, type AlertsConfig, type JobsConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import nodemailer, { type Transporter } from "nodemailer";
 import type { ChannelTarget } from "../notification-channels.repository.js";
@@ -12,8 +13,6 @@ import { type CheckedDestination, DestinationGuard } from "../../common/outbound
 import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
 import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
 import { webhookSignature } from "../../common/outbound/webhook-signature.js";
-import type { AppConfig } from "../../config/config.js";
-import { APP_CONFIG } from "../../config/config.module.js";
 import { bodyLines, headline, type NotificationMessage } from "./notification-message.js";
 
 @Injectable()
@@ -22,7 +21,8 @@ export class NotificationSender {
 
   constructor(
     private readonly guard: DestinationGuard,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.alerts) private readonly config: AlertsConfig,
+    @Inject(CONFIG.jobs) private readonly jobs: JobsConfig,
   ) {}
 
   /** Sends `message` to `channel`; `id` identifies it (the job key: the webhook's `webhook-id`). */
@@ -88,7 +88,7 @@ export class NotificationSender {
     await callCheckedDestination(
       await this.check(url),
       { method: "POST", headers: { "content-type": "application/json", ...headers }, body },
-      this.config.sideEffectTimeoutMs,
+      this.jobs.sideEffectTimeoutMs,
     );
   }
 

@@ -3,12 +3,11 @@
 // before the send and marked after it, so a re-run after a completed send sends nothing, and only
 // a crash between the send and that mark repeats it, once (Slack and SMTP cannot dedupe; a webhook
 // receiver drops the repeat by its `webhook-id`, the job key). A channel deleted meanwhile gets nothing.
+import { CONFIG, type HttpConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import { AlertBook } from "../alert-book.js";
 import { NotificationChannels } from "../notification-channels.repository.js";
 import { PermanentError } from "../../common/outbound/errors.js";
-import type { AppConfig } from "../../config/config.js";
-import { APP_CONFIG } from "../../config/config.module.js";
 import type { AlertJobContext } from "../../jobs/job-context.js";
 import type { Processor } from "../../jobs/processor.js";
 import { SideEffectsRepository } from "../../jobs/side-effects.repository.js";
@@ -24,7 +23,7 @@ export class NotificationProcessor implements Processor<AlertJobContext> {
     private readonly channels: NotificationChannels,
     private readonly sender: NotificationSender,
     private readonly sideEffects: SideEffectsRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.http) private readonly config: HttpConfig,
   ) {}
 
   /** Calls no provider. */
@@ -52,6 +51,6 @@ export class NotificationProcessor implements Processor<AlertJobContext> {
 }
 
 /** Where the alert is in the admin API. */
-export function alertLink(config: AppConfig, alertId: string): string {
+export function alertLink(config: Pick<HttpConfig, "publicBaseUrl">, alertId: string): string {
   return `${config.publicBaseUrl}/admin/alerts/${alertId}`;
 }

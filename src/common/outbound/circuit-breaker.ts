@@ -5,9 +5,8 @@
 // until CIRCUIT_PROBE_SECONDS have passed; then one call, the probe, goes out (half-open). An answer
 // closes the circuit; a failure opens it again for another probe period. An opening and a closing
 // are told to CircuitEvents (the alerts' destination.failing) in the transaction that records them.
+import { CONFIG, type OutboundConfig } from "../../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
-import type { AppConfig } from "../../config/config.js";
-import { APP_CONFIG } from "../../config/config.module.js";
 import { PrismaService } from "../../database/prisma.service.js";
 import { CIRCUIT_EVENTS, type CircuitEvents } from "./circuit-events.js";
 import { RetryableError, WaitRequired } from "./errors.js";
@@ -47,7 +46,7 @@ export class CircuitBreaker {
 
   constructor(
     private readonly prisma: PrismaService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.outbound) private readonly config: OutboundConfig,
     @Inject(CIRCUIT_EVENTS) private readonly events: CircuitEvents,
   ) {}
 

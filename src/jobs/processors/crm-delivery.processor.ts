@@ -7,9 +7,8 @@
 // and a forced replay clears it. The URL is checked again before each
 // call (DNS may have changed since it was set): a forbidden destination is `dead` with
 // destination_forbidden and nothing is sent.
+import { CONFIG, type JobsConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
-import type { AppConfig } from "../../config/config.js";
-import { APP_CONFIG } from "../../config/config.module.js";
 import { LeadsRepository } from "../../leads/leads.repository.js";
 import { callCheckedDestination } from "../../common/outbound/destination.js";
 import { webhookSignature } from "../../common/outbound/webhook-signature.js";
@@ -29,7 +28,7 @@ export class CrmDeliveryProcessor implements Processor {
     private readonly leads: LeadsRepository,
     private readonly guard: DestinationGuard,
     private readonly fairness: DestinationFairness,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONFIG.jobs) private readonly config: JobsConfig,
   ) {}
 
   /** The agency's CRM, never a provider: it runs whatever the state of the provider credentials. */
