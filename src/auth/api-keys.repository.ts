@@ -1,4 +1,6 @@
-import { Injectable } from "@nestjs/common";
+import { CONFIG, type AuthConfig } from "../config/sections.js";
+import { Inject, Injectable } from "@nestjs/common";
+import { AppError } from "../common/app-error.js";
 import { KnownIds } from "../database/known-ids.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
@@ -33,7 +35,10 @@ export class ApiKeysRepository {
   /** Every key's prefix (revoked ones too), so a made-up key can be refused without a query. */
   private readonly prefixes: KnownIds;
 
-  constructor(private readonly prisma: PrismaService) {
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(CONFIG.auth) private readonly config: AuthConfig,
+  ) {
     this.prefixes = new KnownIds(prisma.pool, "SELECT prefix AS id FROM api_keys WHERE created_at >= $1");
   }
 
@@ -42,15 +47,38 @@ export class ApiKeysRepository {
     return this.prefixes.mayExist(prefix);
   }
 
-  /** Creates a key (inside the caller's transaction when `db` is one). */
-  async create(db: Db, input: { tenantId: string | null; name: string; role: Role }): Promise<CreatedApiKey> {
+  /**
+   * Creates a key inside the caller's transaction. A tenant's key must fit under
+   * MAX_API_KEYS_PER_TENANT active keys (`422 limit_reached` otherwise); operator keys belong to no
+   * tenant and have no cap.
+   */
+  async create(tx: Tx, input: { tenantId: string | null; name: string; role: Role }): Promise<CreatedApiKey> {
+    if (input.tenantId !== null) await this.makeRoom(tx, input.tenantId);
     const key = generateApiKey();
-    const row = await db.apiKey.create({
+    const row = await tx.apiKey.create({
       data: { ...input, prefix: prefixOf(key), keyHash: hashApiKey(key) },
       select: { id: true },
     });
     this.prefixes.add(prefixOf(key));
     return { id: row.id, key };
+  }
+
+  /**
+   * Refuses a tenant's key beyond its cap. The database decides under concurrent creations: the
+   * tenant's row is locked first (FOR NO KEY UPDATE, which foreign-key checks of other writes do
+   * not wait for), so creations of one tenant's keys run one after the other, and each counts the
+   * keys the earlier ones committed.
+   */
+  private async makeRoom(tx: Tx, tenantId: string): Promise<void> {
+    await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${tenantId}::uuid FOR NO KEY UPDATE`;
+    const active = await tx.apiKey.count({ where: { tenantId, revokedAt: null } });
+    if (active >= this.config.maxApiKeysPerTenant) {
+      throw new AppError(
+        422,
+        "limit_reached",
+        `This tenant has ${active} active API keys, its limit (MAX_API_KEYS_PER_TENANT): revoke one before creating another.`,
+      );
+    }
   }
 
   /**
