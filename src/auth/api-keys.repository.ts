@@ -6,7 +6,7 @@ import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { type Role, generateApiKey, hashApiKey, prefixOf } from "./api-key.js";
-import { type TenantScope, tenantWhere } from "./principal.js";
+import { type TenantScope, tenantParam, tenantWhere } from "./principal.js";
 
 const API_KEY_VIEW = {
   id: true,
@@ -27,8 +27,6 @@ export interface CreatedApiKey {
 
 /** `lastUsedAt` is recorded to this resolution. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
-
-type Db = Pick<Tx, "apiKey">;
 
 @Injectable()
 export class ApiKeysRepository {
@@ -131,17 +129,39 @@ export class ApiKeysRepository {
     });
   }
 
-  /** Revokes a key of the scope; answers the key (undefined: not in the scope). Revoking twice is a no-op. */
-  async revoke(db: Db, scope: TenantScope, id: string): Promise<{ tenantId: string | null } | undefined> {
-    const found = await db.apiKey.findFirst({
+  /**
+   * Revokes a key of the scope and, in the same transaction, ends the OAuth attempts it started
+   * that are still pending: their callbacks answer `invalid_oauth_state`, as for an expired attempt
+   * (an attempt is only ever as trusted as the key behind it). Answers the key (undefined: not in
+   * the scope). Revoking twice is a no-op.
+   */
+  async revoke(tx: Tx, scope: TenantScope, id: string): Promise<{ tenantId: string | null } | undefined> {
+    const found = await tx.apiKey.findFirst({
       where: { ...tenantWhere(scope), id },
       select: { tenantId: true },
     });
     if (!found) return undefined;
-    await db.apiKey.updateMany({
+    await tx.apiKey.updateMany({
       where: { ...tenantWhere(scope), id, revokedAt: null },
       data: { revokedAt: new Date() },
     });
+    // The database's clock, the one the callback compares expires_at with.
+    const tenantId = tenantParam(scope);
+    await tx.$executeRaw`
+      UPDATE oauth_attempts SET expires_at = now()
+      WHERE api_key_id = ${id}::uuid AND (${tenantId}::uuid IS NULL OR tenant_id = ${tenantId}::uuid)
+        AND consumed_at IS NULL AND expires_at > now()`;
     return found;
+  }
+
+  /**
+   * True while the key `id` is not revoked, and keeps it so until the caller's transaction ends: the
+   * row is locked FOR SHARE, so a revocation waits for that transaction, or has committed before
+   * and is seen. What a key started (an OAuth callback) writes under this check or not at all.
+   */
+  async lockUnrevoked(tx: Tx, id: string): Promise<boolean> {
+    const rows = await tx.$queryRaw<unknown[]>`
+      SELECT 1 FROM api_keys WHERE id = ${id}::uuid AND revoked_at IS NULL FOR SHARE`;
+    return rows.length === 1;
   }
 }

@@ -2,19 +2,23 @@
 // authenticates it, so a state that opens no attempt is a failed authentication and counts against
 // the client IP's PREAUTH_FAILURE_LIMIT, as a wrong webhook secret or an unknown API key does:
 // beyond it, that IP's forged states answer 429 without database work, while a valid callback is
-// never refused.
+// never refused. And an attempt dies with the API key that started it: revoking the key ends its
+// pending attempts (their callback answers 400 invalid_oauth_state, nothing written).
 // Each test speaks from its own client address (X-Forwarded-For, believed from TRUST_PROXY).
 import type { PoolClient } from "pg";
-import { createTenant, OPERATOR_KEY } from "../support/admin.js";
+import { adminAs, createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
+import { waitFor } from "../support/wait.js";
 
 const LIMIT = 3;
 const RETURN_ORIGIN = "https://app.agency.example";
 
-describe("OAuth callback: the failed-authentication budget", () => {
+describe("OAuth callback: the failed-authentication budget, and attempts ended with their key", () => {
   /** Business each issued access token reaches. */
   const reach = new Map<string, string>();
   let issued = 0;
+  /** How long the token endpoint takes to answer (to revoke a key while a callback is under way). */
+  let tokenDelayMs = 0;
   const auth = useFakeServer({ status: 404, body: {} }, (request) => {
     if (request.path !== "/yelp/token" || request.method !== "POST") return undefined;
     const code = new URLSearchParams(request.body).get("code") ?? "";
@@ -22,6 +26,7 @@ describe("OAuth callback: the failed-authentication budget", () => {
     reach.set(accessToken, code.replace(/^code-for-/, ""));
     return {
       status: 200,
+      delayMs: tokenDelayMs,
       body: {
         access_token: accessToken,
         token_type: "Bearer",
@@ -55,6 +60,9 @@ describe("OAuth callback: the failed-authentication budget", () => {
   let tenant: Awaited<ReturnType<typeof createTenant>>;
   beforeAll(async () => {
     tenant = await createTenant(app.url);
+  });
+  beforeEach(() => {
+    tokenDelayMs = 0;
   });
 
   let businesses = 0;
@@ -182,4 +190,57 @@ describe("OAuth callback: the failed-authentication budget", () => {
     }
     expectConnected(await connectWith(ip, flow));
   });
+
+  it("revoking the API key that started an attempt ends it: its callback answers 400 invalid_oauth_state, nothing written", async () => {
+    const created = await tenant.admin.post("/admin/api-keys", { name: "connector", role: "tenant-admin" });
+    expect(created.status).toBe(201);
+    const connector = adminAs(app.url, created.body.key as string);
+    const [first, second] = [await begin(connector), await begin(connector)];
+    const others = await begin(); // started with another key of the tenant: untouched
+    const byOperator = await begin(adminAsOperatorFor(tenant.tenantId)); // another key: untouched
+
+    expect((await tenant.admin.delete(`/admin/api-keys/${created.body.id as string}`)).status).toBe(204);
+    const pending = await app.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM oauth_attempts
+       WHERE api_key_id = $1 AND consumed_at IS NULL AND expires_at > now()`,
+      [created.body.id],
+    );
+    expect(pending.rows[0]!.n).toBe(0);
+
+    const before = await counts();
+    const ip = "203.0.113.25";
+    for (const flow of [first, second]) {
+      expect(await errorOf(await connectWith(ip, flow))).toEqual([400, "invalid_oauth_state"]);
+    }
+    expect(await counts()).toEqual(before);
+    expectConnected(await connectWith(ip, others));
+    expectConnected(await connectWith(ip, byOperator));
+  });
+
+  it("a key revoked while its attempt's callback is under way: the callback writes nothing", async () => {
+    const created = await tenant.admin.post("/admin/api-keys", {
+      name: "slow connector",
+      role: "tenant-admin",
+    });
+    const flow = await begin(adminAs(app.url, created.body.key as string));
+    tokenDelayMs = 1_000;
+    const exchanges = () =>
+      Promise.resolve(auth.received.filter((request) => request.path === "/yelp/token").length);
+    const exchangesBefore = await exchanges();
+    const before = await counts();
+    const answer = connectWith("203.0.113.26", flow);
+    await waitFor(exchanges, (n) => n > exchangesBefore);
+    expect((await tenant.admin.delete(`/admin/api-keys/${created.body.id as string}`)).status).toBe(204);
+    expect(await errorOf(await answer)).toEqual([400, "invalid_oauth_state"]);
+    expect(await counts()).toEqual(before);
+  });
+
+  /** An operator key's flows for the tenant (the operator names the tenant). */
+  function adminAsOperatorFor(tenantId: string) {
+    const operator = app.operator;
+    return {
+      ...operator,
+      post: (path: string, body?: unknown) => operator.post(path, { ...(body as object), tenantId }),
+    };
+  }
 });
