@@ -222,6 +222,6 @@ export async function createApiApp(
   guardMetrics(app, config.metricsToken);
   // Plugins after the root hooks (Fastify runs a root hook added later only after them).
   mountDocs(app);
-  mountQueueDashboard(app, app.get(Queues).all());
+  mountQueueDashboard(app, app.get(Queues).all(), config.publicBaseUrl);
   return app;
 }

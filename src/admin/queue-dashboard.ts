@@ -17,12 +17,46 @@ function presentedKey(authorization: string | undefined): string | undefined {
   return `Bearer ${decoded.slice(decoded.indexOf(":") + 1)}`;
 }
 
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
+
+/** The origin a header names (`Origin`, or a `Referer` URL), or undefined if it names none. */
+function originOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return new URL(value).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The BullMQ dashboard at /admin/queues, for operator keys only. It is a Fastify plugin (not a Nest
- * route), so the key check is an onRequest hook in its own encapsulated scope. Mount it before the
- * app listens (Fastify takes no plugins after boot).
+ * Whether a request may change something: GET and HEAD always (they change nothing); any other
+ * method only from `ownOrigin`, as its `Origin` says, or without an `Origin` its `Referer`. A browser
+ * sends the operator's Basic credentials with any request a hostile page makes it send (a form post
+ * included), and these headers are what a page cannot forge; a request with neither is refused.
  */
-export function mountQueueDashboard(app: NestFastifyApplication, queues: Queue[]): void {
+export function sameOriginChange(
+  method: string,
+  headers: { origin?: string; referer?: string },
+  ownOrigin: string,
+): boolean {
+  if (SAFE_METHODS.has(method)) return true;
+  const origin = headers.origin !== undefined ? originOf(headers.origin) : originOf(headers.referer);
+  return origin !== undefined && origin === ownOrigin;
+}
+
+/**
+ * The BullMQ dashboard at /admin/queues, for operator keys only; its changes only from
+ * PUBLIC_BASE_URL's origin (`publicBaseUrl`). It is a Fastify plugin (not a Nest route), so the
+ * checks are an onRequest hook in its own encapsulated scope. Mount it before the app listens
+ * (Fastify takes no plugins after boot).
+ */
+export function mountQueueDashboard(
+  app: NestFastifyApplication,
+  queues: Queue[],
+  publicBaseUrl: string,
+): void {
+  const ownOrigin = new URL(publicBaseUrl).origin;
   const serverAdapter = new BullBoardAdapter();
   serverAdapter.setBasePath(BASE_PATH);
   createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue)), serverAdapter });
@@ -33,6 +67,18 @@ export function mountQueueDashboard(app: NestFastifyApplication, queues: Queue[]
     .register(
       async (scope) => {
         scope.addHook("onRequest", async (request, reply) => {
+          // Before the key check: a cross-site request is refused whoever's credentials it carries.
+          if (!sameOriginChange(request.method, request.headers, ownOrigin)) {
+            return sendError(
+              reply,
+              request,
+              new AppError(
+                403,
+                "csrf_failed",
+                "Changes through the queue dashboard must come from Leadgate's own origin (PUBLIC_BASE_URL).",
+              ),
+            );
+          }
           let principal;
           try {
             principal = await guard.authenticate(presentedKey(request.headers.authorization), request.ip);

@@ -4,44 +4,64 @@ import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../common/app-error.js";
 import { REDIS } from "../redis/redis.module.js";
+import type { Principal } from "./principal.js";
 
 /**
- * ADMIN_RATE_LIMIT: admin requests per API key per minute, counted in Redis so the limit holds
- * across API replicas (while Redis does not answer, each replica counts alone). A key over its
- * limit gets `429 rate_limited` with `Retry-After`; other keys are not affected.
+ * Admin requests per minute, counted in Redis so the limits hold across API replicas (while Redis
+ * does not answer, each replica counts alone): ADMIN_RATE_LIMIT per API key, and
+ * ADMIN_TENANT_RATE_LIMIT per tenant across all its keys, so minting keys does not multiply a
+ * tenant's budget. Operator keys belong to no tenant: only their own key limit applies. A caller
+ * over a limit gets `429 rate_limited` with `Retry-After`; other keys and tenants are not affected.
  */
 @Injectable()
 export class AdminRateLimit {
-  private readonly limiter: RateLimiterRedis;
+  private readonly perKey: RateLimiterRedis;
+  private readonly perTenant: RateLimiterRedis;
 
   constructor(
     @Inject(REDIS) redis: Redis,
     @Inject(CONFIG.auth) private readonly config: AuthConfig,
     @Inject(CONFIG.redis) redisConfig: RedisConfig,
   ) {
-    const limit = { points: config.adminRateLimit, duration: 60 };
-    this.limiter = new RateLimiterRedis({
-      ...limit,
-      storeClient: redis,
-      keyPrefix: `${redisConfig.redisPrefix}:admin-rate`,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: new RateLimiterMemory(limit),
-    });
+    const limiter = (name: string, points: number) =>
+      new RateLimiterRedis({
+        points,
+        duration: 60,
+        storeClient: redis,
+        keyPrefix: `${redisConfig.redisPrefix}:${name}`,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: new RateLimiterMemory({ points, duration: 60 }),
+      });
+    this.perKey = limiter("admin-rate", config.adminRateLimit);
+    this.perTenant = limiter("admin-tenant-rate", config.adminTenantRateLimit);
   }
 
-  /** Counts one request of the API key `keyId`; throws `429 rate_limited` over the limit. */
-  async consume(keyId: string): Promise<void> {
+  /**
+   * Counts one request of `principal`; throws `429 rate_limited` over a limit. The tenant is counted
+   * only for a request its key's own limit let through.
+   */
+  async consume(principal: Principal): Promise<void> {
+    await this.take(
+      this.perKey,
+      principal.keyId,
+      `This API key is over its limit of ${this.config.adminRateLimit} admin requests per minute; retry later.`,
+    );
+    if (principal.tenantId === null) return;
+    await this.take(
+      this.perTenant,
+      principal.tenantId,
+      `This tenant is over its limit of ${this.config.adminTenantRateLimit} admin requests per minute across its API keys; retry later.`,
+    );
+  }
+
+  private async take(limiter: RateLimiterRedis, key: string, message: string): Promise<void> {
     try {
-      await this.limiter.consume(keyId);
+      await limiter.consume(key);
     } catch (result) {
       if (!(result instanceof RateLimiterRes)) throw result;
-      throw new AppError(
-        429,
-        "rate_limited",
-        `This API key is over its limit of ${this.config.adminRateLimit} admin requests per minute; retry later.`,
-        undefined,
-        { "retry-after": String(Math.max(1, Math.ceil(result.msBeforeNext / 1000))) },
-      );
+      throw new AppError(429, "rate_limited", message, undefined, {
+        "retry-after": String(Math.max(1, Math.ceil(result.msBeforeNext / 1000))),
+      });
     }
   }
 }

@@ -45,7 +45,7 @@ export const AdminApi = () =>
     ApiUnauthorizedResponse({ description: "no key, an unknown key, or a revoked key" }),
     ApiTooManyRequestsResponse({
       description:
-        "rate_limited: the key is over ADMIN_RATE_LIMIT requests per minute; Retry-After says when to retry",
+        "rate_limited: the key is over ADMIN_RATE_LIMIT requests per minute, or its tenant over ADMIN_TENANT_RATE_LIMIT across its keys; Retry-After says when to retry",
     }),
     ApiBadRequestResponse({ description: "validation_failed: `details` maps each field to its errors" }),
     ApiNotFoundResponse({
@@ -76,7 +76,7 @@ export class ApiKeyGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     request.principal = await this.authenticate(request.headers.authorization, request.ip);
-    await this.rateLimit.consume(request.principal.keyId);
+    await this.rateLimit.consume(request.principal);
     const operatorOnly = this.reflector.getAllAndOverride<boolean | undefined>(OPERATOR_ONLY, [
       context.getHandler(),
       context.getClass(),

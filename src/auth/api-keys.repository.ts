@@ -1,10 +1,12 @@
-import { Injectable } from "@nestjs/common";
+import { CONFIG, type AuthConfig } from "../config/sections.js";
+import { Inject, Injectable } from "@nestjs/common";
+import { AppError } from "../common/app-error.js";
 import { KnownIds } from "../database/known-ids.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { type Role, generateApiKey, hashApiKey, prefixOf } from "./api-key.js";
-import { type TenantScope, tenantWhere } from "./principal.js";
+import { type TenantScope, tenantParam, tenantWhere } from "./principal.js";
 
 const API_KEY_VIEW = {
   id: true,
@@ -26,14 +28,15 @@ export interface CreatedApiKey {
 /** `lastUsedAt` is recorded to this resolution. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-type Db = Pick<Tx, "apiKey">;
-
 @Injectable()
 export class ApiKeysRepository {
   /** Every key's prefix (revoked ones too), so a made-up key can be refused without a query. */
   private readonly prefixes: KnownIds;
 
-  constructor(private readonly prisma: PrismaService) {
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(CONFIG.auth) private readonly config: AuthConfig,
+  ) {
     this.prefixes = new KnownIds(prisma.pool, "SELECT prefix AS id FROM api_keys WHERE created_at >= $1");
   }
 
@@ -42,15 +45,38 @@ export class ApiKeysRepository {
     return this.prefixes.mayExist(prefix);
   }
 
-  /** Creates a key (inside the caller's transaction when `db` is one). */
-  async create(db: Db, input: { tenantId: string | null; name: string; role: Role }): Promise<CreatedApiKey> {
+  /**
+   * Creates a key inside the caller's transaction. A tenant's key must fit under
+   * MAX_API_KEYS_PER_TENANT active keys (`422 limit_reached` otherwise); operator keys belong to no
+   * tenant and have no cap.
+   */
+  async create(tx: Tx, input: { tenantId: string | null; name: string; role: Role }): Promise<CreatedApiKey> {
+    if (input.tenantId !== null) await this.makeRoom(tx, input.tenantId);
     const key = generateApiKey();
-    const row = await db.apiKey.create({
+    const row = await tx.apiKey.create({
       data: { ...input, prefix: prefixOf(key), keyHash: hashApiKey(key) },
       select: { id: true },
     });
     this.prefixes.add(prefixOf(key));
     return { id: row.id, key };
+  }
+
+  /**
+   * Refuses a tenant's key beyond its cap. The database decides under concurrent creations: the
+   * tenant's row is locked first (FOR NO KEY UPDATE, which foreign-key checks of other writes do
+   * not wait for), so creations of one tenant's keys run one after the other, and each counts the
+   * keys the earlier ones committed.
+   */
+  private async makeRoom(tx: Tx, tenantId: string): Promise<void> {
+    await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${tenantId}::uuid FOR NO KEY UPDATE`;
+    const active = await tx.apiKey.count({ where: { tenantId, revokedAt: null } });
+    if (active >= this.config.maxApiKeysPerTenant) {
+      throw new AppError(
+        422,
+        "limit_reached",
+        `This tenant has ${active} active API keys, its limit (MAX_API_KEYS_PER_TENANT): revoke one before creating another.`,
+      );
+    }
   }
 
   /**
@@ -103,17 +129,39 @@ export class ApiKeysRepository {
     });
   }
 
-  /** Revokes a key of the scope; answers the key (undefined: not in the scope). Revoking twice is a no-op. */
-  async revoke(db: Db, scope: TenantScope, id: string): Promise<{ tenantId: string | null } | undefined> {
-    const found = await db.apiKey.findFirst({
+  /**
+   * Revokes a key of the scope and, in the same transaction, ends the OAuth attempts it started
+   * that are still pending: their callbacks answer `invalid_oauth_state`, as for an expired attempt
+   * (an attempt is only ever as trusted as the key behind it). Answers the key (undefined: not in
+   * the scope). Revoking twice is a no-op.
+   */
+  async revoke(tx: Tx, scope: TenantScope, id: string): Promise<{ tenantId: string | null } | undefined> {
+    const found = await tx.apiKey.findFirst({
       where: { ...tenantWhere(scope), id },
       select: { tenantId: true },
     });
     if (!found) return undefined;
-    await db.apiKey.updateMany({
+    await tx.apiKey.updateMany({
       where: { ...tenantWhere(scope), id, revokedAt: null },
       data: { revokedAt: new Date() },
     });
+    // The database's clock, the one the callback compares expires_at with.
+    const tenantId = tenantParam(scope);
+    await tx.$executeRaw`
+      UPDATE oauth_attempts SET expires_at = now()
+      WHERE api_key_id = ${id}::uuid AND (${tenantId}::uuid IS NULL OR tenant_id = ${tenantId}::uuid)
+        AND consumed_at IS NULL AND expires_at > now()`;
     return found;
+  }
+
+  /**
+   * True while the key `id` is not revoked, and keeps it so until the caller's transaction ends: the
+   * row is locked FOR SHARE, so a revocation waits for that transaction, or has committed before
+   * and is seen. What a key started (an OAuth callback) writes under this check or not at all.
+   */
+  async lockUnrevoked(tx: Tx, id: string): Promise<boolean> {
+    const rows = await tx.$queryRaw<unknown[]>`
+      SELECT 1 FROM api_keys WHERE id = ${id}::uuid AND revoked_at IS NULL FOR SHARE`;
+    return rows.length === 1;
   }
 }

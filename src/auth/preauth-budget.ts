@@ -11,9 +11,10 @@ const MAX_REMEMBERED = 10_000;
 
 /**
  * PREAUTH_FAILURE_LIMIT: failed authentications per client IP per minute (a wrong secret, an unknown
- * connection id, a wrong Yelp URL token, an unknown API key). Only failures are counted, after
- * authentication was decided, so a request that authenticates is never refused by the budget.
- * Beyond it, that IP's failures answer `429 rate_limited` with Retry-After instead of 401/404.
+ * connection id, a wrong Yelp URL token, an unknown API key, an OAuth state that opens no attempt).
+ * Only failures are counted, after authentication was decided, so a request that authenticates is
+ * never refused by the budget. Beyond it, that IP's failures answer `429 rate_limited` with
+ * Retry-After instead of 401/404/400.
  *
  * Counted in Redis (rate-limiter-flexible), so the budget holds across API replicas; while Redis
  * does not answer, each process counts in memory instead. An IP found over budget is remembered

@@ -93,6 +93,10 @@ describe("loadConfig", () => {
     ["CIRCUIT_FAILURE_THRESHOLD", "0"],
     ["CIRCUIT_PROBE_SECONDS", "-5"],
     ["ADMIN_RATE_LIMIT", "1200/min"],
+    ["ADMIN_TENANT_RATE_LIMIT", "0"],
+    ["ADMIN_TENANT_RATE_LIMIT", "5x"],
+    ["MAX_API_KEYS_PER_TENANT", "0"],
+    ["MAX_API_KEYS_PER_TENANT", "fifty"],
     ["YELP_WEBHOOK_MODE", "manual"],
     ["LOG_LEVEL", "verbose"],
     ["REGISTRATION_SYNC_INTERVAL_SECONDS", "172800"],
@@ -300,6 +304,19 @@ describe("loadConfig", () => {
       circuitProbeSeconds: 2,
       adminRateLimit: 60,
     });
+  });
+
+  it("limits per tenant: 5× ADMIN_RATE_LIMIT across a tenant's keys, 50 active keys, unless set", () => {
+    expect(loadConfig(BASE)).toMatchObject({ adminTenantRateLimit: 6000, maxApiKeysPerTenant: 50 });
+    expect(loadConfig({ ...BASE, ADMIN_RATE_LIMIT: "60" })).toMatchObject({ adminTenantRateLimit: 300 });
+    expect(
+      loadConfig({
+        ...BASE,
+        ADMIN_RATE_LIMIT: "60",
+        ADMIN_TENANT_RATE_LIMIT: "100",
+        MAX_API_KEYS_PER_TENANT: "3",
+      }),
+    ).toMatchObject({ adminRateLimit: 60, adminTenantRateLimit: 100, maxApiKeysPerTenant: 3 });
   });
 
   it("provider registration: Yelp subscriptions, a daily re-sync, the assumed paths by default", () => {

@@ -65,6 +65,10 @@ export interface AppConfig {
   circuitProbeSeconds: number;
   /** Admin API requests per API key per minute; more answer 429. */
   adminRateLimit: number;
+  /** Admin API requests per tenant per minute, across its keys (operator keys are no tenant's); more answer 429. */
+  adminTenantRateLimit: number;
+  /** Active (non-revoked) API keys a tenant may have; one more is 422 limit_reached. */
+  maxApiKeysPerTenant: number;
   /** Which proxies' X-Forwarded-For to believe (for YELP_ALLOWED_IPS): none, a hop count, or addresses/CIDRs. */
   trustProxy: false | number | string[];
   /** `http://` tenant-set outbound URLs (CRM destinations) are allowed; otherwise https only. */
@@ -350,6 +354,7 @@ const LOCAL_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/leadgate";
 
 export function loadConfig(env: Env = process.env): AppConfig {
   const port = integer(env, "PORT", 3000, 0, 65535);
+  const adminRateLimit = integer(env, "ADMIN_RATE_LIMIT", 1200, 1, 10_000_000);
   return {
     databaseUrl: url(env, "DATABASE_URL", LOCAL_DATABASE_URL, ["postgresql:", "postgres:"]),
     redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis:", "rediss:"]),
@@ -397,7 +402,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
         : integer(env, "DESTINATION_MAX_CONCURRENCY", 0, 1, 10_000),
     circuitFailureThreshold: integer(env, "CIRCUIT_FAILURE_THRESHOLD", 10, 1, 100_000),
     circuitProbeSeconds: integer(env, "CIRCUIT_PROBE_SECONDS", 30, 1, 86_400),
-    adminRateLimit: integer(env, "ADMIN_RATE_LIMIT", 1200, 1, 10_000_000),
+    adminRateLimit,
+    adminTenantRateLimit: integer(env, "ADMIN_TENANT_RATE_LIMIT", 5 * adminRateLimit, 1, 50_000_000),
+    maxApiKeysPerTenant: integer(env, "MAX_API_KEYS_PER_TENANT", 50, 1, 100_000),
     smtpUrl: read(env, "SMTP_URL") === undefined ? undefined : url(env, "SMTP_URL", "", ["smtp:", "smtps:"]),
     alertEmailFrom: emailAddress(env, "ALERT_EMAIL_FROM"),
     yelpWebhookMode: oneOf(env, "YELP_WEBHOOK_MODE", YELP_WEBHOOK_MODES, "subscriptions"),

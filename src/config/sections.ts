@@ -9,7 +9,13 @@ export const CONFIG_SECTIONS = {
   redis: ["redisUrl", "redisPrefix"],
   http: ["port", "publicBaseUrl", "httpRequestTimeoutMs", "httpKeepAliveTimeoutMs", "trustProxy"],
   crypto: ["encryptionKey", "previousEncryptionKeys"],
-  auth: ["bootstrapOperatorKey", "adminRateLimit", "preauthFailureLimit"],
+  auth: [
+    "bootstrapOperatorKey",
+    "adminRateLimit",
+    "adminTenantRateLimit",
+    "maxApiKeysPerTenant",
+    "preauthFailureLimit",
+  ],
   ingest: [
     "webhookBodyLimitBytes",
     "webhookRateLimit",

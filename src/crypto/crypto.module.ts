@@ -1,6 +1,7 @@
 import { CONFIG, type CryptoConfig } from "../config/sections.js";
 import { Global, Module } from "@nestjs/common";
 import { SecretBox } from "./secret-box.js";
+import { SignedValues } from "./signed-values.js";
 
 @Global()
 @Module({
@@ -11,7 +12,13 @@ import { SecretBox } from "./secret-box.js";
       useFactory: (config: CryptoConfig) =>
         new SecretBox(config.encryptionKey, config.previousEncryptionKeys),
     },
+    {
+      provide: SignedValues,
+      inject: [CONFIG.crypto],
+      useFactory: (config: CryptoConfig) =>
+        new SignedValues(config.encryptionKey, config.previousEncryptionKeys),
+    },
   ],
-  exports: [SecretBox],
+  exports: [SecretBox, SignedValues],
 })
 export class CryptoModule {}

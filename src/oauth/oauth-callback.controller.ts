@@ -1,6 +1,12 @@
-import { Controller, Get, Param, Query, Res } from "@nestjs/common";
-import { ApiBadRequestResponse, ApiFoundResponse, ApiOkResponse, ApiTags } from "@nestjs/swagger";
-import type { FastifyReply } from "fastify";
+import { Controller, Get, Param, Query, Req, Res } from "@nestjs/common";
+import {
+  ApiBadRequestResponse,
+  ApiFoundResponse,
+  ApiOkResponse,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from "@nestjs/swagger";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CallbackOutcome, OAuthService } from "./oauth.service.js";
 
 /** The provider's redirect after the consent screen: no API key, the `state` authenticates. */
@@ -15,13 +21,20 @@ export class OAuthCallbackController {
       "to returnUrl with `connectionId` and `status=connected`, or `status=error&error=` access_denied, token_exchange_failed, account_not_accessible, account_taken",
   })
   @ApiOkResponse({ description: "without returnUrl: a short HTML page stating the result" })
-  @ApiBadRequestResponse({ description: "`invalid_oauth_state`: forged, reused or expired; nothing written" })
+  @ApiBadRequestResponse({
+    description: "`invalid_oauth_state`: forged, reused or expired, or its API key revoked; nothing written",
+  })
+  @ApiTooManyRequestsResponse({
+    description:
+      "rate_limited: this address is over PREAUTH_FAILURE_LIMIT failed authentications per minute (a valid state is never refused); Retry-After says when to retry",
+  })
   async callback(
     @Param("provider") provider: string,
     @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const outcome = await this.oauth.callback(provider, query);
+    const outcome = await this.oauth.callback(provider, query, request.ip);
     // The request URL held the code: no Referer carries it on.
     void reply.header("referrer-policy", "no-referrer").header("cache-control", "no-store");
     if (outcome.returnUrl !== null) {

@@ -7,11 +7,12 @@ import { OAuthAdminController } from "./oauth-admin.controller.js";
 import { OAuthAttemptsRepository } from "./oauth-attempts.repository.js";
 import { OAuthCallbackController } from "./oauth-callback.controller.js";
 import { OAuthService } from "./oauth.service.js";
+import { OAuthStates } from "./oauth-states.js";
 
 /** Connecting Yelp and Thumbtack accounts with OAuth (api.md "Connecting provider accounts"). */
 @Module({
   imports: [AdminModule, ConnectionsModule, JobsModule, OutboundModule],
   controllers: [OAuthAdminController, OAuthCallbackController],
-  providers: [OAuthService, OAuthAttemptsRepository],
+  providers: [OAuthService, OAuthAttemptsRepository, OAuthStates],
 })
 export class OAuthModule {}

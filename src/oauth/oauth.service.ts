@@ -38,7 +38,9 @@ import { ProviderSyncJobs } from "../connections/provider-sync.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 import { ConnectionStore } from "../connections/connection-store.js";
 import { capabilities, registersWebhook } from "../providers/capabilities.js";
+import { ApiKeysRepository } from "../auth/api-keys.repository.js";
 import { type ConsumedAttempt, OAuthAttemptsRepository } from "./oauth-attempts.repository.js";
+import { invalidState, OAuthStates } from "./oauth-states.js";
 import type { ConnectionFields } from "./oauth.dto.js";
 
 /** The `error=` codes of a callback that ends without a connection (api.md). */
@@ -56,13 +58,6 @@ export type CallbackOutcome = { returnUrl: string | null } & (
   { status: "connected"; connectionId: string } | { status: "error"; error: CallbackError }
 );
 
-const invalidState = () =>
-  new AppError(
-    400,
-    "invalid_oauth_state",
-    "This authorization link is unknown, already used or expired (10 minutes): start connecting again.",
-  );
-
 /** Failures that end a callback with `status=error` and nothing written. */
 class CallbackFailed extends Error {
   constructor(readonly code: CallbackError) {
@@ -79,6 +74,8 @@ export class OAuthService {
     private readonly prisma: PrismaService,
     private readonly transactions: Transactions,
     private readonly attempts: OAuthAttemptsRepository,
+    private readonly states: OAuthStates,
+    private readonly keys: ApiKeysRepository,
     private readonly oauth: ProviderOAuth,
     private readonly access: AccountAccessCheck,
     private readonly connections: ConnectionsService,
@@ -129,20 +126,20 @@ export class OAuthService {
   }
 
   /**
-   * `GET /oauth/{provider}/callback`. A state that opens no attempt is `400 invalid_oauth_state`;
-   * every other failure is an outcome with `status: "error"`, and nothing but the attempt's
-   * consumption is written.
+   * `GET /oauth/{provider}/callback` from the client address `ip`. A state that opens no attempt
+   * is `400 invalid_oauth_state` (counted against the IP's PREAUTH_FAILURE_LIMIT: OAuthStates), as
+   * is one whose API key was revoked before the connection was written; every other failure is an
+   * outcome with `status: "error"`, and nothing but the attempt's consumption is written.
    */
   async callback(
     providerName: string,
     query: { code?: unknown; state?: unknown; error?: unknown },
+    ip: string,
   ): Promise<CallbackOutcome> {
     if (!isOAuthProvider(providerName)) throw notFound("OAuth provider");
     const provider = providerName;
     this.oauth.client(provider);
-    if (typeof query.state !== "string" || query.state === "") throw invalidState();
-    const attempt = await this.attempts.consume(provider, query.state);
-    if (!attempt) throw invalidState();
+    const attempt = await this.states.consume(provider, query.state, ip);
     const returnUrl = attempt.returnUrl;
     try {
       if (query.error !== undefined) {
@@ -175,7 +172,7 @@ export class OAuthService {
     returnUrl: string | null,
     fields: ConnectionFields,
   ) {
-    const { state, codeVerifier } = ProviderOAuth.newSecrets();
+    const { state, codeVerifier } = this.states.issue();
     const authorizeUrl = await this.oauth.authorizeUrl(provider, state, codeVerifier);
     const { expiresAt } = await this.attempts.create({
       tenantId,
@@ -216,10 +213,23 @@ export class OAuthService {
     if (access === "not_accessible") throw new CallbackFailed("account_not_accessible");
   }
 
-  /** Creates the connection (or, for a reconnect, replaces its tokens) with its audit row. */
+  /**
+   * Creates the connection (or, for a reconnect, replaces its tokens) with its audit row, while
+   * the API key that started the attempt is not revoked: a revocation during the callback (after
+   * the attempt was consumed) wins or waits, and if it wins nothing is written.
+   */
   private async store(attempt: ConsumedAttempt, tokens: TokenSet): Promise<string> {
     const by = { keyId: attempt.apiKeyId };
     const { connectionId, released } = await this.transactions.run(async (tx) => {
+      if (!(await this.keys.lockUnrevoked(tx, attempt.apiKeyId))) {
+        this.logger.warn({
+          msg: "oauth callback refused: the API key that started it was revoked",
+          tenantId: attempt.tenantId,
+          provider: attempt.provider,
+          connectionId: attempt.connectionId,
+        });
+        throw invalidState();
+      }
       if (attempt.connectionId === null) {
         let created;
         try {

@@ -1,5 +1,6 @@
 // Design invariant 10: no request to where it must not go. A tenant-set CRM URL is checked when it
-// is set (POST and PATCH /admin/connections: 400 destination_forbidden, nothing written) and again
+// is set (POST and PATCH /admin/connections: 400 destination_forbidden, nothing written; the answer
+// says only that the destination is not allowed, the reason is logged for the operator) and again
 // before each call (DNS may have changed: the job is dead with destination_forbidden, nothing sent);
 // the call connects to the address that was checked. Host names resolve through a table of this
 // file (the app's HostResolver), so no DNS is needed.
@@ -8,6 +9,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import { callCheckedDestination } from "../../src/common/outbound/destination.js";
 import { HostResolver, type ResolvedAddress } from "../../src/common/outbound/destination-guard.js";
+import { RedactingLogger } from "../../src/observability/logger.js";
 import { createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
@@ -64,8 +66,18 @@ const FORBIDDEN = [
   ["a host that does not resolve", "https://nowhere.example.com/hook"],
 ] as const;
 
+/** The production JSON logger (redaction included), writing into memory. */
+class CapturingLogger extends RedactingLogger {
+  readonly lines: string[] = [];
+  protected override emit(messages: unknown[], context?: string, logLevel?: string): void {
+    this.lines.push(JSON.stringify({ messages, context, logLevel }));
+  }
+}
+
 describe("outbound destinations: refused when set", () => {
+  const logger = new CapturingLogger();
   const app = useApp({
+    logger,
     env: {
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
       DESTINATION_ALLOW_HTTP: "false",
@@ -136,21 +148,47 @@ describe("outbound destinations: refused when set", () => {
     expect([await storedRow(), await auditCount()]).toEqual([before, audit]);
   });
 
-  it("names the rule that refused the URL, never an address", async () => {
+  it("says only that the destination is not allowed, the same for every rule (no DNS oracle); the reason goes to a warn log line", async () => {
+    const refusals = {
+      "not https": "http://crm.example.com/hook",
+      credentials: "https://user:s3cret-pass@crm.example.com/hook?token=query-secret",
+      "non-public address": "https://internal.example.com/hook",
+      "does not resolve": "https://nowhere.example.com/hook",
+      "private literal": "https://10.0.0.5:2375/containers/json",
+    };
     const messages = await Promise.all(
-      [
-        "http://crm.example.com/hook",
-        "https://user:pass@crm.example.com/hook",
-        "https://internal.example.com/hook",
-        "https://nowhere.example.com/hook",
-      ].map(async (url) => (await create(url)).body.message as string),
+      Object.values(refusals).map(async (url) => {
+        const answer = await create(url);
+        expect([answer.status, answer.body.error]).toEqual([400, "destination_forbidden"]);
+        expect(Object.keys(answer.body as object).sort()).toEqual(["error", "message"]);
+        return answer.body.message as string;
+      }),
     );
-    expect(messages[0]).toContain("not https");
-    expect(messages[1]).toContain("credentials in the URL");
-    expect(messages[2]).toContain("non-public address");
-    expect(messages[3]).toContain("does not resolve");
-    expect(messages.join(" ")).not.toContain("127.0.0.1");
-    expect(messages.join(" ")).not.toContain("pass");
+    // One message for all: whether a name resolves, and to what kind of address, is not told.
+    expect(new Set(messages).size).toBe(1);
+    expect(messages[0]).toContain("settings.crmDestination.url");
+    for (const leak of [
+      "127.0.0.1",
+      "10.0.0.5",
+      "internal.example",
+      "non-public",
+      "resolve",
+      "loopback",
+      "s3cret",
+    ]) {
+      expect(messages[0]).not.toContain(leak);
+    }
+    // The operator learns why from the logs, at warn level, without the URL's secrets.
+    const refused = logger.lines.filter(
+      (line) => line.includes("destination refused") && line.includes('"logLevel":"warn"'),
+    );
+    const logged = refused.join("\n");
+    expect(logged).toContain("internal.example.com");
+    expect(logged).toContain("loopback");
+    expect(logged).toContain("nowhere.example.com");
+    expect(logged).toContain("does not resolve");
+    expect(logged).toContain("credentials in the URL");
+    for (const secret of ["s3cret-pass", "query-secret", "/hook"]) expect(logged).not.toContain(secret);
   });
 
   it("refuses a host whose resolver never answers, after 2 s", async () => {

@@ -1,10 +1,12 @@
 // The check of a tenant-set outbound URL, run when it is set and again before each call: its form
 // (destination-policy.ts), then every address its host resolves to. The answer names the address
-// to connect to, so the call goes where the check looked (no DNS rebinding in between).
+// to connect to, so the call goes where the check looked (no DNS rebinding in between). Why a URL
+// was refused is logged for the operator and never told to the tenant: whether a name resolves,
+// and to what kind of address, would map the internal network (a DNS oracle).
 import { CONFIG, type OutboundConfig } from "../../config/sections.js";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { Inject, Injectable } from "@nestjs/common";
+import { Inject, Injectable, Logger } from "@nestjs/common";
 import { AppError } from "../app-error.js";
 import { withTimeout } from "../with-timeout.js";
 import {
@@ -48,6 +50,7 @@ export class DestinationUnresolved extends Error {
 
 @Injectable()
 export class DestinationGuard {
+  private readonly logger = new Logger("outbound");
   private readonly allowed: Cidr[];
 
   constructor(
@@ -59,7 +62,8 @@ export class DestinationGuard {
 
   /**
    * The check of a URL a tenant is setting (`field` names it in the error): a refused one is
-   * `400 destination_forbidden`. Run it before any transaction: resolving may take up to 2 s.
+   * `400 destination_forbidden`, with one message whatever the rule (the log says which). Run it
+   * before any transaction: resolving may take up to 2 s.
    */
   async checkSetting(field: string, url: string | undefined): Promise<void> {
     if (url === undefined) return;
@@ -70,24 +74,46 @@ export class DestinationGuard {
       throw new AppError(
         400,
         "destination_forbidden",
-        `${field} is refused: ${error.message}. Leadgate calls public https addresses only, unless the operator allows http or private ranges.`,
+        `${field} is not an allowed destination. Leadgate calls public https URLs without credentials in them, unless the operator allows http or private ranges.`,
       );
     }
   }
 
   /**
    * The URL and the address to call it at. Throws DestinationForbidden (a rule refuses the URL or one
-   * of its host's addresses) or DestinationUnresolved.
+   * of its host's addresses) or DestinationUnresolved, after a warn line saying why.
    */
   async check(value: string): Promise<CheckedDestination> {
-    const url = destinationUrl(value, this.config.destinationAllowHttp);
+    let url: URL;
+    try {
+      url = destinationUrl(value, this.config.destinationAllowHttp);
+    } catch (error) {
+      throw this.refused(hostForLog(value), error as Error);
+    }
     const host = hostOf(url);
-    const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await this.resolve(host);
-    if (addresses.some(({ address }) => forbiddenRange(address, this.allowed) !== undefined)) {
-      throw new DestinationForbidden("the host resolves to a non-public address");
+    let addresses: ResolvedAddress[];
+    try {
+      addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await this.resolve(host);
+    } catch (error) {
+      throw this.refused(host, error as Error);
+    }
+    for (const { address } of addresses) {
+      const range = forbiddenRange(address, this.allowed);
+      if (range !== undefined) {
+        throw this.refused(host, new DestinationForbidden("the host resolves to a non-public address"), {
+          address,
+          range,
+        });
+      }
     }
     const [{ address, family }] = addresses as [ResolvedAddress];
     return { url, address, family: family === 6 ? 6 : 4 };
+  }
+
+  /** Logs why a destination was refused (host, rule, the address and its class; never the URL), answers `error`. */
+  private refused(host: string | undefined, error: Error, found: { address?: string; range?: string } = {}) {
+    this.logger.warn({ msg: "outbound destination refused", host, reason: error.message, ...found });
+    return error;
   }
 
   private async resolve(host: string): Promise<ResolvedAddress[]> {
@@ -99,5 +125,14 @@ export class DestinationGuard {
     }
     if (addresses.length === 0) throw new DestinationUnresolved();
     return addresses;
+  }
+}
+
+/** The host of a URL that failed the form check, if it has one (no user, password, path or query). */
+function hostForLog(value: string): string | undefined {
+  try {
+    return new URL(value).hostname || undefined;
+  } catch {
+    return undefined;
   }
 }
