@@ -10,6 +10,7 @@ import { NotificationsModule } from "../jobs/notifications/notifications.module.
 import { AlertsAdminService, AlertsController } from "./alerts.js";
 import { ApiKeysController } from "./api-keys.js";
 import { NotificationChannelsAdminService, NotificationChannelsController } from "./notification-channels.js";
+import { BackfillCounter } from "./backfill-count.js";
 import { BackfillsService } from "./backfills.js";
 import { BackfillsController } from "./backfills.controller.js";
 import { ReconciliationModule } from "../reconciliation/reconciliation.module.js";
@@ -60,6 +61,7 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     NotificationChannels,
     AlertsAdminService,
     NotificationChannelsAdminService,
+    BackfillCounter,
     BackfillsService,
   ],
   // Replay's admin routes (src/replay/) audit and answer with job views; the OAuth routes
