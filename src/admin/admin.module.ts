@@ -16,7 +16,9 @@ import { BackfillsController } from "./backfills.controller.js";
 import { ReconciliationModule } from "../reconciliation/reconciliation.module.js";
 import { AuditController, AuditRepository } from "./audit.js";
 import { ConflictsController, ConflictsRepository } from "./conflicts.js";
+import { ConnectionSync } from "./connections/connection-sync.js";
 import { ConnectionsAdminService } from "./connections/connections-admin.service.js";
+import { SyncRuns } from "./connections/sync-runs.js";
 import { ConnectionsController } from "./connections/connections.controller.js";
 import { JobsAdminRepository, JobsController } from "./jobs.js";
 import { LeadsAdminRepository, LeadsController } from "./leads.js";
@@ -52,6 +54,8 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     AuditRepository,
     TenantsRepository,
     ConnectionsAdminService,
+    ConnectionSync,
+    SyncRuns,
     ReceiptsRepository,
     JobsAdminRepository,
     LeadsAdminRepository,
