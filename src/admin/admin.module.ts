@@ -11,12 +11,15 @@ import { NotificationsModule } from "../alerts/notifications/notifications.modul
 import { AlertsAdminService, AlertsController } from "./alerts.js";
 import { ApiKeysController } from "./api-keys.js";
 import { NotificationChannelsAdminService, NotificationChannelsController } from "./notification-channels.js";
+import { BackfillCounter } from "./backfill-count.js";
 import { BackfillsService } from "./backfills.js";
 import { BackfillsController } from "./backfills.controller.js";
 import { ReconciliationModule } from "../reconciliation/reconciliation.module.js";
 import { AuditController, AuditRepository } from "./audit.js";
 import { ConflictsController, ConflictsRepository } from "./conflicts.js";
+import { ConnectionSync } from "./connections/connection-sync.js";
 import { ConnectionsAdminService } from "./connections/connections-admin.service.js";
+import { SyncRuns } from "./connections/sync-runs.js";
 import { ConnectionsController } from "./connections/connections.controller.js";
 import { JobsAdminRepository, JobsController } from "./jobs.js";
 import { LeadsAdminRepository, LeadsController } from "./leads.js";
@@ -52,6 +55,8 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     AuditRepository,
     TenantsRepository,
     ConnectionsAdminService,
+    ConnectionSync,
+    SyncRuns,
     ReceiptsRepository,
     JobsAdminRepository,
     LeadsAdminRepository,
@@ -62,6 +67,7 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     NotificationChannels,
     AlertsAdminService,
     NotificationChannelsAdminService,
+    BackfillCounter,
     BackfillsService,
   ],
   // Replay's admin routes (src/replay/) audit and answer with job views; the OAuth routes

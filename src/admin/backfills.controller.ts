@@ -15,9 +15,10 @@ export class BackfillsController {
   constructor(private readonly backfills: BackfillsService) {}
 
   @Post("connections/:id/backfill")
-  @ApiOkResponse({ description: "dry run: `{ matched }`" })
+  @ApiOkResponse({ description: "dry run counted within 10 s: `{ matched }`" })
   @ApiAcceptedResponse({
-    description: "`{ id, matched }`: the backfill runs as a job; progress at GET /admin/backfills/{id}",
+    description:
+      "`{ id, matched }`: the backfill runs as a job, or a dry run's count goes on in the worker (`matched: null`, status `counting`); progress at GET /admin/backfills/{id}",
   })
   @ApiConflictResponse({ description: "`backfill_in_progress`, `connection_disabled`, `credential_error`" })
   async start(
@@ -27,12 +28,8 @@ export class BackfillsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const started = await this.backfills.start(principal, scopeOf(principal), id, body);
-    if (started.dryRun) {
-      void reply.status(200);
-      return { matched: started.matched };
-    }
-    void reply.status(202);
-    return { id: started.id, matched: started.matched };
+    void reply.status(started.status);
+    return started.body;
   }
 
   @Get("backfills/:id")

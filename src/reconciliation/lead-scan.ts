@@ -57,12 +57,15 @@ export class LeadScan {
    * A known lead costs no provider call: its time is its earliest receipt's. An unknown lead's
    * events are read (one call for Yelp; Thumbtack's list carries them). Every call is paced by
    * the provider quota (ProviderApi), and may throw `WaitRequired`: the job waits and runs again.
+   * Once `signal` is aborted (a request's time is up) no further provider call is made: the scan
+   * throws the signal's reason.
    */
-  async scan(target: ScanTarget, window: ScanWindow): Promise<Scan> {
+  async scan(target: ScanTarget, window: ScanWindow, signal?: AbortSignal): Promise<Scan> {
     const source = this.sources.get(target.provider);
     const scan: Scan = { matched: 0, known: 0, unknown: [] };
     let cursor: number | undefined = 0;
     for (let pages = 0; cursor !== undefined && pages < MAX_PAGES; pages++) {
+      signal?.throwIfAborted();
       const page = await source.page(target.account, cursor, window.from);
       const known = await this.records.knownLeads(
         target.tenantId,
@@ -70,7 +73,7 @@ export class LeadScan {
         page.leads.map((lead) => lead.leadId),
       );
       for (const lead of page.leads) {
-        const verdict = await this.place(lead, known.get(lead.leadId), window, target);
+        const verdict = await this.place(lead, known.get(lead.leadId), window, target, signal);
         if (verdict === "older") return scan;
         if (verdict === "outside") continue;
         scan.matched++;
@@ -88,11 +91,13 @@ export class LeadScan {
     knownSince: Date | undefined,
     window: ScanWindow,
     target: ScanTarget,
+    signal: AbortSignal | undefined,
   ): Promise<"older" | "outside" | "known" | UnknownLead> {
     if (knownSince !== undefined) {
       const created = lead.createdAt ?? knownSince;
       return created < window.from ? "older" : created > window.to ? "outside" : "known";
     }
+    signal?.throwIfAborted();
     const events = lead.events ?? (await this.sources.get(target.provider).events(target.account, lead));
     if (events.length === 0) return "outside";
     const times = events.map((event) => event.occurredAt.getTime());

@@ -1,6 +1,7 @@
 // The `reconciliation` operation (scope: connection): one run of a connection's periodic
-// reconciliation (a tick, or a start-now), or one backfill (the job a backfill row names). Both
-// scan the provider's list of leads and feed the unknown ones into the ingest path.
+// reconciliation (a tick, a start-now, a /sync run), or one backfill (the job a backfill row names).
+// Both scan the provider's list of leads and feed the unknown ones into the ingest path. A backfill
+// row `counting` is a dry run's count that outlasted its request: its job only counts.
 import { CONFIG, type ReconciliationConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { classify, CredentialError, PermanentError, WaitRequired } from "../common/outbound/errors.js";
@@ -12,7 +13,7 @@ import { Metrics } from "../observability/metrics.js";
 import { capabilities } from "../providers/capabilities.js";
 import { ListingUnavailable } from "../providers/lead-source.js";
 import { BACKFILL_MAX_LEADS } from "./backfill-limits.js";
-import { LeadScan, type ScanTarget } from "./lead-scan.js";
+import { LeadScan, type Scan, type ScanTarget } from "./lead-scan.js";
 import { MissedWebhooks } from "./missed-webhooks.js";
 import { PulledIngest } from "./pulled-ingest.js";
 import { type BackfillRow, ReconciliationRepository } from "./reconciliation.repository.js";
@@ -42,8 +43,10 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
 
   async run({ job, connection }: ConnectionJobContext): Promise<void> {
     const backfill = await this.records.backfillOfJob(connection.tenantId, job.id);
-    if (backfill) return this.backfill(job, connection, backfill);
-    return this.periodic(connection);
+    if (!backfill) return this.periodic(connection);
+    if (backfill.status === "counting") return this.count(job, connection, backfill);
+    if (backfill.status === "running") return this.backfill(job, connection, backfill);
+    // Finished already (a late duplicate delivery of its job): nothing is left to do.
   }
 
   /** Without a token there is nothing to call: manual (a connection with no pasted or OAuth credentials). */
@@ -133,15 +136,8 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
 
   /** A backfill: every lead of its window, counted and ingested; its row shows the progress and end. */
   private async backfill(job: ClaimedJob, connection: JobConnection, backfill: BackfillRow): Promise<void> {
-    const kind = "backfill";
     try {
-      const noToken = this.withoutToken(connection);
-      if (noToken) throw noToken;
-      const scan = await this.scans.scan(this.target(connection), {
-        from: backfill.windowFrom,
-        to: backfill.windowTo,
-        maxLeads: BACKFILL_MAX_LEADS,
-      });
+      const scan = await this.scanWindow(connection, backfill);
       const outcome = await this.pulled.ingest(connection, scan.unknown, "backfill");
       await this.records.updateBackfill(connection.tenantId, backfill.id, {
         matched: scan.matched,
@@ -149,28 +145,66 @@ export class ReconciliationProcessor implements Processor<ConnectionJobContext> 
         duplicates: scan.known + outcome.duplicateLeads,
         status: "done",
       });
-      this.metrics.reconcileRuns.inc({ provider: connection.provider, kind, outcome: "active" });
+      this.metrics.reconcileRuns.inc({ provider: connection.provider, kind: "backfill", outcome: "active" });
     } catch (error) {
-      if (error instanceof WaitRequired) throw error;
-      const code = error instanceof ListingUnavailable ? error.code : classify(error).code;
-      // The backfill fails when its job will not run again: no list, a permanent error, or the
-      // last attempt. A credential problem blocks the job until the connection is repaired.
-      const final =
-        error instanceof ListingUnavailable ||
-        error instanceof PermanentError ||
-        (!(error instanceof CredentialError) && job.attempts >= job.maxAttempts);
-      if (final) {
-        await this.records.updateBackfill(connection.tenantId, backfill.id, {
-          matched: backfill.matched,
-          ingested: 0,
-          duplicates: 0,
-          status: "failed",
-          error: code,
-        });
-        this.metrics.reconcileRuns.inc({ provider: connection.provider, kind, outcome: "error" });
-      }
-      if (error instanceof ListingUnavailable) return;
-      throw error;
+      await this.failed(job, connection, backfill, error);
     }
+  }
+
+  /** A dry run's count that outlasted its request: the window's leads counted, nothing ingested. */
+  private async count(job: ClaimedJob, connection: JobConnection, backfill: BackfillRow): Promise<void> {
+    try {
+      const scan = await this.scanWindow(connection, backfill);
+      await this.records.updateBackfill(connection.tenantId, backfill.id, {
+        matched: scan.matched,
+        ingested: 0,
+        duplicates: 0,
+        status: "done",
+      });
+      this.metrics.reconcileRuns.inc({ provider: connection.provider, kind: "backfill", outcome: "active" });
+    } catch (error) {
+      await this.failed(job, connection, backfill, error);
+    }
+  }
+
+  private async scanWindow(connection: JobConnection, backfill: BackfillRow): Promise<Scan> {
+    const noToken = this.withoutToken(connection);
+    if (noToken) throw noToken;
+    return this.scans.scan(this.target(connection), {
+      from: backfill.windowFrom,
+      to: backfill.windowTo,
+      maxLeads: BACKFILL_MAX_LEADS,
+    });
+  }
+
+  /**
+   * A backfill (or count) fails when its job will not run again: no list, a permanent error, or
+   * the last attempt. A credential problem blocks the job until the connection is repaired; a quota
+   * wait is no failure. Rethrows what the runner must see.
+   */
+  private async failed(
+    job: ClaimedJob,
+    connection: JobConnection,
+    backfill: BackfillRow,
+    error: unknown,
+  ): Promise<void> {
+    if (error instanceof WaitRequired) throw error;
+    const code = error instanceof ListingUnavailable ? error.code : classify(error).code;
+    const final =
+      error instanceof ListingUnavailable ||
+      error instanceof PermanentError ||
+      (!(error instanceof CredentialError) && job.attempts >= job.maxAttempts);
+    if (final) {
+      await this.records.updateBackfill(connection.tenantId, backfill.id, {
+        matched: backfill.matched,
+        ingested: 0,
+        duplicates: 0,
+        status: "failed",
+        error: code,
+      });
+      this.metrics.reconcileRuns.inc({ provider: connection.provider, kind: "backfill", outcome: "error" });
+    }
+    if (error instanceof ListingUnavailable) return;
+    throw error;
   }
 }

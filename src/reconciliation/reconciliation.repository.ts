@@ -9,8 +9,10 @@ export interface BackfillRow {
   connectionId: string;
   windowFrom: Date;
   windowTo: Date;
-  status: "running" | "done" | "failed";
-  matched: number;
+  /** `counting`: a dry run's count that outlasted its request, done by the job. */
+  status: "running" | "counting" | "done" | "failed";
+  /** Null until counted. */
+  matched: number | null;
   ingested: number;
   duplicates: number;
   error: string | null;
@@ -56,12 +58,12 @@ export class ReconciliationRepository {
     return rows[0];
   }
 
-  /** A running backfill's progress, or its end (done / failed); a finished one does not change again. */
+  /** A running backfill's (or count's) progress, or its end (done / failed); a finished one does not change again. */
   async updateBackfill(
     tenantId: string,
     id: string,
     change: {
-      matched: number;
+      matched: number | null;
       ingested: number;
       duplicates: number;
       status?: "done" | "failed";
@@ -71,7 +73,7 @@ export class ReconciliationRepository {
     await this.prisma.pool.query(
       `UPDATE backfills SET matched = $3, ingested = $4, duplicates = $5, status = COALESCE($6, status),
               error = COALESCE($7, error), finished_at = CASE WHEN $6 IS NULL THEN NULL ELSE now() END
-       WHERE tenant_id = $1::uuid AND id = $2::uuid AND status = 'running'`,
+       WHERE tenant_id = $1::uuid AND id = $2::uuid AND status IN ('running', 'counting')`,
       [
         tenantId,
         id,

@@ -1,5 +1,7 @@
-// The API side of reconciliation: start a connection's run now (POST /admin/connections/{id}/sync).
-// Admin routes import this folder, never the reverse (so it names no admin module).
+// The API side of reconciliation: start a connection's run now (a run of
+// POST /admin/connections/{id}/sync, or one asked for by hand). Admin routes import this folder,
+// never the reverse (so it names no admin module).
+import { randomUUID } from "node:crypto";
 import { Injectable } from "@nestjs/common";
 import { AppError } from "../common/app-error.js";
 import { PrismaService } from "../database/prisma.service.js";
@@ -8,8 +10,9 @@ import { type EnqueueableJob, JobQueue } from "../jobs/job-queue.js";
 import { jobKey } from "../jobs/operations.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 
-/** Start-now runs of one connection are keyed per minute: repeated clicks within it make one run. */
-const START_NOW_BUCKET_MS = 60_000;
+/** The job key of the reconciliation of run `runId` (a /sync run, or a run started by hand). */
+export const runKey = (connectionId: string, runId: string) =>
+  jobKey("reconciliation", `${connectionId}.run.${runId}`);
 
 @Injectable()
 export class Reconciliation {
@@ -20,42 +23,34 @@ export class Reconciliation {
   ) {}
 
   /**
-   * Creates (and enqueues) a reconciliation run of the tenant's connection now, keyed by connection
-   * + minute. Answers whether a new run was made (false: one of this minute exists already). An
-   * unknown connection, or another tenant's, is 404. A connection without a provider API runs too:
-   * its run records `manual`.
+   * Creates (and enqueues) a reconciliation run of the tenant's connection now, a job of its own.
+   * Answers whether a run was made. An unknown connection, or another tenant's, is 404. A
+   * connection without a provider API runs too: its run records `manual`.
    */
-  async startNow(tenantId: string, connectionId: string, now = new Date()): Promise<boolean> {
+  async startNow(tenantId: string, connectionId: string): Promise<boolean> {
     const found = await this.prisma.connection.findFirst({
       where: { tenantId, id: connectionId },
       select: { id: true },
     });
     if (!found) throw new AppError(404, "not_found", "No such connection.");
-    const jobs = await this.runNow(undefined, tenantId, connectionId, now);
+    const jobs = await this.runNow(undefined, tenantId, connectionId, randomUUID());
     await this.queue.enqueue(jobs);
     return jobs.length > 0;
   }
 
   /**
-   * The reconciliation run of a connection the caller found, made now inside its transaction (when
-   * given): answers the job to enqueue after the commit, none when this minute's run exists already.
+   * The reconciliation job of run `runId` of a connection the caller found, made inside its
+   * transaction (when given): answers the job to enqueue after the commit. Whether a run is new
+   * is the caller's to decide (the /sync route joins a run still on its way).
    */
   runNow(
     tx: Tx | undefined,
     tenantId: string,
     connectionId: string,
-    now = new Date(),
+    runId: string,
   ): Promise<EnqueueableJob[]> {
-    const minute = Math.floor(now.getTime() / START_NOW_BUCKET_MS);
     return this.state.create(
-      [
-        {
-          tenantId,
-          connectionId,
-          operation: "reconciliation",
-          jobKey: jobKey("reconciliation", `${connectionId}.now.${minute}`),
-        },
-      ],
+      [{ tenantId, connectionId, operation: "reconciliation", jobKey: runKey(connectionId, runId) }],
       tx,
     );
   }

@@ -5,6 +5,7 @@ import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { fixture } from "../support/fixtures.js";
 import { providerEnv, useFakeOAuth, useFakeThumbtack, useFakeYelp } from "../support/fake-providers.js";
 import { type TestApp, useApp } from "../support/harness.js";
+import { connectWithOAuth as connect } from "../support/oauth-connect.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
 import { RegistrationSweep } from "../../src/connections/registration-sweep.js";
@@ -20,34 +21,6 @@ let businesses = 0;
 const newBusiness = (prefix: string) => `${prefix}Biz${String(++businesses).padStart(5, "0")}`;
 
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
-
-/** The test's browser: starts the flow, consents, follows the callback: the connection's id. */
-async function connect(
-  app: TestApp,
-  oauth: ReturnType<typeof useFakeOAuth>,
-  tenant: Tenant,
-  provider: "yelp" | "thumbtack",
-  business: string,
-  extra: object = {},
-): Promise<string> {
-  const started = await tenant.admin.post("/admin/connections/oauth", {
-    provider,
-    externalAccountId: business,
-    displayName: `${provider} ${business}`,
-    ...extra,
-  });
-  expect([started.status, started.text]).toEqual([201, expect.any(String)]);
-  oauth.consentFor[provider] = business;
-  const consent = await fetch(started.body.authorizeUrl as string, { redirect: "manual" });
-  const back = new URL(consent.headers.get("location")!);
-  const page = await fetch(`${app.url}${back.pathname}${back.search}`, { redirect: "manual" });
-  expect(page.status).toBe(200);
-  const { rows } = await app.sql.query<{ id: string }>(
-    "SELECT id FROM connections WHERE external_account_id = $1 AND status <> 'disabled'",
-    [business],
-  );
-  return rows[0]!.id;
-}
 
 /** The connection's provider-sync jobs, oldest first. */
 const syncJobs = (app: TestApp, connectionId: string) =>
@@ -463,7 +436,7 @@ describe("provider registration (subscriptions mode)", () => {
   });
 
   describe("POST /admin/connections/{id}/sync", () => {
-    it("202 { connection } starts a registration job and a reconciliation run now; an operator may sync any tenant's connection", async () => {
+    it("202 { connection, run } starts a registration job and a reconciliation run now; an operator may sync any tenant's connection", async () => {
       const business = newBusiness("tt");
       const connectionId = await connect(app, oauth, tenant, "thumbtack", business);
       await settled(app, connectionId);
@@ -475,11 +448,17 @@ describe("provider registration (subscriptions mode)", () => {
       const jobs = await settled(app, connectionId);
       expect(jobs).toHaveLength(before + 1);
       expect(jobs.at(-1)!.job_key).toMatch(new RegExp(`^provider-sync:${connectionId}:sync:\\d+$`));
-      const runs = await reconciliationRuns(app, connectionId);
+      // The run's reconciliation is keyed by the run (sync-runs.test.ts: how calls join runs).
+      const runs = await waitFor(
+        () => reconciliationRuns(app, connectionId),
+        (rows) => rows.length === 1 && rows[0]!.status === "succeeded",
+      );
       expect(runs.map((run) => run.job_key)).toEqual([
-        expect.stringMatching(new RegExp(`^reconciliation:${connectionId}\\.now\\.\\d+$`)),
+        `reconciliation:${connectionId}.run.${answer.body.run.id}`,
       ]);
-      expect((await app.operator.post(`/admin/connections/${connectionId}/sync`)).status).toBe(202);
+      // That run finished: the operator's call starts the next.
+      const next = await app.operator.post(`/admin/connections/${connectionId}/sync`);
+      expect([next.status, next.body.run.coalesced]).toEqual([202, false]);
       expect(await settled(app, connectionId)).toHaveLength(before + 2);
       // Still one webhook: a sync keeps what is there.
       expect(thumbtack.hooks(business)).toHaveLength(1);

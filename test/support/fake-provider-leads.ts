@@ -64,26 +64,34 @@ export interface FakeYelp {
   readonly leads: Map<string, FakeYelpLead[]>;
   /** Businesses whose lead-id list answers 500. */
   readonly failing: Set<string>;
+  /** Businesses whose lead-id list answers after this many ms (each page). */
+  readonly slow: Map<string, number>;
   /** Replies posted to a lead (`POST /v3/leads/{id}/events`). */
   repliesTo(leadId: string): ReceivedRequest[];
   /** Requests to a business's lead-id list. */
   listCalls(business: string): ReceivedRequest[];
 }
 
-function yelpRoute(leads: Map<string, FakeYelpLead[]>, failing: Set<string>, delayMs: number) {
+function yelpRoute(
+  leads: Map<string, FakeYelpLead[]>,
+  failing: Set<string>,
+  slow: Map<string, number>,
+  delayMs: number,
+) {
   const find = (leadId: string) => [...leads.values()].flat().find((lead) => lead.id === leadId);
   return (request: ReceivedRequest): FakeReply | undefined => {
     const url = new URL(request.path, "http://fake");
     const list = /^\/v3\/businesses\/([^/]+)\/lead_ids$/.exec(url.pathname);
     if (list && request.method === "GET") {
-      if (failing.has(decodeURIComponent(list[1]!))) return { status: 500, body: {} };
-      const all = leads.get(decodeURIComponent(list[1]!)) ?? [];
+      const business = decodeURIComponent(list[1]!);
+      if (failing.has(business)) return { status: 500, body: {} };
+      const all = leads.get(business) ?? [];
       const offset = Number(url.searchParams.get("offset") ?? "0");
       const page = all.slice(offset, offset + 10);
       return {
         status: 200,
         body: { lead_ids: page.map((lead) => lead.id), has_more: offset + 10 < all.length },
-        delayMs,
+        delayMs: slow.get(business) ?? delayMs,
       };
     }
     const match = /^\/v3\/leads\/([^/]+)(\/events)?$/.exec(url.pathname);
@@ -111,6 +119,7 @@ function fakeYelpOf(
   started: () => FakeServer,
   leads: Map<string, FakeYelpLead[]>,
   failing: Set<string>,
+  slow: Map<string, number>,
 ): FakeYelp {
   return {
     get server() {
@@ -124,6 +133,7 @@ function fakeYelpOf(
     },
     leads,
     failing,
+    slow,
     repliesTo: (leadId) =>
       started().received.filter(
         (request) => request.method === "POST" && request.path === `/v3/leads/${leadId}/events`,
@@ -137,16 +147,18 @@ function fakeYelpOf(
 export function useFakeYelp(delayMs = 0): FakeYelp {
   const leads = new Map<string, FakeYelpLead[]>();
   const failing = new Set<string>();
-  const server = useFakeServer({ status: 404, body: {} }, yelpRoute(leads, failing, delayMs));
-  return fakeYelpOf(() => server, leads, failing);
+  const slow = new Map<string, number>();
+  const server = useFakeServer({ status: 404, body: {} }, yelpRoute(leads, failing, slow, delayMs));
+  return fakeYelpOf(() => server, leads, failing, slow);
 }
 
 /** A fake Yelp started now (in a test or hook). */
 export async function startFakeYelp(delayMs = 0): Promise<FakeYelp> {
   const leads = new Map<string, FakeYelpLead[]>();
   const failing = new Set<string>();
-  const server = await fakeServer({ status: 404, body: {} }, yelpRoute(leads, failing, delayMs));
-  return fakeYelpOf(() => server, leads, failing);
+  const slow = new Map<string, number>();
+  const server = await fakeServer({ status: 404, body: {} }, yelpRoute(leads, failing, slow, delayMs));
+  return fakeYelpOf(() => server, leads, failing, slow);
 }
 
 /** A NegotiationCreatedV4 webhook's `data`, created `minutesAgo` before now. */

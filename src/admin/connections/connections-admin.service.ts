@@ -1,5 +1,5 @@
 // The admin side of connections: create, read, update, pause, resume, rotate (inbound and CRM
-// signing secrets), end a rotation's grace period, disable. Every change commits with its audit
+// signing secrets), end a rotation's grace period, disable (sync: connection-sync.ts). Every change commits with its audit
 // row; secrets leave only in the answer to create and rotate.
 import { randomBytes } from "node:crypto";
 import { Injectable } from "@nestjs/common";
@@ -10,7 +10,6 @@ import { AppError } from "../../common/app-error.js";
 import { DestinationGuard } from "../../common/outbound/destination-guard.js";
 import { type ConnectionSettings, settingsWithoutNulls } from "../../connections/lifecycle/connection.js";
 import { ConnectionStore } from "../../connections/connection-store.js";
-import { hasApi } from "../../providers/capabilities.js";
 import { secretPlace } from "../../crypto/stored-secrets.js";
 import { AccountAccessCheck } from "../../connections/account-access.js";
 import {
@@ -26,7 +25,6 @@ import { Transactions, type Tx } from "../../database/transactions.js";
 import type { Connection, Prisma } from "../../generated/prisma/client.js";
 import { JobQueue } from "../../jobs/job-queue.js";
 import type { EnqueueableJob } from "../../jobs/job-queue.js";
-import { Reconciliation } from "../../reconciliation/reconciliation.service.js";
 import { ProviderSyncJobs } from "../../connections/provider-sync.js";
 import { JobStateMachine } from "../../jobs/state/job-state-machine.js";
 import type { InboundCredentials } from "../../providers/inbound-auth.js";
@@ -61,7 +59,6 @@ export class ConnectionsAdminService {
     private readonly destinations: DestinationGuard,
     private readonly access: AccountAccessCheck,
     private readonly syncs: ProviderSyncJobs,
-    private readonly reconciliation: Reconciliation,
     private readonly store: ConnectionStore,
   ) {}
 
@@ -333,40 +330,6 @@ export class ConnectionsAdminService {
       return removal;
     });
     await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
-  }
-
-  /**
-   * `POST /admin/connections/{id}/sync`: registration now (a provider-sync job), and reconciliation.
-   * A disabled connection is `409 connection_disabled`; Static Forms, which has no provider API,
-   * `409 sync_not_supported`. A connection Leadgate does not register (registration `manual`:
-   * pasted credentials, Thumbtack header auth) keeps its registration as it is.
-   */
-  async sync(by: Principal, scope: TenantScope, id: string) {
-    const { connection, jobs } = await this.transactions.run(async (tx) => {
-      const row = await this.store.lock(tx, scope, id);
-      this.store.check(row, "syncNow");
-      if (!hasApi(row.provider as Provider)) {
-        throw new AppError(
-          409,
-          "sync_not_supported",
-          `${row.provider} has no provider API: there is nothing to register or reconcile.`,
-        );
-      }
-      const registration = registered(row) ? await this.syncs.start(tx, target(row), "sync") : [];
-      const reconciliation = await this.reconciliation.runNow(tx, row.tenantId, row.id);
-      await this.audit.record(tx, by, {
-        action: "connection.sync",
-        tenantId: row.tenantId,
-        targetType: "connection",
-        targetId: row.id,
-        details: { registration: registration.length > 0, reconciliation: reconciliation.length > 0 },
-      });
-      const jobs = [...registration, ...reconciliation];
-      const updated = await this.find(tx, scope, id);
-      return { connection: this.view(updated), jobs };
-    });
-    await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
-    return { connection };
   }
 
   /**

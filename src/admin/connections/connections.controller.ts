@@ -6,11 +6,13 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiTags,
+  ApiTooManyRequestsResponse,
 } from "@nestjs/swagger";
 import { AdminApi } from "../../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../../auth/current-principal.js";
 import { type Principal, scopeOf } from "../../auth/principal.js";
 import { IdPipe } from "../id.pipe.js";
+import { ConnectionSync } from "./connection-sync.js";
 import { ConnectionsAdminService } from "./connections-admin.service.js";
 import {
   ConnectionsQuery,
@@ -24,7 +26,10 @@ import {
 @AdminApi()
 @Controller("admin/connections")
 export class ConnectionsController {
-  constructor(private readonly connections: ConnectionsAdminService) {}
+  constructor(
+    private readonly connections: ConnectionsAdminService,
+    private readonly syncs: ConnectionSync,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -113,11 +118,15 @@ export class ConnectionsController {
   @HttpCode(202)
   @ApiAcceptedResponse({
     description:
-      "`{ connection }`: registration (and reconciliation) of this connection start now; `registration` shows the outcome",
+      '`{ connection, run: { id, status: "queued" | "running", coalesced } }`: a run of registration and reconciliation of this connection; a call while one is queued or running joins it (`coalesced: true`); `registration` shows the outcome',
   })
   @ApiConflictResponse({ description: "`connection_disabled`, `sync_not_supported` (Static Forms)" })
+  @ApiTooManyRequestsResponse({
+    description:
+      "`rate_limited` (with Retry-After): this route started 6 runs of the connection in the last 60 s",
+  })
   sync(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
-    return this.connections.sync(principal, scopeOf(principal), id);
+    return this.syncs.sync(principal, scopeOf(principal), id);
   }
 
   @Delete(":id")
