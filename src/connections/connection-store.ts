@@ -25,7 +25,9 @@ import {
   type ConnectionStatus,
   next,
   type OAuthStatus,
+  type TransitionDefinition,
   type TransitionName,
+  TRANSITIONS,
 } from "./lifecycle/connection-states.js";
 
 /** A connection named by its tenant and id (worker paths: the job or sweep knows both). */
@@ -102,9 +104,13 @@ export class ConnectionStore {
   ): Promise<Connection> {
     const before = stateOf(row);
     const after = next(transition, before);
+    const definition: TransitionDefinition = TRANSITIONS[transition];
+    const endLease = definition.replacesCredentials
+      ? { refreshLeaseOwner: null, refreshLeaseUntil: null }
+      : {};
     const updated = await tx.connection.update({
       where: { id: row.id, tenantId: row.tenantId },
-      data: { ...change, status: after.status, oauthStatus: after.oauthStatus },
+      data: { ...change, ...endLease, status: after.status, oauthStatus: after.oauthStatus },
     });
     await this.raiseAlerts(tx, updated, before, after);
     return updated;

@@ -53,6 +53,11 @@ export interface TransitionDefinition {
   to?: ConnectionStatus | Partial<Record<ConnectionStatus, ConnectionStatus>>;
   /** What it does to the grant's status, if anything. */
   oauth?: OAuthStatus;
+  /**
+   * It replaces the provider credentials: a token refresh of the old ones under way loses its lease,
+   * so it cannot store its token over the new ones (the refresher stores only while it holds it).
+   */
+  replacesCredentials?: true;
 }
 
 /**
@@ -64,7 +69,7 @@ export const TRANSITIONS = {
   /** Display name, settings. */
   update: { from: LIVE },
   /** Pasted provider credentials (a `PATCH` with `credentials`): the grant is theirs now. */
-  replaceCredentials: { from: LIVE, oauth: "connected" },
+  replaceCredentials: { from: LIVE, oauth: "connected", replacesCredentials: true },
   pause: { from: LIVE, to: "paused" },
   /** Back to active, also after a credential error: held and blocked jobs are queued again. */
   resume: { from: LIVE, to: "active" },
@@ -74,7 +79,12 @@ export const TRANSITIONS = {
   /** For good: deliveries answer 410, jobs are cancelled, the clean-up revokes the grant. */
   disable: { from: LIVE, to: "disabled" },
   /** A new grant from the consent screen: a credential error ends with it. */
-  reconnect: { from: LIVE, to: { credential_error: "active" }, oauth: "connected" },
+  reconnect: {
+    from: LIVE,
+    to: { credential_error: "active" },
+    oauth: "connected",
+    replacesCredentials: true,
+  },
   /** `POST /sync`: registration and reconciliation now. */
   syncNow: { from: LIVE },
   /** A provider-sync job is made (a sync, a rotation, the sweep; a disconnect's removal, on a disabled connection). */
