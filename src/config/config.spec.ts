@@ -177,6 +177,24 @@ describe("loadConfig", () => {
       false,
     ]);
     expect(config.yelpWebhookToken).toBe("t".repeat(20));
+    expect(config.yelpWebhookTokenPrevious).toBeUndefined();
+  });
+
+  it("parses YELP_WEBHOOK_TOKEN_PREVIOUS as a token beside, and different from, the current one", () => {
+    const current = { ...BASE, YELP_WEBHOOK_TOKEN: "n".repeat(20) };
+    expect(
+      loadConfig({ ...current, YELP_WEBHOOK_TOKEN_PREVIOUS: "o".repeat(16) }).yelpWebhookTokenPrevious,
+    ).toBe("o".repeat(16));
+    for (const [env, problem] of [
+      [{ ...current, YELP_WEBHOOK_TOKEN_PREVIOUS: "o".repeat(15) }, "at least 16 characters"],
+      [{ ...current, YELP_WEBHOOK_TOKEN_PREVIOUS: "n".repeat(20) }, "must differ from YELP_WEBHOOK_TOKEN"],
+      [{ ...BASE, YELP_WEBHOOK_TOKEN_PREVIOUS: "o".repeat(20) }, "needs YELP_WEBHOOK_TOKEN"],
+    ] as const) {
+      const error = errorOf(env);
+      expect(error.variable).toBe("YELP_WEBHOOK_TOKEN_PREVIOUS");
+      expect(error.message).toContain(problem);
+      expect(error.message).not.toContain("o".repeat(15)); // a secret is never echoed
+    }
   });
 
   it("parses the edge settings", () => {

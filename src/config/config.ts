@@ -17,6 +17,11 @@ export interface AppConfig {
   previousEncryptionKeys: Buffer[];
   bootstrapOperatorKey: string | undefined;
   yelpWebhookToken: string | undefined;
+  /**
+   * The token being rotated out (YELP_WEBHOOK_TOKEN_PREVIOUS): its URL still takes deliveries and
+   * the handshake, and self-serve webhooks registered at it are moved to the current token's URL.
+   */
+  yelpWebhookTokenPrevious: string | undefined;
   /** Yelp sender addresses or CIDRs (empty: any sender with the URL token). */
   yelpAllowedIps: IpRange[];
   yelpApiBaseUrl: string;
@@ -213,6 +218,18 @@ function secret(env: Env, name: string, minLength: number): string | undefined {
     throw new ConfigError(name, `must be at least ${minLength} characters long`);
   }
   return value;
+}
+
+/** YELP_WEBHOOK_TOKEN_PREVIOUS: a token as YELP_WEBHOOK_TOKEN, beside a current one, and not the same. */
+function previousYelpToken(env: Env): string | undefined {
+  const name = "YELP_WEBHOOK_TOKEN_PREVIOUS";
+  const previous = secret(env, name, 16);
+  if (previous === undefined) return undefined;
+  const current = read(env, "YELP_WEBHOOK_TOKEN");
+  if (current === undefined)
+    throw new ConfigError(name, "needs YELP_WEBHOOK_TOKEN (the token it is rotated to)");
+  if (current === previous) throw new ConfigError(name, "must differ from YELP_WEBHOOK_TOKEN");
+  return previous;
 }
 
 function ipRanges(env: Env, name: string): IpRange[] {
@@ -420,6 +437,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     previousEncryptionKeys: previousEncryptionKeys(env),
     bootstrapOperatorKey: secret(env, "LEADGATE_BOOTSTRAP_OPERATOR_KEY", 24),
     yelpWebhookToken: secret(env, "YELP_WEBHOOK_TOKEN", 16),
+    yelpWebhookTokenPrevious: previousYelpToken(env),
     yelpAllowedIps: ipRanges(env, "YELP_ALLOWED_IPS"),
     yelpApiBaseUrl: url(env, "YELP_API_BASE_URL", "https://api.yelp.com", ["https:", "http:"]),
     thumbtackApiBaseUrl: url(env, "THUMBTACK_API_BASE_URL", "https://api.thumbtack.com", ["https:", "http:"]),

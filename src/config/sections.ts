@@ -16,6 +16,7 @@ export const CONFIG_SECTIONS = {
     "webhookRateLimitWindowSeconds",
     "ingestQueueLimit",
     "yelpWebhookToken",
+    "yelpWebhookTokenPrevious",
     "yelpAllowedIps",
   ],
   providers: [
