@@ -17,7 +17,11 @@ const basic = (auth: { username: string; password: string }) =>
   `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`;
 
 let businesses = 0;
-const newBusiness = (prefix: string) => `${prefix}Biz${String(++businesses).padStart(5, "0")}`;
+/** A Thumbtack businessID is digits ("tt"); a Yelp business id letters and digits. */
+const newBusiness = (prefix: string) =>
+  prefix === "tt"
+    ? `7000000${String(++businesses).padStart(11, "0")}`
+    : `${prefix}Biz${String(++businesses).padStart(5, "0")}`;
 
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
 
