@@ -67,63 +67,44 @@ describe("provider account ids", () => {
     };
   };
 
-  it("POST /admin/connections: an id not of the provider's shape is 400 validation_failed on externalAccountId, nothing written", async () => {
-    const tenant = await createTenant(app.url);
-    const before = await counts(tenant.tenantId);
-    for (const [provider, externalAccountId] of BAD) {
-      const answer = await tenant.admin.post("/admin/connections", {
-        provider,
-        externalAccountId,
-        displayName: "Bad id",
-        inboundAuth: INBOUND[provider],
-      });
-      expect([provider, externalAccountId, answer.status, answer.body.error]).toEqual([
-        provider,
-        externalAccountId,
-        400,
-        "validation_failed",
-      ]);
-      expect(Object.keys(answer.body.details as object)).toEqual(["externalAccountId"]);
-    }
-    expect(await counts(tenant.tenantId)).toEqual(before);
-    for (const [provider, externalAccountId] of GOOD) {
-      const answer = await tenant.admin.post("/admin/connections", {
-        provider,
-        externalAccountId,
-        displayName: "Good id",
-        inboundAuth: INBOUND[provider],
-      });
-      expect([provider, answer.status]).toEqual([provider, 201]);
-    }
-  });
+  /** The routes that take an `externalAccountId`, the providers each takes, the rest of a valid body. */
+  const ROUTES = [
+    {
+      route: "/admin/connections",
+      providers: ["yelp", "thumbtack", "staticforms"],
+      rest: (provider: Provider) => ({ inboundAuth: INBOUND[provider] }),
+    },
+    { route: "/admin/connections/oauth", providers: ["yelp", "thumbtack"], rest: () => ({}) },
+  ];
 
-  it("POST /admin/connections/oauth: the same rule, no attempt written", async () => {
-    const tenant = await createTenant(app.url);
-    const before = await counts(tenant.tenantId);
-    for (const [provider, externalAccountId] of BAD.filter(([p]) => p !== "staticforms")) {
-      const answer = await tenant.admin.post("/admin/connections/oauth", {
+  it.each(ROUTES)(
+    "POST $route: an id not of the provider's shape is 400 validation_failed on externalAccountId, nothing written",
+    async ({ route, providers, rest }) => {
+      const tenant = await createTenant(app.url);
+      const before = await counts(tenant.tenantId);
+      const body = (provider: Provider, externalAccountId: string) => ({
         provider,
         externalAccountId,
-        displayName: "Bad id",
+        displayName: "An account",
+        ...rest(provider),
       });
-      expect([provider, externalAccountId, answer.status, answer.body.error]).toEqual([
-        provider,
-        externalAccountId,
-        400,
-        "validation_failed",
-      ]);
-      expect(Object.keys(answer.body.details as object)).toEqual(["externalAccountId"]);
-    }
-    expect(await counts(tenant.tenantId)).toEqual(before);
-    for (const [provider, externalAccountId] of GOOD.filter(([p]) => p !== "staticforms")) {
-      const answer = await tenant.admin.post("/admin/connections/oauth", {
-        provider,
-        externalAccountId,
-        displayName: "Good id",
-      });
-      expect([provider, answer.status]).toEqual([provider, 201]);
-    }
-  });
+      for (const [provider, externalAccountId] of BAD.filter(([p]) => providers.includes(p))) {
+        const answer = await tenant.admin.post(route, body(provider, externalAccountId));
+        expect([provider, externalAccountId, answer.status, answer.body.error]).toEqual([
+          provider,
+          externalAccountId,
+          400,
+          "validation_failed",
+        ]);
+        expect(Object.keys(answer.body.details as object)).toEqual(["externalAccountId"]);
+      }
+      expect(await counts(tenant.tenantId)).toEqual(before);
+      for (const [provider, externalAccountId] of GOOD.filter(([p]) => providers.includes(p))) {
+        const answer = await tenant.admin.post(route, body(provider, externalAccountId));
+        expect([provider, answer.status]).toEqual([provider, 201]);
+      }
+    },
+  );
 
   it("an id stored before the rule (`..`, `/`) cannot change the path of a provider call", async () => {
     const outcomes: Record<string, unknown> = {};

@@ -5,8 +5,14 @@
 // registration sweep. The outcomes asserted are HTTP answers, rows and what the fake Yelp holds.
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { storedFor } from "../support/database.js";
-import { providerEnv, useFakeOAuth, useFakeThumbtack, useFakeYelp } from "../support/fake-providers.js";
-import { type TestApp, useApp } from "../support/harness.js";
+import {
+  connectWithOAuth,
+  providerEnv,
+  useFakeOAuth,
+  useFakeThumbtack,
+  useFakeYelp,
+} from "../support/fake-providers.js";
+import { useApp } from "../support/harness.js";
 import { get, post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
 import { RegistrationSweep } from "../../src/connections/registration-sweep.js";
@@ -114,7 +120,7 @@ describe("Yelp URL token rotation: self-serve webhooks move to the new URL", () 
     const businesses = ["rotSelfBiz_000000000001", "rotSelfBiz_000000000002"];
     const ids: string[] = [];
     for (const business of businesses) {
-      ids.push(await connect(app, oauth, tenant, business));
+      ids.push(await connectWithOAuth(app, oauth, tenant, "yelp", business));
       await synced(ids.at(-1)!, 1);
     }
     for (const business of businesses) {
@@ -163,28 +169,3 @@ describe("Yelp URL token rotation: self-serve webhooks move to the new URL", () 
     expect(yelp.hooks.size).toBe(2);
   });
 });
-
-/** The owner's browser: starts the Yelp OAuth flow, consents, follows the callback: the connection's id. */
-async function connect(
-  app: TestApp,
-  oauth: ReturnType<typeof useFakeOAuth>,
-  tenant: Awaited<ReturnType<typeof createTenant>>,
-  business: string,
-): Promise<string> {
-  const started = await tenant.admin.post("/admin/connections/oauth", {
-    provider: "yelp",
-    externalAccountId: business,
-    displayName: `Yelp ${business}`,
-  });
-  expect(started.status).toBe(201);
-  oauth.consentFor.yelp = business;
-  const consent = await fetch(started.body.authorizeUrl as string, { redirect: "manual" });
-  const back = new URL(consent.headers.get("location")!);
-  const page = await fetch(`${app.url}${back.pathname}${back.search}`, { redirect: "manual" });
-  expect(page.status).toBe(200);
-  const { rows } = await app.sql.query<{ id: string }>(
-    "SELECT id FROM connections WHERE external_account_id = $1 AND status <> 'disabled'",
-    [business],
-  );
-  return rows[0]!.id;
-}
