@@ -40,10 +40,16 @@ export const IsProviderAccountId = () =>
         const provider = providerOf(args?.object ?? {});
         return provider === undefined || isAccountId(provider, value);
       },
-      defaultMessage: (args) =>
-        `externalAccountId must be ${capabilities(providerOf(args?.object ?? {}) ?? "yelp").accountId.shape}`,
+      defaultMessage: (args) => {
+        const provider = providerOf(args?.object ?? {});
+        return `externalAccountId must be ${provider ? capabilities(provider).accountId.shape : "an account id"}`;
+      },
     },
   });
+
+/** The account id shapes of `providers`, for the OpenAPI document (from the capabilities, so they agree). */
+export const accountIdShapes = (providers: readonly Provider[]): string =>
+  providers.map((provider) => capabilities(provider).accountId.shape).join("; ");
 
 export class InboundAuthBody {
   @ApiProperty({ enum: INBOUND_AUTH_TYPES, description: "Leadgate generates every secret except apiKey" })
@@ -121,10 +127,7 @@ export class CreateConnectionBody {
   @IsIn(PROVIDERS)
   provider!: Provider;
 
-  @ApiProperty({
-    description:
-      "Static Forms account or form id (letters, digits, '.', '_', ':', '@', '+', '-'), Thumbtack businessID (digits), Yelp business id (letters, digits, '_', '-')",
-  })
+  @ApiProperty({ description: accountIdShapes(PROVIDERS) })
   @IsString()
   @Length(1, 200)
   @IsProviderAccountId()
