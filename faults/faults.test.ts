@@ -72,7 +72,7 @@ describe("fault injection", () => {
       "/admin/connections",
       {
         provider: "thumbtack",
-        externalAccountId: `tt-${randomBytes(4).toString("hex")}`,
+        externalAccountId: `70000000${randomBytes(4).readUInt32BE().toString().padStart(10, "0")}`, // a businessID: digits
         displayName: "Thumbtack",
         inboundAuth: { type: "basic" },
         credentials: { accessToken: "tt-token" },

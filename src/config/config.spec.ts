@@ -182,6 +182,28 @@ describe("loadConfig", () => {
       false,
     ]);
     expect(config.yelpWebhookToken).toBe("yelp-url-token-0123456789");
+    expect(config.yelpWebhookTokenPrevious).toBeUndefined();
+  });
+
+  it("parses YELP_WEBHOOK_TOKEN_PREVIOUS as a token beside, and different from, the current one", () => {
+    const currentToken = "new-yelp-token-4f9a2c7e";
+    const previousToken = "old-yelp-token-8b1d3e";
+    const shortToken = "old-yelp-tok-15";
+    const current = { ...BASE, YELP_WEBHOOK_TOKEN: currentToken };
+    expect(
+      loadConfig({ ...current, YELP_WEBHOOK_TOKEN_PREVIOUS: previousToken }).yelpWebhookTokenPrevious,
+    ).toBe(previousToken);
+    for (const [env, problem] of [
+      [{ ...current, YELP_WEBHOOK_TOKEN_PREVIOUS: shortToken }, "at least 16 characters"],
+      [{ ...current, YELP_WEBHOOK_TOKEN_PREVIOUS: currentToken }, "must differ from YELP_WEBHOOK_TOKEN"],
+      [{ ...BASE, YELP_WEBHOOK_TOKEN_PREVIOUS: previousToken }, "needs YELP_WEBHOOK_TOKEN"],
+    ] as const) {
+      const error = errorOf(env);
+      expect(error.variable).toBe("YELP_WEBHOOK_TOKEN_PREVIOUS");
+      expect(error.message).toContain(problem);
+      expect(error.message).not.toContain(shortToken); // a secret is never echoed
+      expect(error.message).not.toContain(currentToken);
+    }
   });
 
   it("parses the edge settings", () => {

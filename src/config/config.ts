@@ -5,7 +5,7 @@ import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { ConfigError, type Env, flag, integer, read, required, url } from "./env.js";
 import { type IpRange, parseIpRange } from "./ip-ranges.js";
-import { encryptionKey, previousEncryptionKeys, secret } from "./secrets.js";
+import { encryptionKey, previousEncryptionKeys, previousYelpToken, secret } from "./secrets.js";
 
 export { ConfigError } from "./env.js";
 
@@ -21,6 +21,11 @@ export interface AppConfig {
   previousEncryptionKeys: Buffer[];
   bootstrapOperatorKey: string | undefined;
   yelpWebhookToken: string | undefined;
+  /**
+   * The token being rotated out (YELP_WEBHOOK_TOKEN_PREVIOUS): its URL still takes deliveries and
+   * the handshake, and self-serve webhooks registered at it are moved to the current token's URL.
+   */
+  yelpWebhookTokenPrevious: string | undefined;
   /** Yelp sender addresses or CIDRs (empty: any sender with the URL token). */
   yelpAllowedIps: IpRange[];
   yelpApiBaseUrl: string;
@@ -365,6 +370,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     previousEncryptionKeys: previousEncryptionKeys(env),
     bootstrapOperatorKey: secret(env, "LEADGATE_BOOTSTRAP_OPERATOR_KEY", 24),
     yelpWebhookToken: secret(env, "YELP_WEBHOOK_TOKEN", 16),
+    yelpWebhookTokenPrevious: previousYelpToken(env),
     yelpAllowedIps: ipRanges(env, "YELP_ALLOWED_IPS"),
     yelpApiBaseUrl: url(env, "YELP_API_BASE_URL", "https://api.yelp.com", ["https:", "http:"]),
     thumbtackApiBaseUrl: url(env, "THUMBTACK_API_BASE_URL", "https://api.thumbtack.com", ["https:", "http:"]),

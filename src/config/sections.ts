@@ -22,6 +22,7 @@ export const CONFIG_SECTIONS = {
     "webhookRateLimitWindowSeconds",
     "ingestQueueLimit",
     "yelpWebhookToken",
+    "yelpWebhookTokenPrevious",
     "yelpAllowedIps",
   ],
   providers: [

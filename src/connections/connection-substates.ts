@@ -5,6 +5,8 @@
 // (`status = ANY(from)`), and the ones that open or resolve an alert do so in the same transaction.
 import { Injectable } from "@nestjs/common";
 import { AlertBook } from "../alerts/alert-book.js";
+import { SecretBox } from "../crypto/secret-box.js";
+import { secretPlace } from "../crypto/stored-secrets.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
 import type { ConnectionRef } from "./connection-store.js";
@@ -12,7 +14,7 @@ import { allowedFrom, type OAuthStatus, type TransitionName } from "./lifecycle/
 
 /** How a provider-sync attempt ended, for the connection's registration. */
 export type RegistrationOutcome =
-  | { kind: "registered"; webhookId: string | null; expiresAt: Date | null }
+  | { kind: "registered"; webhookId: string | null; expiresAt: Date | null; webhookUrl?: string | null }
   | { kind: "removed" }
   | { kind: "failed"; errorCode: string };
 
@@ -45,6 +47,7 @@ export class ConnectionSubstates {
   constructor(
     private readonly prisma: PrismaService,
     private readonly alerts: AlertBook,
+    private readonly box: SecretBox,
   ) {}
 
   // --- registration (provider-sync) ---
@@ -112,7 +115,8 @@ export class ConnectionSubstates {
           ? await tx.$executeRawUnsafe(
               `UPDATE connections SET registration_status = 'active', registration_webhook_id = $3,
                  registration_expires_at = $4, registration_synced_at = now(), registration_last_error = NULL,
-                 registration_due_at = now() + make_interval(secs => $5::double precision)
+                 registration_due_at = now() + make_interval(secs => $5::double precision),
+                 registration_webhook_url = $7
                WHERE id = $1::uuid AND tenant_id = $2::uuid AND registration_status <> 'manual' AND status = ANY($6::text[])`,
               ref.id,
               ref.tenantId,
@@ -120,11 +124,14 @@ export class ConnectionSubstates {
               outcome.expiresAt,
               resyncSeconds,
               statuses,
+              outcome.webhookUrl
+                ? this.box.seal(outcome.webhookUrl, secretPlace("registration_webhook_url", ref.id))
+                : null,
             )
           : await tx.$executeRawUnsafe(
               `UPDATE connections SET registration_status = 'manual', registration_webhook_id = NULL,
                  registration_expires_at = NULL, registration_synced_at = now(), registration_last_error = NULL,
-                 registration_due_at = NULL
+                 registration_due_at = NULL, registration_webhook_url = NULL
                WHERE id = $1::uuid AND tenant_id = $2::uuid AND status = ANY($3::text[])`,
               ref.id,
               ref.tenantId,

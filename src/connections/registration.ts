@@ -33,15 +33,18 @@ export class RegistrationRepository {
       webhookId: string | null;
       expiresAt: Date | null;
       inboundSecrets: string | null;
+      webhookUrl: string | null;
     }>(
       `SELECT registration_status AS status, registration_webhook_id AS "webhookId",
-              registration_expires_at AS "expiresAt", inbound_secrets AS "inboundSecrets"
+              registration_expires_at AS "expiresAt", inbound_secrets AS "inboundSecrets",
+              registration_webhook_url AS "webhookUrl"
        FROM connections WHERE id = $1::uuid AND tenant_id = $2::uuid`,
       [connectionId, tenantId],
     );
     const row = rows[0];
     if (!row) return undefined;
     let inbound: InboundCredentials = { type: "none" };
+    let webhookUrl: string | null = null;
     try {
       if (row.inboundSecrets) {
         inbound = this.box.open<InboundCredentials>(
@@ -49,10 +52,20 @@ export class RegistrationRepository {
           secretPlace("inbound_secrets", connectionId),
         );
       }
+      if (row.webhookUrl) {
+        webhookUrl = this.box.open<string>(
+          row.webhookUrl,
+          secretPlace("registration_webhook_url", connectionId),
+        );
+      }
     } catch {
       throw new PermanentError("secrets_unreadable"); // as in the job context: fix the key or data, then replay
     }
-    return { status: row.status, known: { webhookId: row.webhookId, expiresAt: row.expiresAt }, inbound };
+    return {
+      status: row.status,
+      known: { webhookId: row.webhookId, expiresAt: row.expiresAt, webhookUrl },
+      inbound,
+    };
   }
 
   /**

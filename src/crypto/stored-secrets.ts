@@ -9,6 +9,8 @@ export const CONNECTION_SECRET_COLUMNS = [
   "credentials",
   "crm_signing_secret",
   "previous_crm_signing_secret",
+  // The URL of a Yelp self-serve webhook: it holds the platform URL token.
+  "registration_webhook_url",
 ] as const;
 export type ConnectionSecretColumn = (typeof CONNECTION_SECRET_COLUMNS)[number];
 

@@ -15,6 +15,8 @@ export interface JobReceipt {
   leadId: string;
   kind: EventKind;
   occurredAt: Date;
+  /** When Leadgate stored the receipt: a bound on how late a provider's own time may claim to be. */
+  receivedAt: Date;
   payload: JsonObject | null;
 }
 
@@ -156,13 +158,14 @@ function receiptOf(row: ContextRow, id: string): JobReceipt {
     leadId: row.lead_id,
     kind: row.kind,
     occurredAt: row.occurred_at,
+    receivedAt: row.received_at,
     payload: row.raw_payload,
   };
 }
 
 /** The receipt (`r`) and connection (`c`) columns a claim returns beside the job. */
 export const CONTEXT_COLUMNS = `r.id AS receipt_found_id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.occurred_at,
-  r.raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
+  r.received_at, r.raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
   c.external_account_id, c.status, c.settings, c.credentials, c.crm_signing_secret,
   CASE WHEN c.previous_crm_signing_secret_expire_at > now() THEN c.previous_crm_signing_secret END
     AS previous_crm_signing_secret`;
@@ -176,6 +179,7 @@ export interface ContextRow {
   lead_id: string;
   kind: EventKind;
   occurred_at: Date;
+  received_at: Date;
   raw_payload: JsonObject | null;
   connection_id: string | null;
   connection_tenant_id: string;

@@ -129,14 +129,25 @@ export class LeadsRepository {
 
   /**
    * Records a phone opt-in (with its number, when known) or opt-out (the phone is cleared), unless
-   * the stored consent comes from a newer event.
+   * the stored consent comes from a newer event. Consent events are ordered by the earlier of their
+   * own time and `receivedAt` (when Leadgate stored the event): a time in the future, forged or
+   * broken, counts as the moment it arrived, so it cannot outrank every later opt-out, while a late
+   * retry of an old opt-in keeps its old time and never re-grants consent after an opt-out. At the
+   * same time an opt-out wins, whichever is recorded last.
    */
-  async recordPhoneConsent(tenantId: string, leadId: string, consent: PhoneConsent): Promise<void> {
+  async recordPhoneConsent(
+    tenantId: string,
+    leadId: string,
+    consent: PhoneConsent,
+    receivedAt: Date,
+  ): Promise<void> {
     await this.sql.query(
-      `UPDATE leads SET phone_consent = $3, phone_consent_at = $4,
+      `UPDATE leads SET phone_consent = $3, phone_consent_at = LEAST($4::timestamptz, $6::timestamptz),
          phone = CASE WHEN $3 THEN COALESCE($5, phone) ELSE NULL END, updated_at = now()
-       WHERE tenant_id = $1::uuid AND id = $2::uuid AND (phone_consent_at IS NULL OR phone_consent_at <= $4)`,
-      [tenantId, leadId, consent.granted, consent.at, consent.phone ?? null],
+       WHERE tenant_id = $1::uuid AND id = $2::uuid
+         AND (phone_consent_at IS NULL OR phone_consent_at < LEAST($4::timestamptz, $6::timestamptz)
+              OR (phone_consent_at = LEAST($4::timestamptz, $6::timestamptz) AND NOT $3))`,
+      [tenantId, leadId, consent.granted, consent.at, consent.phone ?? null, receivedAt],
     );
   }
 

@@ -2,7 +2,12 @@
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 import { Type } from "class-transformer";
 import { IsIn, IsObject, IsString, IsUrl, IsUUID, Length, ValidateNested } from "class-validator";
-import { InboundAuthBody, SettingsBody } from "../admin/connections/connections.dto.js";
+import {
+  accountIdShapes,
+  InboundAuthBody,
+  IsProviderAccountId,
+  SettingsBody,
+} from "../admin/connections/connections.dto.js";
 import { Optional } from "../common/validation.js";
 import type { ConnectionSettings, InboundAuthConfig } from "../connections/lifecycle/connection.js";
 import { OAUTH_PROVIDERS, type OAuthProvider } from "../connections/provider-oauth.js";
@@ -39,9 +44,10 @@ export class StartOAuthBody extends ReconnectBody {
   @IsUUID()
   tenantId?: string;
 
-  @ApiProperty({ description: "the Thumbtack businessID or the Yelp business id the grant must reach" })
+  @ApiProperty({ description: `the account the grant must reach: ${accountIdShapes(OAUTH_PROVIDERS)}` })
   @IsString()
   @Length(1, 200)
+  @IsProviderAccountId()
   externalAccountId!: string;
 
   @ApiProperty({ example: "Acme Roofing on Yelp" })

@@ -28,6 +28,11 @@ export function hasApi(provider: Provider): provider is ApiProvider {
 /** The providers with an API (reconciled, synced, refreshed by the worker's sweeps). */
 export const API_PROVIDERS: readonly ApiProvider[] = PROVIDERS.filter(hasApi);
 
+/** Whether `id` has the shape of the provider's account ids (capability `accountId`). */
+export function isAccountId(provider: Provider, id: unknown): id is string {
+  return typeof id === "string" && CAPABILITIES[provider].accountId.pattern.test(id);
+}
+
 /** Whether Leadgate registers a connection's webhook itself, once it holds a grant. */
 export function registersWebhook(provider: Provider, inboundAuth: InboundAuthType): boolean {
   return capabilities(provider).registersWebhookWith.includes(inboundAuth);

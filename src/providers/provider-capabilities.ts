@@ -28,4 +28,10 @@ export interface ProviderCapabilities {
    * the named variable's (shown as `{VARIABLE}`, never its value).
    */
   readonly webhookUrl: "connection" | { readonly platformToken: string };
+  /**
+   * The shape of the provider's account id (`externalAccountId`), checked when a connection is
+   * created or connected (400 validation_failed otherwise). It reaches provider URL paths, so no
+   * pattern admits `/`, `?`, `#`, `%` or an id of dots only. `shape` says it in words, for the error.
+   */
+  readonly accountId: { readonly pattern: RegExp; readonly shape: string };
 }

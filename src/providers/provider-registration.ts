@@ -14,6 +14,11 @@ export type RegistrationAction = (typeof REGISTRATION_ACTIONS)[number];
 export interface KnownRegistration {
   webhookId: string | null;
   expiresAt: Date | null;
+  /**
+   * The URL Leadgate registered the webhook with, where the provider cannot be asked for it (Yelp
+   * self-serve); null when not kept (other providers, or registered before Leadgate kept it).
+   */
+  webhookUrl: string | null;
 }
 
 export interface RegistrationTarget {
@@ -33,10 +38,14 @@ export interface RegistrationTarget {
   released(accountIds: string[]): Promise<string[]>;
 }
 
-/** The registration after a sync or rotation: the provider's id of our webhook, and its expiry. */
+/**
+ * The registration after a sync or rotation: the provider's id of our webhook, its expiry, and
+ * the URL it was registered with when the provider cannot be asked for it later (else absent).
+ */
 export interface Registered {
   webhookId: string | null;
   expiresAt: Date | null;
+  webhookUrl?: string | null;
 }
 
 export interface ProviderRegistrar {

@@ -29,7 +29,11 @@ describe("backfill", () => {
 
   let count = 0;
   const connect = async (admin: Awaited<ReturnType<typeof createTenant>>["admin"], provider = "yelp") => {
-    const business = `bizBackfill_${String(++count).padStart(6, "0")}`;
+    // A Thumbtack businessID is digits; a Yelp business id letters, digits and '_'.
+    const business =
+      provider === "thumbtack"
+        ? `7000000${String(++count).padStart(11, "0")}`
+        : `bizBackfill_${String(++count).padStart(6, "0")}`;
     const created = await admin.post("/admin/connections", {
       provider,
       externalAccountId: business,

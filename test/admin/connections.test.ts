@@ -68,7 +68,7 @@ describe("admin API: connections", () => {
       await staticForms({ inboundAuth: { type: "apiKey", apiKey: "sf_test_0a1b2c3d4e5f" } }),
       await tenant.admin.post("/admin/connections", {
         provider: "thumbtack",
-        externalAccountId: "tt-business-1",
+        externalAccountId: "700000000000000001",
         displayName: "Thumbtack",
         inboundAuth: { type: "basic" },
         credentials: { accessToken: "tt-access-token-abcdef", refreshToken: "tt-refresh-token-abcdef" },
@@ -227,7 +227,7 @@ describe("admin API: connections", () => {
       {
         body: {
           provider: "thumbtack",
-          externalAccountId: "x",
+          externalAccountId: "700000000000000404",
           displayName: "x",
           inboundAuth: { type: "bearer" }, // Thumbtack sends Basic, a custom header or a ?token= only
         },
@@ -515,7 +515,7 @@ describe("admin API: connections", () => {
   it("resume after a credential error re-queues the blocked jobs with the new credentials", async () => {
     const created = await tenant.admin.post("/admin/connections", {
       provider: "thumbtack",
-      externalAccountId: "tt-blocked",
+      externalAccountId: "700000000000000002",
       displayName: "Thumbtack",
       inboundAuth: { type: "basic" },
       credentials: { accessToken: "expired-token" },

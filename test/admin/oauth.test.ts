@@ -220,7 +220,11 @@ describe("OAuth: connecting provider accounts", () => {
   });
 
   let businesses = 0;
-  const newBusiness = (provider: string) => `${provider}Biz${String(++businesses).padStart(6, "0")}`;
+  /** A Thumbtack businessID is digits ("tt"); a Yelp business id letters and digits. */
+  const newBusiness = (provider: string) =>
+    provider === "tt"
+      ? `7000000${String(++businesses).padStart(11, "0")}`
+      : `${provider}Biz${String(++businesses).padStart(6, "0")}`;
 
   /** Starts the flow (201) and lets the fake authorize: the callback URL it redirects the browser to. */
   const authorize = async (body: Record<string, unknown>, owner?: string) => {

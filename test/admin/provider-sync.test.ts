@@ -3,9 +3,14 @@
 // outcomes asserted are what the fakes hold and received, the rows, and the admin API's answers.
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { fixture } from "../support/fixtures.js";
-import { providerEnv, useFakeOAuth, useFakeThumbtack, useFakeYelp } from "../support/fake-providers.js";
+import {
+  connectWithOAuth,
+  providerEnv,
+  useFakeOAuth,
+  useFakeThumbtack,
+  useFakeYelp,
+} from "../support/fake-providers.js";
 import { type TestApp, useApp } from "../support/harness.js";
-import { connectWithOAuth as connect } from "../support/oauth-connect.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
 import { RegistrationSweep } from "../../src/connections/registration-sweep.js";
@@ -18,7 +23,11 @@ const basic = (auth: { username: string; password: string }) =>
   `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`;
 
 let businesses = 0;
-const newBusiness = (prefix: string) => `${prefix}Biz${String(++businesses).padStart(5, "0")}`;
+/** A Thumbtack businessID is digits ("tt"); a Yelp business id letters and digits. */
+const newBusiness = (prefix: string) =>
+  prefix === "tt"
+    ? `7000000${String(++businesses).padStart(11, "0")}`
+    : `${prefix}Biz${String(++businesses).padStart(5, "0")}`;
 
 type Tenant = Awaited<ReturnType<typeof createTenant>>;
 
@@ -98,7 +107,7 @@ describe("provider registration (subscriptions mode)", () => {
   describe("Thumbtack", () => {
     it("connect creates one webhook whose credentials authenticate a real delivery; rotate-secret updates the provider's copy, the old credentials last the grace period; disconnect deletes it before the tokens go", async () => {
       const business = newBusiness("tt");
-      const connectionId = await connect(app, oauth, tenant, "thumbtack", business);
+      const connectionId = await connectWithOAuth(app, oauth, tenant, "thumbtack", business);
       await settled(app, connectionId);
 
       const creations = () =>
@@ -184,7 +193,7 @@ describe("provider registration (subscriptions mode)", () => {
 
     it("a sync repairs drift: ours disabled on Thumbtack's side is recreated and the stale one removed; a webhook not ours is left alone", async () => {
       const business = newBusiness("tt");
-      const connectionId = await connect(app, oauth, tenant, "thumbtack", business);
+      const connectionId = await connectWithOAuth(app, oauth, tenant, "thumbtack", business);
       await settled(app, connectionId);
       const [ours] = thumbtack.hooks(business);
       ours!.enabled = false; // someone switched it off in Thumbtack
@@ -214,7 +223,7 @@ describe("provider registration (subscriptions mode)", () => {
     it("a provider answering 500 leaves registration error with lastError; it recovers by itself once the provider answers again, and ingest is unaffected", async () => {
       thumbtack.state.down = true;
       const business = newBusiness("tt");
-      const connectionId = await connect(app, oauth, tenant, "thumbtack", business);
+      const connectionId = await connectWithOAuth(app, oauth, tenant, "thumbtack", business);
       const failed = await waitFor(
         () => view(connectionId),
         (connection) => connection.registration.status === "error",
@@ -258,7 +267,7 @@ describe("provider registration (subscriptions mode)", () => {
     it("a 403 from the webhooks API fails the registration for good (error, dead) but not the connection: its auto-reply still goes out", async () => {
       thumbtack.state.forbidden = true;
       const business = newBusiness("tt");
-      const connectionId = await connect(app, oauth, tenant, "thumbtack", business, {
+      const connectionId = await connectWithOAuth(app, oauth, tenant, "thumbtack", business, {
         settings: { autoResponse: { enabled: true, text: "Thanks, we will call you." } },
       });
       const [job] = await settled(app, connectionId);
@@ -294,7 +303,7 @@ describe("provider registration (subscriptions mode)", () => {
 
     it("token auth registers the ?token= URL without credentials; header auth stays manual", async () => {
       const tokenBusiness = newBusiness("tt");
-      const withToken = await connect(app, oauth, tenant, "thumbtack", tokenBusiness, {
+      const withToken = await connectWithOAuth(app, oauth, tenant, "thumbtack", tokenBusiness, {
         inboundAuth: { type: "token" },
       });
       await settled(app, withToken);
@@ -309,7 +318,7 @@ describe("provider registration (subscriptions mode)", () => {
       expect(delivered.status).toBe(202);
 
       const headerBusiness = newBusiness("tt");
-      const withHeader = await connect(app, oauth, tenant, "thumbtack", headerBusiness, {
+      const withHeader = await connectWithOAuth(app, oauth, tenant, "thumbtack", headerBusiness, {
         inboundAuth: { type: "header", headerName: "x-leadgate-secret" },
       });
       expect((await view(withHeader)).registration).toEqual({
@@ -327,7 +336,7 @@ describe("provider registration (subscriptions mode)", () => {
   describe("Yelp", () => {
     it("connect subscribes the business; the daily sweep restores a subscription removed on Yelp's side and removes ours of disabled connections only; disconnect unsubscribes before the tokens go", async () => {
       const business = newBusiness("yelp");
-      const connectionId = await connect(app, oauth, tenant, "yelp", business);
+      const connectionId = await connectWithOAuth(app, oauth, tenant, "yelp", business);
       await settled(app, connectionId);
       expect(yelp.subscribed.has(business)).toBe(true);
       const subscribe = yelp.server.received.find(
@@ -385,7 +394,7 @@ describe("provider registration (subscriptions mode)", () => {
     it("a Yelp answering 500 leaves registration error; the connection recovers by itself", async () => {
       yelp.state.down = true;
       const business = newBusiness("yelp");
-      const connectionId = await connect(app, oauth, tenant, "yelp", business);
+      const connectionId = await connectWithOAuth(app, oauth, tenant, "yelp", business);
       const failed = await waitFor(
         () => view(connectionId),
         (connection) => connection.registration.status === "error",
@@ -403,7 +412,7 @@ describe("provider registration (subscriptions mode)", () => {
   it("a registration that ran out of attempts is dead, visible, and an operator's replay registers it", async () => {
     yelp.state.down = true;
     const business = newBusiness("yelp");
-    const connectionId = await connect(app, oauth, tenant, "yelp", business);
+    const connectionId = await connectWithOAuth(app, oauth, tenant, "yelp", business);
     await waitFor(
       () => view(connectionId),
       (connection) => connection.registration.status === "error",
@@ -438,7 +447,7 @@ describe("provider registration (subscriptions mode)", () => {
   describe("POST /admin/connections/{id}/sync", () => {
     it("202 { connection, run } starts a registration job and a reconciliation run now; an operator may sync any tenant's connection", async () => {
       const business = newBusiness("tt");
-      const connectionId = await connect(app, oauth, tenant, "thumbtack", business);
+      const connectionId = await connectWithOAuth(app, oauth, tenant, "thumbtack", business);
       await settled(app, connectionId);
       const before = (await syncJobs(app, connectionId)).length;
       const answer = await tenant.admin.post(`/admin/connections/${connectionId}/sync`);
@@ -497,7 +506,7 @@ describe("provider registration (subscriptions mode)", () => {
 
     it("rejections: no key 401, another tenant's or an unknown id 404, a disabled connection 409 connection_disabled, Static Forms 409 sync_not_supported; none makes a job", async () => {
       const business = newBusiness("tt");
-      const connectionId = await connect(app, oauth, tenant, "thumbtack", business);
+      const connectionId = await connectWithOAuth(app, oauth, tenant, "thumbtack", business);
       await settled(app, connectionId);
       const jobsBefore = (await syncJobs(app, connectionId)).length;
 
@@ -540,7 +549,7 @@ describe("provider registration (Yelp self-serve webhooks)", () => {
   it("connect creates a 14-day webhook; one expiring in 2 h is renewed by the first sync (new one first, then the old deleted); disconnect deletes it", async () => {
     const tenant = await createTenant(app.url);
     const business = newBusiness("yelp");
-    const connectionId = await connect(app, oauth, tenant, "yelp", business);
+    const connectionId = await connectWithOAuth(app, oauth, tenant, "yelp", business);
     await settled(app, connectionId);
     expect(yelp.subscribed.size).toBe(0);
     const [hook] = [...yelp.hooks.values()];

@@ -31,7 +31,7 @@ describe("admin API: replay", () => {
   const connect = async (crmPath: string) => {
     const created = await tenant.admin.post("/admin/connections", {
       provider: "staticforms",
-      externalAccountId: `form-${crmPath}`,
+      externalAccountId: `form${crmPath.replaceAll("/", "-")}`,
       displayName: crmPath,
       inboundAuth: { type: "bearer" },
       settings: { crmDestination: { url: `${crm.url}${crmPath}` } },

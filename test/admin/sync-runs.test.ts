@@ -6,7 +6,7 @@
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { providerEnv, useFakeOAuth, useFakeThumbtack, useFakeYelp } from "../support/fake-providers.js";
 import { useApp } from "../support/harness.js";
-import { connectWithOAuth } from "../support/oauth-connect.js";
+import { connectWithOAuth } from "../support/fake-providers.js";
 import { waitFor } from "../support/wait.js";
 
 const ENDED = ["succeeded", "dead", "cancelled"];

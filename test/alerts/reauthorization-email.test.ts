@@ -138,7 +138,7 @@ describe("alerts: reauthorization required, by email", () => {
 
     const started = await tenant.admin.post("/admin/connections/oauth", {
       provider: "thumbtack",
-      externalAccountId: "ttBizAlerts1",
+      externalAccountId: "700000000000000003",
       displayName: "Roofing Pros Thumbtack",
       returnUrl: `${RETURN_ORIGIN}/done`,
     });

@@ -189,6 +189,35 @@ describe("Yelp leads: phone consent and complete history", () => {
       expect(await leadView(c.tenantId)).toMatchObject({ phone: PHONE, phoneConsent: true });
     });
 
+    it("an opt-in dated in the far future is accepted but counts as received now: a later opt-out wins", async () => {
+      const c = await connect();
+      yelpEvents.set("leadConsentFuture", makeEvents("cf", 1));
+      yelpPhones.set("leadConsentFuture", PHONE);
+      // A forged (or broken) time up to year 9999: still answered 202, the lead still opted in.
+      await phoneEvent(c.business, "leadConsentFuture", "IN", "9999-12-31T23:59:59+00:00");
+      await jobsDone(c.tenantId, 2);
+      expect(await leadView(c.tenantId)).toMatchObject({ phone: PHONE, phoneConsent: true });
+      await phoneEvent(c.business, "leadConsentFuture", "OUT", new Date(Date.now() + 1000).toISOString());
+      await jobsDone(c.tenantId, 4);
+      expect(await leadView(c.tenantId)).toMatchObject({ phone: null, phoneConsent: false });
+    });
+
+    it("an opt-out and an opt-in of the same time: the opt-out wins, whichever comes last", async () => {
+      for (const [lead, order] of [
+        ["leadConsentTie1", ["OUT", "IN"]],
+        ["leadConsentTie2", ["IN", "OUT"]],
+      ] as const) {
+        const c = await connect();
+        yelpEvents.set(lead, makeEvents(lead, 1));
+        yelpPhones.set(lead, PHONE);
+        await phoneEvent(c.business, lead, order[0], "2026-03-14T18:41:10+00:00");
+        await jobsDone(c.tenantId, 2);
+        await phoneEvent(c.business, lead, order[1], "2026-03-14T18:41:10+00:00");
+        await jobsDone(c.tenantId, 4);
+        expect(await leadView(c.tenantId)).toMatchObject({ phone: null, phoneConsent: false });
+      }
+    });
+
     /** The body of the CRM delivery of the event of `eventType` (it runs after the event's lead-upsert). */
     async function crmBodyOf(c: TestConnection & { business: string }, eventType: string) {
       type Body = { data: { payload: { event_type?: string }; lead: Record<string, unknown> } };

@@ -2,8 +2,9 @@
 // that grants whatever business the owner consents to, Thumbtack's business webhooks and Yelp's
 // subscriptions and self-serve webhooks, each kept in memory as the provider would. Real HTTP
 // servers on loopback (useFakeServer); a test flips `down` to make one answer 500.
+import type { createTenant } from "./admin.js";
 import type { FakeReply, FakeServer, ReceivedRequest } from "./fake-server.js";
-import { useFakeServer } from "./harness.js";
+import { type TestApp, useFakeServer } from "./harness.js";
 
 const json = (request: ReceivedRequest): Record<string, unknown> =>
   request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
@@ -189,3 +190,34 @@ export const providerEnv = (yelp: FakeServer, thumbtack: FakeServer) => ({
   YELP_API_BASE_URL: yelp.url,
   THUMBTACK_API_BASE_URL: thumbtack.url,
 });
+
+/**
+ * The owner's browser: starts the OAuth flow as `tenant`, lets `oauth` consent to `business`,
+ * follows the callback to the app; answers the connection's id.
+ */
+export async function connectWithOAuth(
+  app: TestApp,
+  oauth: ReturnType<typeof useFakeOAuth>,
+  tenant: Awaited<ReturnType<typeof createTenant>>,
+  provider: "yelp" | "thumbtack",
+  business: string,
+  extra: object = {},
+): Promise<string> {
+  const started = await tenant.admin.post("/admin/connections/oauth", {
+    provider,
+    externalAccountId: business,
+    displayName: `${provider} ${business}`,
+    ...extra,
+  });
+  expect([started.status, started.text]).toEqual([201, expect.any(String)]);
+  oauth.consentFor[provider] = business;
+  const consent = await fetch(started.body.authorizeUrl as string, { redirect: "manual" });
+  const back = new URL(consent.headers.get("location")!);
+  const page = await fetch(`${app.url}${back.pathname}${back.search}`, { redirect: "manual" });
+  expect(page.status).toBe(200);
+  const { rows } = await app.sql.query<{ id: string }>(
+    "SELECT id FROM connections WHERE external_account_id = $1 AND status <> 'disabled'",
+    [business],
+  );
+  return rows[0]!.id;
+}

@@ -14,12 +14,42 @@ import {
   Length,
   Max,
   Min,
+  ValidateBy,
   ValidateNested,
 } from "class-validator";
+import { capabilities, isAccountId } from "../../providers/capabilities.js";
 import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../../providers/inbound-auth.js";
 import { PROVIDERS, type Provider } from "../../providers/provider-event.js";
 import { ListQuery } from "../pagination.js";
 import { Optional } from "../../common/validation.js";
+
+const providerOf = (body: object): Provider | undefined => {
+  const provider = (body as { provider?: unknown }).provider;
+  return (PROVIDERS as readonly unknown[]).includes(provider) ? (provider as Provider) : undefined;
+};
+
+/**
+ * `externalAccountId` has the shape of the body's provider's account ids (capability `accountId`):
+ * it reaches provider URL paths. Without a valid provider, only that field's error is reported.
+ */
+export const IsProviderAccountId = () =>
+  ValidateBy({
+    name: "isProviderAccountId",
+    validator: {
+      validate: (value, args) => {
+        const provider = providerOf(args?.object ?? {});
+        return provider === undefined || isAccountId(provider, value);
+      },
+      defaultMessage: (args) => {
+        const provider = providerOf(args?.object ?? {});
+        return `externalAccountId must be ${provider ? capabilities(provider).accountId.shape : "an account id"}`;
+      },
+    },
+  });
+
+/** The account id shapes of `providers`, for the OpenAPI document (from the capabilities, so they agree). */
+export const accountIdShapes = (providers: readonly Provider[]): string =>
+  providers.map((provider) => capabilities(provider).accountId.shape).join("; ");
 
 export class InboundAuthBody {
   @ApiProperty({ enum: INBOUND_AUTH_TYPES, description: "Leadgate generates every secret except apiKey" })
@@ -97,9 +127,10 @@ export class CreateConnectionBody {
   @IsIn(PROVIDERS)
   provider!: Provider;
 
-  @ApiProperty({ description: "Static Forms account or form id, Thumbtack businessID, Yelp business id" })
+  @ApiProperty({ description: accountIdShapes(PROVIDERS) })
   @IsString()
   @Length(1, 200)
+  @IsProviderAccountId()
   externalAccountId!: string;
 
   @ApiProperty({ example: "Acme Roofing on Yelp" })

@@ -137,4 +137,17 @@ describe("ProviderApi", () => {
     expect(expand("/a/{x}/b/{y}", { x: "1", y: "é" })).toBe("/a/1/b/%C3%A9");
     expect(() => expand("/a/{x}", {})).toThrow(/needs the parameter x/);
   });
+
+  it("keeps every value one segment: separators are encoded, empty and dot-only segments refused", () => {
+    expect(expand("/b/{id}/lead_ids", { id: "x/../../admin?y#z%2e" })).toBe(
+      "/b/x%2F..%2F..%2Fadmin%3Fy%23z%252e/lead_ids",
+    );
+    for (const id of ["", ".", "..", "..."]) {
+      expect(() => expand("/b/{id}/lead_ids", { id })).toThrow(
+        expect.objectContaining({ code: "invalid_path_parameter" }),
+      );
+    }
+    // A query value is no path segment: dots are left as they are.
+    expect(expand("/b/{id}?cursor={cursor}", { id: "b1", cursor: ".." })).toBe("/b/b1?cursor=..");
+  });
 });

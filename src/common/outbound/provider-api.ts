@@ -6,7 +6,7 @@ import type { ClassConstructor } from "class-transformer";
 import secureJson from "secure-json-parse";
 import { checkAnswer } from "./answer-schema.js";
 import { callDestination, transportError } from "./destination.js";
-import { CredentialError, RetryableError, WaitRequired } from "./errors.js";
+import { CredentialError, PermanentError, RetryableError, WaitRequired } from "./errors.js";
 import type { ProviderQuota } from "./provider-quota.js";
 
 /** The code of an answer that is not what the API promises (not JSON, wrong types, missing fields). */
@@ -118,10 +118,11 @@ export class ProviderApi {
   ): Promise<Response> {
     // No token: the connection needs one (credential problem), nothing is sent.
     if (!token) throw new CredentialError("no_credentials");
+    const url = `${this.baseUrl}${expand(route, params)}`;
     try {
       return await this.quota.paced(this.provider, endpoint(method, route), () =>
         callDestination(
-          `${this.baseUrl}${expand(route, params)}`,
+          url,
           {
             method,
             headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -159,11 +160,21 @@ export function endpoint(method: string, route: string): string {
   return `${method} ${route.split("?")[0]}`;
 }
 
-/** "/v3/leads/{id}/events?limit=20" with { id } → "/v3/leads/<id, URL-encoded>/events?limit=20". */
+/**
+ * "/v3/leads/{id}/events?limit=20" with { id } → "/v3/leads/<id, URL-encoded>/events?limit=20".
+ * Each value is one path segment (or query value) whatever it holds: `/`, `?`, `#` and `%` are
+ * encoded. A path segment that is empty or only dots is refused (a permanent `invalid_path_parameter`,
+ * nothing sent): URL parsers resolve `.`, `..` and their encoded forms (`%2e%2e`) as steps up the
+ * path, so no encoding keeps them in place. Ids come from stored rows, so even one stored before
+ * ids were checked (or by hand) cannot point a call at another route.
+ */
 export function expand(route: string, params: RouteParams): string {
-  return route.replace(/\{(\w+)\}/g, (_match, name: string) => {
+  const query = route.indexOf("?");
+  return route.replace(/\{(\w+)\}/g, (_match, name: string, offset: number) => {
     const value = params[name];
     if (value === undefined) throw new Error(`route ${route} needs the parameter ${name}`);
+    const inPath = query < 0 || offset < query;
+    if (inPath && /^\.*$/.test(value)) throw new PermanentError("invalid_path_parameter");
     return encodeURIComponent(value);
   });
 }

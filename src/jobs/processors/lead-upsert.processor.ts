@@ -43,6 +43,8 @@ export class LeadUpsertProcessor implements Processor {
         )
       : await this.leads.touch(key, update.lastEventAt, update.messages);
     if (update.history) await this.leads.addHistory(key.tenantId, leadId, update.history);
-    if (update.phoneConsent) await this.leads.recordPhoneConsent(key.tenantId, leadId, update.phoneConsent);
+    if (update.phoneConsent) {
+      await this.leads.recordPhoneConsent(key.tenantId, leadId, update.phoneConsent, receipt.receivedAt);
+    }
   }
 }

@@ -34,10 +34,16 @@ export class YelpAdapter implements ProviderAdapter {
 
   constructor(@Inject(CONFIG.ingest) private readonly config: IngestConfig) {}
 
-  /** Platform-level sender check: the URL token (constant time) and the optional IP allowlist. */
+  /**
+   * Platform-level sender check: the URL token (constant time) and the optional IP allowlist.
+   * During a rotation the previous token is accepted exactly as the current one; both are always
+   * compared, so the answer's timing says nothing about which one (if either) matched.
+   */
   verifyPlatform(token: string, ip: string): void {
-    const expected = this.config.yelpWebhookToken;
-    const tokenOk = expected !== undefined && secretsEqual(token, expected);
+    const { yelpWebhookToken: current, yelpWebhookTokenPrevious: previous } = this.config;
+    const currentOk = current !== undefined && secretsEqual(token, current);
+    const previousOk = previous !== undefined && secretsEqual(token, previous);
+    const tokenOk = currentOk || previousOk;
     const allowed = this.config.yelpAllowedIps;
     const ipOk = allowed.length === 0 || inIpRanges(ip, allowed);
     if (!tokenOk || !ipOk) throw unauthorized();

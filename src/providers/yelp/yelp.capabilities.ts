@@ -12,4 +12,10 @@ export const YELP_CAPABILITIES: ProviderCapabilities = {
   inboundAuth: ["none"],
   registersWebhookWith: ["none"],
   webhookUrl: { platformToken: "YELP_WEBHOOK_TOKEN" },
+  // Yelp business ids are URL-safe (providers.md: the docs' example is 22 such characters); the
+  // length is left some room, the characters not.
+  accountId: {
+    pattern: /^[A-Za-z0-9_-]{1,64}$/,
+    shape: "a Yelp business id: 1 to 64 letters, digits, '_' or '-'",
+  },
 };

@@ -35,7 +35,10 @@ const textOf = (event: YelpEvent) => event.event_content?.text ?? event.event_co
  */
 export const MAX_EVENT_PAGES_PER_RUN = 10;
 
-/** Consent events (providers.md §1): `time` orders them; the update carries no phone number. */
+/**
+ * Consent events (providers.md §1): `time` orders them, though never as later than the receipt
+ * (LeadsRepository.recordPhoneConsent); the update carries no phone number.
+ */
 const PHONE_CONSENT = new Map([
   ["CONSUMER_PHONE_NUMBER_OPT_IN_EVENT", true],
   ["CONSUMER_PHONE_NUMBER_OPT_OUT_EVENT", false],

@@ -3,7 +3,10 @@
 // listing lets a sync also remove ours for businesses Leadgate holds only in disabled connections.
 // `self-serve`: a `/v3/webhooks` webhook per business ([DOCS Y3]) that expires after 14 days: a sync
 // replaces it when less than the re-sync interval plus an hour is left, so it is always renewed at
-// least an hour before its expiration_date.
+// least an hour before its expiration_date. Yelp lists no self-serve webhooks, so the URL one was
+// registered with is the one Leadgate kept: a webhook is ours and current only at the current token's
+// URL; one at another URL (the previous token's during a rotation, an older PUBLIC_BASE_URL) is
+// replaced by the next sync, so the registration sweep moves every connection to the new URL.
 import {
   CONFIG,
   type ConnectionsConfig,
@@ -80,18 +83,21 @@ export class YelpRegistrar implements ProviderRegistrar {
   }
 
   private async renew(target: RegistrationTarget): Promise<Registered> {
-    const { webhookId, expiresAt } = target.known;
-    if (webhookId !== null && expiresAt !== null && expiresAt.getTime() - Date.now() > this.renewBeforeMs) {
-      return { webhookId, expiresAt };
-    }
+    const { webhookId, expiresAt, webhookUrl: registeredUrl } = target.known;
     const token = this.ingest.yelpWebhookToken;
     if (token === undefined) throw new PermanentError("yelp_webhook_token_missing");
-    // The new one first, so no lead falls between the two; a delivery through both is one receipt.
-    const created = await this.client.createWebhook(
-      target.token,
-      `${this.http.publicBaseUrl}/webhooks/yelp/${token}`,
-      target.accountId,
-    );
+    const webhookUrl = `${this.http.publicBaseUrl}/webhooks/yelp/${token}`;
+    if (
+      webhookId !== null &&
+      expiresAt !== null &&
+      expiresAt.getTime() - Date.now() > this.renewBeforeMs &&
+      this.atCurrentUrl(registeredUrl, webhookUrl)
+    ) {
+      return { webhookId, expiresAt, webhookUrl: registeredUrl };
+    }
+    // The new one first, so no lead falls between the two; a delivery through both is one receipt
+    // (the previous token's URL keeps working while the old webhook is still there).
+    const created = await this.client.createWebhook(target.token, webhookUrl, target.accountId);
     if (webhookId !== null) {
       try {
         await this.client.deleteWebhook(target.token, webhookId);
@@ -99,6 +105,16 @@ export class YelpRegistrar implements ProviderRegistrar {
         if (!isGone(error)) throw error;
       }
     }
-    return created;
+    return { ...created, webhookUrl };
+  }
+
+  /**
+   * Whether a webhook registered at `registered` needs no new URL. Unknown (registered before
+   * Leadgate kept the URL): current, unless a rotation is under way, when it may carry the previous
+   * token and is replaced to be sure.
+   */
+  private atCurrentUrl(registered: string | null, current: string): boolean {
+    if (registered === null) return this.ingest.yelpWebhookTokenPrevious === undefined;
+    return registered === current;
   }
 }
