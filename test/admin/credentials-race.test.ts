@@ -19,7 +19,7 @@ describe("credentials replaced during a token refresh", () => {
     const created = await app.operator.post("/admin/connections", {
       tenantId: tenant.tenantId,
       provider: "thumbtack",
-      externalAccountId: "tt-race-1",
+      externalAccountId: "7700100001",
       displayName: "Thumbtack",
       inboundAuth: { type: "basic" },
       credentials: { accessToken: "old-access", refreshToken: "old-refresh" },

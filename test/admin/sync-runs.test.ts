@@ -29,7 +29,7 @@ describe("POST /admin/connections/{id}/sync: runs", () => {
 
   let businesses = 0;
   const connect = async (tenant: Awaited<ReturnType<typeof createTenant>>) => {
-    const business = `syncRunBiz${String(++businesses).padStart(5, "0")}`;
+    const business = `7700${String(++businesses).padStart(5, "0")}`; // Thumbtack business ids are digits
     return { business, id: await connectWithOAuth(app, oauth, tenant, "thumbtack", business) };
   };
   const jobsOf = (connectionId: string) =>
