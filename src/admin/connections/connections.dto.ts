@@ -19,7 +19,7 @@ import {
 import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../../providers/inbound-auth.js";
 import { PROVIDERS, type Provider } from "../../providers/provider-event.js";
 import { ListQuery } from "../pagination.js";
-import { Optional } from "../../common/validation.js";
+import { NotMasked, Optional } from "../../common/validation.js";
 
 export class InboundAuthBody {
   @ApiProperty({ enum: INBOUND_AUTH_TYPES, description: "Leadgate generates every secret except apiKey" })
@@ -64,8 +64,12 @@ export class AutoResponseBody {
 }
 
 export class CrmDestinationBody {
-  @ApiProperty({ example: "https://crm.example.com/hooks/leadgate" })
+  @ApiProperty({
+    example: "https://crm.example.com/hooks/leadgate",
+    description: "views show its query string masked (`?…`); a masked value is refused",
+  })
   @IsUrl({ protocols: ["http", "https"], require_protocol: true, require_tld: false })
+  @NotMasked()
   url!: string;
 }
 
