@@ -1,8 +1,8 @@
 import { CONFIG, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import type { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { AppError } from "../common/app-error.js";
+import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
+import { consumeOrRefuse } from "../common/rate-limit.js";
 import { REDIS } from "../redis/redis.module.js";
 
 /** Test notifications per channel per minute. */
@@ -38,7 +38,7 @@ export class ChannelActionLimits {
 
   /** Counts one test notification of the channel; throws `429 rate_limited` past the limit. */
   test(channelId: string): Promise<void> {
-    return this.take(
+    return consumeOrRefuse(
       this.tests,
       channelId,
       `This channel was sent ${TESTS_PER_MINUTE} test notifications in the last minute, its limit; retry later.`,
@@ -47,21 +47,10 @@ export class ChannelActionLimits {
 
   /** Counts one resent confirmation of the channel; throws `429 rate_limited` past the limit. */
   resend(channelId: string): Promise<void> {
-    return this.take(
+    return consumeOrRefuse(
       this.resends,
       channelId,
       `This channel's confirmation was resent ${RESENDS_PER_HOUR} times in the last hour, its limit; retry later.`,
     );
-  }
-
-  private async take(limiter: RateLimiterRedis, key: string, message: string): Promise<void> {
-    try {
-      await limiter.consume(key);
-    } catch (result) {
-      if (!(result instanceof RateLimiterRes)) throw result;
-      throw new AppError(429, "rate_limited", message, undefined, {
-        "retry-after": String(Math.max(1, Math.ceil(result.msBeforeNext / 1000))),
-      });
-    }
   }
 }
