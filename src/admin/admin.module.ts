@@ -10,7 +10,11 @@ import { NotificationOutbox } from "../alerts/notifications/notification-outbox.
 import { NotificationsModule } from "../alerts/notifications/notifications.module.js";
 import { AlertsAdminService, AlertsController } from "./alerts.js";
 import { ApiKeysController } from "./api-keys.js";
-import { NotificationChannelsAdminService, NotificationChannelsController } from "./notification-channels.js";
+import { ChannelConfirmations } from "../alerts/channel-confirmations.js";
+import { ChannelConfirmationController } from "./notification-channel-confirmation.js";
+import { ChannelActionLimits } from "./notification-channel-limits.js";
+import { NotificationChannelsController } from "./notification-channels.js";
+import { NotificationChannelsAdminService } from "./notification-channels.service.js";
 import { BackfillCounter } from "./backfill-count.js";
 import { BackfillsService } from "./backfills.js";
 import { BackfillsController } from "./backfills.controller.js";
@@ -49,6 +53,8 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     AuditController,
     AlertsController,
     NotificationChannelsController,
+    // No API key: the confirmation link's token authenticates.
+    ChannelConfirmationController,
     BackfillsController,
   ],
   providers: [
@@ -67,6 +73,8 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     NotificationChannels,
     AlertsAdminService,
     NotificationChannelsAdminService,
+    ChannelConfirmations,
+    ChannelActionLimits,
     BackfillCounter,
     BackfillsService,
   ],

@@ -1,8 +1,8 @@
 import { CONFIG, type AuthConfig, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import type { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { AppError } from "../common/app-error.js";
+import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
+import { consumeOrRefuse } from "../common/rate-limit.js";
 import { REDIS } from "../redis/redis.module.js";
 import type { Principal } from "./principal.js";
 
@@ -41,27 +41,16 @@ export class AdminRateLimit {
    * only for a request its key's own limit let through.
    */
   async consume(principal: Principal): Promise<void> {
-    await this.take(
+    await consumeOrRefuse(
       this.perKey,
       principal.keyId,
       `This API key is over its limit of ${this.config.adminRateLimit} admin requests per minute; retry later.`,
     );
     if (principal.tenantId === null) return;
-    await this.take(
+    await consumeOrRefuse(
       this.perTenant,
       principal.tenantId,
       `This tenant is over its limit of ${this.config.adminTenantRateLimit} admin requests per minute across its API keys; retry later.`,
     );
-  }
-
-  private async take(limiter: RateLimiterRedis, key: string, message: string): Promise<void> {
-    try {
-      await limiter.consume(key);
-    } catch (result) {
-      if (!(result instanceof RateLimiterRes)) throw result;
-      throw new AppError(429, "rate_limited", message, undefined, {
-        "retry-after": String(Math.max(1, Math.ceil(result.msBeforeNext / 1000))),
-      });
-    }
   }
 }

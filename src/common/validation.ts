@@ -1,7 +1,8 @@
 import { applyDecorators, ValidationPipe, type ValidationError } from "@nestjs/common";
 import { Transform } from "class-transformer";
-import { IsDate, Matches, MaxDate, MinDate, ValidateIf } from "class-validator";
+import { IsDate, Matches, MaxDate, MinDate, ValidateBy, ValidateIf } from "class-validator";
 import { AppError } from "../common/app-error.js";
+import { isMasked } from "./masked-url.js";
 
 /** Flattens class-validator's tree into `{ "settings.crmDestination.url": ["must be a URL"] }`. */
 export function fieldErrors(errors: ValidationError[], parent = ""): Record<string, string[]> {
@@ -57,3 +58,14 @@ export const DateTimeField = (name: string) =>
 
 /** Text from a query string or body that will be stored or compared in Postgres (which refuses NUL). */
 export const NoNul = () => Matches(/^[^\0]*$/, { message: "$property must not contain NUL characters" });
+
+/** A URL read from a view, its query string masked (`?…`), is no value to store. */
+export const NotMasked = () =>
+  ValidateBy({
+    name: "notMasked",
+    validator: {
+      validate: (value: unknown) => typeof value !== "string" || !isMasked(value),
+      defaultMessage: () =>
+        "$property is a masked value shown in a view (its query string is …): send the full URL",
+    },
+  });

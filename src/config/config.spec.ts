@@ -97,6 +97,8 @@ describe("loadConfig", () => {
     ["ADMIN_TENANT_RATE_LIMIT", "5x"],
     ["MAX_API_KEYS_PER_TENANT", "0"],
     ["MAX_API_KEYS_PER_TENANT", "fifty"],
+    ["MAX_CHANNELS_PER_TENANT", "0"],
+    ["MAX_CHANNELS_PER_TENANT", "twenty"],
     ["YELP_WEBHOOK_MODE", "manual"],
     ["LOG_LEVEL", "verbose"],
     ["REGISTRATION_SYNC_INTERVAL_SECONDS", "172800"],
@@ -339,6 +341,11 @@ describe("loadConfig", () => {
         MAX_API_KEYS_PER_TENANT: "3",
       }),
     ).toMatchObject({ adminRateLimit: 60, adminTenantRateLimit: 100, maxApiKeysPerTenant: 3 });
+  });
+
+  it("notification channels per tenant: 20 unless MAX_CHANNELS_PER_TENANT says otherwise", () => {
+    expect(loadConfig(BASE)).toMatchObject({ maxChannelsPerTenant: 20 });
+    expect(loadConfig({ ...BASE, MAX_CHANNELS_PER_TENANT: "3" })).toMatchObject({ maxChannelsPerTenant: 3 });
   });
 
   it("provider registration: Yelp subscriptions, a daily re-sync, the assumed paths by default", () => {

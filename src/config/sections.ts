@@ -56,7 +56,7 @@ export const CONFIG_SECTIONS = {
     "reconcileLookbackSeconds",
     "backfillMaxDays",
   ],
-  alerts: ["smtpUrl", "alertEmailFrom"],
+  alerts: ["smtpUrl", "alertEmailFrom", "maxChannelsPerTenant"],
   retention: ["payloadRetentionDays", "receiptRetentionDays", "retentionIntervalMinutes"],
   observability: ["workerMetricsPort", "workerMetricsHost", "metricsToken", "logLevel"],
 } as const satisfies Record<string, readonly (keyof AppConfig)[]>;

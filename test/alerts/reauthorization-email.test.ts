@@ -2,56 +2,19 @@
 // made through the OAuth flow (a fake authorization server), a refresh the token endpoint answers
 // invalid_grant, one email through a real SMTP server on loopback (smtp-server) naming the
 // connection and carrying no secret, and a reconnect that resolves the alert (a second email).
-import { SMTPServer } from "smtp-server";
 import { TokenRefreshSweep } from "../../src/connections/token-refresh-sweep.js";
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
+import { confirmationLink, useSmtpServer } from "../support/smtp.js";
 import { waitFor } from "../support/wait.js";
 
 const RETURN_ORIGIN = "https://app.agency.example";
 const CLIENT_SECRET = "thumbtack-client-secret-0123456789";
 
-interface Mail {
-  from: string;
-  to: string[];
-  text: string;
-}
-
-/** The message as a reader sees it: quoted-printable soft breaks and escapes undone. */
-function decodeQuotedPrintable(text: string): string {
-  return text
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
-
 describe("alerts: reauthorization required, by email", () => {
-  const mails: Mail[] = [];
-  let smtp: SMTPServer | undefined;
-  let smtpPort = 0;
-  beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ["STARTTLS", "AUTH"],
-      logger: false,
-      onData(stream, session, callback) {
-        const chunks: Buffer[] = [];
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-        stream.on("end", () => {
-          mails.push({
-            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
-            to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-            text: decodeQuotedPrintable(Buffer.concat(chunks).toString("utf8")),
-          });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp!.listen(0, "127.0.0.1", resolve));
-    smtpPort = (smtp.server.address() as { port: number }).port;
-  });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => smtp?.close(resolve));
-  });
+  const smtp = useSmtpServer();
+  /** The alert mails (the channel's confirmation mail is not one). */
+  const mails = () => smtp.mails.filter((mail) => mail.text.includes("Subject: [Leadgate]"));
 
   let issued = 0;
   const auth = useFakeServer({ status: 404, body: {} }, (request) => {
@@ -91,7 +54,7 @@ describe("alerts: reauthorization required, by email", () => {
       THUMBTACK_OAUTH_AUTHORIZE_URL: `${auth.url}/thumbtack/authorize`,
       THUMBTACK_OAUTH_TOKEN_URL: `${auth.url}/thumbtack/token`,
       OAUTH_RETURN_URL_ORIGINS: RETURN_ORIGIN,
-      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      SMTP_URL: smtp.url,
       ALERT_EMAIL_FROM: "Leadgate <alerts@leadgate.example>",
       DISPATCHER_INTERVAL_MS: "300",
       JOB_BACKOFF_BASE_MS: "50",
@@ -135,6 +98,13 @@ describe("alerts: reauthorization required, by email", () => {
       types: ["connection.reauthorization_required"],
     });
     expect([channel.status, channel.body.channel.address]).toEqual([201, "ops@agency.example"]);
+    // The address confirms first: a pending email channel is sent no alert.
+    const [confirmation] = await waitFor(
+      () => Promise.resolve(smtp.to("ops@agency.example")),
+      (sent) => sent.length === 1,
+    );
+    const link = confirmationLink(confirmation!);
+    expect((await fetch(`${app.url}${link.pathname}${link.search}`, { method: "POST" })).status).toBe(200);
 
     const started = await tenant.admin.post("/admin/connections/oauth", {
       provider: "thumbtack",
@@ -156,12 +126,12 @@ describe("alerts: reauthorization required, by email", () => {
     const [alert] = await alertsOf(connectionId);
     expect(alert).toMatchObject({ type: "connection.reauthorization_required", status: "open" });
     await waitFor(
-      () => Promise.resolve(mails.length),
+      () => Promise.resolve(mails().length),
       (n) => n === 1,
     );
     await notificationsDone(1);
-    expect(mails).toHaveLength(1);
-    const [mail] = mails;
+    expect(mails()).toHaveLength(1);
+    const [mail] = mails();
     expect(mail!.to).toEqual(["ops@agency.example"]);
     expect(mail!.from).toBe("alerts@leadgate.example");
     expect(mail!.text).toContain("Subject: [Leadgate] Alert: connection.reauthorization_required");
@@ -182,11 +152,11 @@ describe("alerts: reauthorization required, by email", () => {
       { id: alert!.id, type: "connection.reauthorization_required", status: "resolved" },
     ]);
     await waitFor(
-      () => Promise.resolve(mails.length),
+      () => Promise.resolve(mails().length),
       (n) => n === 2,
     );
     await notificationsDone(2);
-    expect(mails).toHaveLength(2);
-    expect(mails[1]!.text).toContain("Subject: [Leadgate] Resolved: connection.reauthorization_required");
+    expect(mails()).toHaveLength(2);
+    expect(mails()[1]!.text).toContain("Subject: [Leadgate] Resolved: connection.reauthorization_required");
   });
 });

@@ -5,6 +5,7 @@ import type {
   OAuthStatus,
 } from "../../connections/lifecycle/connection.js";
 import type { RegistrationStatus } from "../../connections/registration.js";
+import { maskQuery } from "../../common/masked-url.js";
 import type { Connection } from "../../generated/prisma/client.js";
 import { capabilities } from "../../providers/capabilities.js";
 import type { Provider } from "../../providers/provider-event.js";
@@ -87,6 +88,12 @@ function reconciliationView(row: Connection): ReconciliationView {
   };
 }
 
+/** The settings as shown: a CRM URL's query string (it may hold a token) masked. */
+function shownSettings(settings: ConnectionSettings): ConnectionSettings {
+  const crm = settings.crmDestination;
+  return crm ? { ...settings, crmDestination: { ...crm, url: maskQuery(crm.url) } } : settings;
+}
+
 export function connectionView(row: Connection, webhookUrl: string): ConnectionView {
   const now = new Date();
   const until = (secret: string | null, expires: Date | null) =>
@@ -117,7 +124,7 @@ export function connectionView(row: Connection, webhookUrl: string): ConnectionV
       lastError: row.registrationLastError,
     },
     reconciliation: reconciliationView(row),
-    settings: row.settings as ConnectionSettings,
+    settings: shownSettings(row.settings as ConnectionSettings),
     previousSecretExpiresAt: until(row.previousSecrets, row.previousSecretsExpireAt),
     previousCrmSigningSecretExpiresAt: until(row.previousCrmSecret, row.previousCrmExpireAt),
     // Static Forms puts the apiKey in the public HTML form: anyone can read it there (README, Secrets).

@@ -21,7 +21,7 @@ import { capabilities, isAccountId } from "../../providers/capabilities.js";
 import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../../providers/inbound-auth.js";
 import { PROVIDERS, type Provider } from "../../providers/provider-event.js";
 import { ListQuery } from "../pagination.js";
-import { Optional } from "../../common/validation.js";
+import { NotMasked, Optional } from "../../common/validation.js";
 
 const providerOf = (body: object): Provider | undefined => {
   const provider = (body as { provider?: unknown }).provider;
@@ -94,8 +94,12 @@ export class AutoResponseBody {
 }
 
 export class CrmDestinationBody {
-  @ApiProperty({ example: "https://crm.example.com/hooks/leadgate" })
+  @ApiProperty({
+    example: "https://crm.example.com/hooks/leadgate",
+    description: "views show its query string masked (`?…`); a masked value is refused",
+  })
   @IsUrl({ protocols: ["http", "https"], require_protocol: true, require_tld: false })
+  @NotMasked()
   url!: string;
 }
 
