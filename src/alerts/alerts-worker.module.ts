@@ -1,4 +1,5 @@
 import { Module } from "@nestjs/common";
+import { DestinationFairnessModule } from "../jobs/destination-fairness.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
 import { featureProcessor } from "../jobs/operation-workers.js";
 import { AlertsModule } from "./alerts.module.js";
@@ -11,7 +12,7 @@ import { SilenceSweep } from "./silence-sweep.js";
  * WorkerJobsModule by the worker entry point: featureProcessor) and the silence sweep.
  */
 @Module({
-  imports: [AlertsModule, NotificationsModule, JobsModule],
+  imports: [AlertsModule, NotificationsModule, JobsModule, DestinationFairnessModule],
   providers: [
     NotificationProcessor,
     { provide: featureProcessor("notification"), useExisting: NotificationProcessor },
