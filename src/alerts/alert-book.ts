@@ -15,14 +15,23 @@
 // Without a transaction (`db` undefined) a call runs in one of its own. raise opens the alert of
 // the occurrence's group (type, connection, operation, error code), or counts on the group's
 // unresolved one (count, lastSeenAt): the unique index alerts_unresolved_group_key keeps one
-// unresolved alert per group and decides races; once it is resolved, the next occurrence opens a
-// new one. Opening and resolving create their notification jobs (one per channel) in the same
-// transaction (NotificationOutbox): they leave once it commits, never when it rolls back.
+// unresolved alert per group and decides races. Once it is resolved, an occurrence within 10
+// minutes re-opens it (the same alert, `open` again), a later one opens a new one. Opening,
+// re-opening and resolving create their notification jobs (one per channel that is to be told:
+// NotificationOutbox, which damps flapping per channel) in the same transaction: they leave once it
+// commits, never when it rolls back.
 import { Injectable } from "@nestjs/common";
 import { type TenantScope, tenantParam } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
-import { type AlertRow, groupKey, RAISE, RESOLVE, resolveInput } from "./alert-statements.js";
+import {
+  type AlertRow,
+  groupKey,
+  RAISE,
+  REOPEN_WINDOW_SECONDS,
+  RESOLVE,
+  resolveInput,
+} from "./alert-statements.js";
 import type { AlertStatus, AlertType, AlertView } from "./alert-types.js";
 import { NotificationOutbox } from "./notifications/notification-outbox.js";
 
@@ -62,7 +71,7 @@ export class AlertBook {
     private readonly notifications: NotificationOutbox,
   ) {}
 
-  /** One occurrence of a condition; answers the id of the alert it opened or counted on. */
+  /** One occurrence of a condition; answers the id of the alert it opened, re-opened or counted on. */
   async raise(db: Tx | undefined, occurrence: AlertOccurrence): Promise<string> {
     const [id] = await this.raiseMany(db, [occurrence]);
     return id!;
@@ -99,6 +108,7 @@ export class AlertBook {
           count: group.count,
         })),
       ),
+      REOPEN_WINDOW_SECONDS,
     );
     await this.notifications.add(
       db,
@@ -193,7 +203,7 @@ export class AlertBook {
     id: string,
     to: "acknowledged" | "resolved",
   ): Promise<{ alert: AlertView; moved: boolean } | undefined> {
-    const rows = await tx.$queryRawUnsafe<(AlertView & { moved: boolean })[]>(
+    const rows = await tx.$queryRawUnsafe<(AlertView & { moved: boolean; openings: number })[]>(
       `WITH target AS (
          SELECT id FROM alerts WHERE id = $1::uuid AND ($2::uuid IS NULL OR tenant_id = $2::uuid) FOR UPDATE
        ), moved AS (
@@ -201,19 +211,19 @@ export class AlertBook {
                 acknowledged_at = CASE WHEN $3 = 'acknowledged' THEN now() ELSE a.acknowledged_at END,
                 resolved_at = CASE WHEN $3 = 'resolved' THEN now() ELSE a.resolved_at END
          FROM target WHERE a.id = target.id AND a.status = ANY($4::text[])
-         RETURNING ${VIEW_COLUMNS}, true AS moved
+         RETURNING ${VIEW_COLUMNS}, a.openings, true AS moved
        )
        SELECT * FROM moved
        UNION ALL
-       SELECT ${VIEW_COLUMNS}, false AS moved FROM alerts a JOIN target ON a.id = target.id WHERE NOT EXISTS (SELECT 1 FROM moved)`,
+       SELECT ${VIEW_COLUMNS}, a.openings, false AS moved FROM alerts a JOIN target ON a.id = target.id WHERE NOT EXISTS (SELECT 1 FROM moved)`,
       id,
       tenantParam(scope),
       to,
       to === "acknowledged" ? ["open"] : ["open", "acknowledged"],
     );
     if (!rows[0]) return undefined;
-    const { moved, ...alert } = rows[0];
-    if (moved && to === "resolved") await this.notifications.add(tx, [alert], "resolved");
+    const { moved, openings, ...alert } = rows[0];
+    if (moved && to === "resolved") await this.notifications.add(tx, [{ ...alert, openings }], "resolved");
     return { alert, moved };
   }
 }

@@ -1,22 +1,26 @@
 import { Module } from "@nestjs/common";
+import { DestinationFairnessModule } from "../jobs/destination-fairness.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
 import { featureProcessor } from "../jobs/operation-workers.js";
 import { AlertsModule } from "./alerts.module.js";
 import { NotificationProcessor } from "./notifications/notification.processor.js";
 import { NotificationsModule } from "./notifications/notifications.module.js";
+import { ReopeningSweep } from "./notifications/reopening-sweep.js";
 import { SilenceSweep } from "./silence-sweep.js";
 
 /**
  * The worker's side of alerts: the `notification` operation's processor (handed to
- * WorkerJobsModule by the worker entry point: featureProcessor) and the silence sweep.
+ * WorkerJobsModule by the worker entry point: featureProcessor), the silence sweep and the
+ * re-opening sweep (deferred re-opening notifications).
  */
 @Module({
-  imports: [AlertsModule, NotificationsModule, JobsModule],
+  imports: [AlertsModule, NotificationsModule, JobsModule, DestinationFairnessModule],
   providers: [
     NotificationProcessor,
     { provide: featureProcessor("notification"), useExisting: NotificationProcessor },
     SilenceSweep,
+    ReopeningSweep,
   ],
-  exports: [featureProcessor("notification"), SilenceSweep],
+  exports: [featureProcessor("notification"), SilenceSweep, ReopeningSweep],
 })
 export class AlertsWorkerModule {}

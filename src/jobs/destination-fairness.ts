@@ -2,6 +2,9 @@
 // through the destination's concurrency cap in this worker and its circuit (shared by all workers).
 // When the cap is full for long, or the circuit is open, the job waits (no attempt used) and gives
 // its worker slot back, so a slow or dead destination cannot take the slots other tenants need.
+// CRM deliveries (their connection's CRM URL) and notifications (their channel's URL, or the SMTP
+// server: src/alerts/notifications/) call through it; an operation whose destinations this layer
+// cannot read tells where its jobs call (registerDestinations), so a closing circuit ends their waits.
 import { CONFIG, type OutboundConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { CircuitBreaker, isDestinationFailure, originOf } from "../common/outbound/circuit-breaker.js";
@@ -26,10 +29,22 @@ const SATURATED_WAIT_MS = 1_000;
 /** Jobs released at most per closing (the rest run when their wait is over). */
 const RELEASE_LIMIT = 10_000;
 
+/** A job waiting for a circuit, as `Destinations` is asked about it. */
+export interface WaitingJob {
+  id: string;
+  tenantId: string;
+  jobKey: string;
+}
+
+/** The destination URL (its origin counts) of each of `jobs`, by job id; one not known now is left out. */
+export type Destinations = (jobs: readonly WaitingJob[]) => Promise<Map<string, string>>;
+
 @Injectable()
 export class DestinationFairness {
   private readonly logger = new Logger("destinations");
   private readonly limits = new Map<Operation, DestinationLimits>();
+  /** Where the jobs of operations of the layers above call (registerDestinations). */
+  private readonly destinations = new Map<Operation, Destinations>();
 
   constructor(
     private readonly circuits: CircuitBreaker,
@@ -81,6 +96,15 @@ export class DestinationFairness {
     return this.circuits.check(origin);
   }
 
+  /**
+   * Tells where `operation`'s jobs call, for an operation whose destination is not a connection's
+   * CRM URL (notifications: a channel's URL, which only the alerts module reads): when a circuit
+   * closes, its waiting jobs on that origin run at once instead of at their wait's end.
+   */
+  registerDestinations(operation: Operation, destinations: Destinations): void {
+    this.destinations.set(operation, destinations);
+  }
+
   private limitsOf(operation: Operation): DestinationLimits {
     let limits = this.limits.get(operation);
     if (!limits) {
@@ -104,7 +128,10 @@ export class DestinationFairness {
     );
   }
 
-  /** CRM deliveries waiting for the circuit of `origin` (their connection's CRM URL) end their wait. */
+  /**
+   * The jobs waiting for the circuit of `origin` end their wait: CRM deliveries (their connection's
+   * CRM URL) and the jobs of the operations registered with registerDestinations.
+   */
   private async releaseWaits(origin: string): Promise<void> {
     const { rows } = await this.prisma.pool.query<{ id: string; url: string | null }>(
       `SELECT j.id, c.settings -> 'crmDestination' ->> 'url' AS url
@@ -114,6 +141,15 @@ export class DestinationFairness {
       [RELEASE_LIMIT],
     );
     const ids = rows.filter((row) => row.url !== null && sameOrigin(row.url, origin)).map((row) => row.id);
+    for (const [operation, destinations] of this.destinations) {
+      const { rows: waiting } = await this.prisma.pool.query<WaitingJob>(
+        `SELECT id, tenant_id AS "tenantId", job_key AS "jobKey" FROM jobs
+         WHERE status = 'waiting' AND waiting_for = 'circuit' AND operation = $1 LIMIT $2`,
+        [operation, RELEASE_LIMIT],
+      );
+      if (waiting.length === 0) continue;
+      for (const [id, url] of await destinations(waiting)) if (sameOrigin(url, origin)) ids.push(id);
+    }
     if (ids.length === 0) return;
     const released = await this.state.endCircuitWaits(ids);
     await this.queue.enqueue(released);

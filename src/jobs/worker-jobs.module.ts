@@ -2,8 +2,7 @@ import { type DynamicModule, Module, type Type } from "@nestjs/common";
 import { LeadsRepository } from "../leads/leads.repository.js";
 import { FollowUpModule } from "../providers/follow-up.module.js";
 import { OutboundModule } from "../common/outbound/outbound.module.js";
-import { CircuitBreaker } from "../common/outbound/circuit-breaker.js";
-import { DestinationFairness } from "./destination-fairness.js";
+import { DestinationFairnessModule } from "./destination-fairness.module.js";
 import { Dispatcher } from "./dispatcher.js";
 import { JobContextLoader } from "./job-context.js";
 import { JobRunner } from "./job-runner.js";
@@ -21,7 +20,7 @@ import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
  * and alerts' notifications.
  */
 @Module({
-  imports: [JobsModule, FollowUpModule, OutboundModule],
+  imports: [JobsModule, FollowUpModule, OutboundModule, DestinationFairnessModule],
   providers: [
     LeadsRepository,
     JobContextLoader,
@@ -29,8 +28,6 @@ import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
     LeadUpsertProcessor,
     InitialResponseProcessor,
     CrmDeliveryProcessor,
-    CircuitBreaker,
-    DestinationFairness,
     ...Object.values(OPERATION_WORKERS),
     Dispatcher,
   ],

@@ -171,7 +171,7 @@ describe("alerts and notification channels", () => {
     expect(resolved.body.items.map((a: { id: string }) => a.id)).toEqual([alert!.id]);
     expect(resolved.body.items[0].resolvedAt).not.toBeNull();
 
-    // The condition returns: a new alert, not the resolved one reopened.
+    // Another error code: another group, so a new alert (not the resolved one re-opened).
     answers.set("/crm-one", 422);
     expect((await connection.deliver()).status).toBe(202);
     await waitFor(
@@ -301,7 +301,7 @@ describe("alerts and notification channels", () => {
     ).toBe(404);
   });
 
-  it("AlertBook (the seam for registration.error and webhooks.missing): raise opens or counts, clear resolves, a raise after that opens anew", async () => {
+  it("AlertBook (the seam for registration.error and webhooks.missing): raise opens or counts, clear resolves, a raise within 10 minutes re-opens, later one opens anew", async () => {
     const tenant = await createTenant(app.url);
     const connection = await connect(tenant.admin, "/crm-book");
     const book = app.api.app.get(AlertBook, { strict: false });
@@ -334,6 +334,20 @@ describe("alerts and notification channels", () => {
     ).toBe(1);
     expect((await tenant.admin.get(`/admin/alerts/${first}`)).body.status).toBe("resolved");
     expect((await tenant.admin.get(`/admin/alerts/${other}`)).body.status).toBe("open");
+    expect(await book.raise(undefined, occurrence)).toBe(first); // returned within 10 minutes: re-opened
+    expect((await tenant.admin.get(`/admin/alerts/${first}`)).body).toMatchObject({
+      status: "open",
+      count: 3,
+      resolvedAt: null,
+    });
+    await book.clear(undefined, {
+      tenantId: tenant.tenantId,
+      type: "registration.error",
+      errorCode: "http_403",
+    });
+    await app.sql.query("UPDATE alerts SET resolved_at = now() - interval '11 minutes' WHERE id = $1", [
+      first,
+    ]);
     const reopened = await book.raise(undefined, occurrence);
     expect(reopened).not.toBe(first);
     // Another tenant's clear touches nothing of this tenant.

@@ -57,7 +57,15 @@ describe("alerts: their causes", () => {
     for (const connection of [first, second]) {
       expect((await alertsOf(connection.id)).map((alert) => alert.status)).toEqual(["resolved"]);
     }
-    // Opened again: a new alert.
+    // Opened again within 10 minutes of its resolution: the same alert re-opens.
+    for (let n = 0; n < 3; n++) await circuits.failed(origin, new RetryableError("timeout"));
+    expect((await alertsOf(first.id)).map((alert) => [alert.status, alert.count])).toEqual([["open", 2]]);
+    // Resolved 11 minutes ago, then opened again: a new alert.
+    expect(await circuits.succeeded(origin)).toBe(true);
+    await app.sql.query(
+      "UPDATE alerts SET resolved_at = now() - interval '11 minutes' WHERE connection_id = $1",
+      [first.id],
+    );
     for (let n = 0; n < 3; n++) await circuits.failed(origin, new RetryableError("timeout"));
     expect((await alertsOf(first.id)).map((alert) => alert.status)).toEqual(["resolved", "open"]);
   });

@@ -103,6 +103,11 @@ describe("email channels: confirmation", () => {
     );
     await app.settled();
     expect(alertMails(address)).toEqual([]);
+    // Not even a notification job is made for the pending channel (nor its memory of what it was told).
+    const pendingJobs = await app.sql.query("SELECT 1 FROM jobs WHERE job_key LIKE $1", [
+      `%.${channel.id}.%`,
+    ]);
+    expect(pendingJobs.rowCount).toBe(0);
 
     // Opening the link (as a mail scanner would) shows a page and confirms nothing.
     const page = await fetch(local(link));

@@ -98,6 +98,12 @@ describe("alerts: connection.silent (the silence sweep)", () => {
     expect(after.silent).not.toContain(c.connectionId);
     expect(after.resolved).toBeGreaterThanOrEqual(1);
     expect(await silentAlerts(c.connectionId)).toEqual([{ status: "resolved", count: 1 }]);
+    // Alerts re-open within 10 minutes of their resolution (in the database's time): this one
+    // resolved 11 minutes before the next silence.
+    await app.sql.query(
+      "UPDATE alerts SET resolved_at = now() - interval '11 minutes' WHERE connection_id = $1",
+      [c.connectionId],
+    );
     await sweep().run(at(last + 6 * HOUR));
     expect(await silentAlerts(c.connectionId)).toEqual([
       { status: "resolved", count: 1 },

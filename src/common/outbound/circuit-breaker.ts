@@ -28,9 +28,14 @@ const CACHE_MS = 1_000;
 
 const CLOSED: Circuit = { state: "closed", failures: 0, probeAt: null };
 
-/** The destination of a URL, as the circuit and the concurrency cap count it. */
+/**
+ * The destination of a URL, as the circuit and the concurrency cap count it: its origin (scheme,
+ * host, port). URL.origin is "null" for schemes it has no origin for (an SMTP server's `smtp:`,
+ * `smtps:`), which would make every such server one destination: scheme, host and port then too.
+ */
 export function originOf(url: string): string {
-  return new URL(url).origin;
+  const parsed = new URL(url);
+  return parsed.origin !== "null" ? parsed.origin : `${parsed.protocol}//${parsed.host}`;
 }
 
 /** A failure that says the destination is unwell (not an answer we dislike): timeout, network, 5xx. */

@@ -1,0 +1,195 @@
+// Notification fairness between tenants (issue 28, M1): tenant B's alerts reach B's webhook channel
+// (a receiver answering in 20 ms) as fast whether or not tenant A's notification endpoint hangs (a
+// receiver that never answers; the worker's call times out). An API and two workers with the
+// default settings. Each alert is a real cause: a Static Forms submission delivered, then delivered
+// again with other content (a payload.conflict alert of its connection, whose notification jobs the
+// conflict's transaction creates), one fresh connection per alert. Two phases of BENCH_NF_SECONDS
+// each, after a warm-up that is not measured: B alone, then B while A raises alerts at the same rate
+// to its hanging endpoint. Prints B's alert-to-received latency (from the acknowledgement of the
+// conflicting delivery to B's receiver) p50/p99 in both phases and their ratio (the bar: within 2×),
+// and what A's notifications did meanwhile. Needs `npm run build`. Prints figures, asserts nothing.
+import { execFileSync } from "node:child_process";
+import { createServer } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import {
+  LOOPBACK_CRM_ENV,
+  RUN_ID,
+  dropDatabase,
+  dropRedisKeys,
+  freePort,
+  freshDatabase,
+  start,
+} from "./processes.mjs";
+
+const SECONDS = Number(process.env.BENCH_NF_SECONDS ?? 30);
+const RATE = Number(process.env.BENCH_NF_RATE ?? 2); // alerts/s per tenant
+const WARM_UP = 10; // alerts of B, not measured
+const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
+const OPERATOR_KEY = "bench-operator-key-0123456789abcdef";
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/** A webhook channel's receiver on loopback: notes when each alert's notification arrived (by connection). */
+async function receiver(hangs) {
+  const arrived = new Map();
+  let held = 0;
+  const server = createServer((request, response) => {
+    const chunks = [];
+    request.on("data", (chunk) => chunks.push(chunk));
+    request.on("end", () => {
+      const at = Date.now();
+      const { data } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      if (hangs) {
+        held += 1;
+        return; // never answers: the worker's call times out
+      }
+      setTimeout(() => {
+        if (!arrived.has(data.alert.connectionId)) arrived.set(data.alert.connectionId, at);
+        response.writeHead(204).end();
+      }, 20);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, arrived, held: () => held, url: `http://127.0.0.1:${server.address().port}/alerts` };
+}
+
+async function main() {
+  const a = await receiver(true);
+  const b = await receiver(false);
+  const databaseUrl = await freshDatabase(`leadgate_bench_nfair_${RUN_ID}`);
+  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: "ignore",
+  });
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = {
+    DATABASE_URL: databaseUrl,
+    LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,
+    LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+    REDIS_PREFIX: `lg-bench-nfair-${RUN_ID}`,
+    PORT: String(port),
+    ...LOOPBACK_CRM_ENV,
+  };
+  const api = await start("dist/main.js", env, /api listening/);
+  const workers = [
+    await start("dist/worker.js", env, /worker started/),
+    await start("dist/worker.js", env, /worker started/),
+  ];
+  const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const admin = async (key, path, body) => {
+    const response = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const answer = await response.json();
+    if (response.status !== 201) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  /** A tenant with its webhook channel to `url` and `n` Static Forms connections. */
+  const tenant = async (name, url, n) => {
+    const { apiKey } = await admin(OPERATOR_KEY, "/admin/tenants", { name });
+    await admin(apiKey.key, "/admin/notification-channels", { type: "webhook", url });
+    const connections = [];
+    for (let i = 0; i < n; i++) {
+      const { connection, secrets } = await admin(apiKey.key, "/admin/connections", {
+        provider: "staticforms",
+        externalAccountId: `${name}-${i}`,
+        displayName: `${name} form ${i}`,
+        inboundAuth: { type: "bearer" },
+      });
+      connections.push({ id: connection.id, token: secrets.bearerToken });
+    }
+    return connections;
+  };
+  const deliver = async (connection, formData) => {
+    const response = await fetch(`${base}/webhooks/staticforms/${connection.id}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${connection.token}` },
+      body: JSON.stringify({ event: "form.submitted", data: { submissionId: "conflicted", formData } }),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  };
+  /** One alert of `connection`: its submission, then the same submission with other content. Resolves its acknowledgement time. */
+  const alert = async (connection) => {
+    if ((await deliver(connection, { name: "First", message: "hi" })) !== 202)
+      throw new Error("not accepted");
+    if ((await deliver(connection, { name: "Other", message: "changed" })) !== 200)
+      throw new Error("no conflict");
+    return Date.now();
+  };
+  const perPhase = SECONDS * RATE;
+  const bConnections = await tenant("bench-b", b.url, WARM_UP + 2 * perPhase);
+  const aConnections = await tenant("bench-a", a.url, perPhase);
+  const acked = new Map();
+  /** Raises one alert per connection of `b` (and of `a`, beside it), RATE a second; resolves B's ids. */
+  const phase = async (bs, as = []) => {
+    const sent = [];
+    for (let i = 0; i < bs.length; i++) {
+      sent.push(alert(bs[i]).then((at) => acked.set(bs[i].id, at)));
+      if (as[i]) sent.push(alert(as[i]));
+      await sleep(1000 / RATE);
+    }
+    await Promise.all(sent);
+    return bs.map((connection) => connection.id);
+  };
+  const latencies = async (ids) => {
+    const deadline = Date.now() + 120_000;
+    while (ids.some((id) => !b.arrived.has(id)) && Date.now() < deadline) await sleep(100);
+    const missing = ids.filter((id) => !b.arrived.has(id)).length;
+    return {
+      sorted: ids
+        .filter((id) => b.arrived.has(id))
+        .map((id) => b.arrived.get(id) - acked.get(id))
+        .sort((x, y) => x - y),
+      missing,
+    };
+  };
+  try {
+    await latencies(await phase(bConnections.slice(0, WARM_UP))); // first connections, JIT
+    const alone = await latencies(await phase(bConnections.slice(WARM_UP, WARM_UP + perPhase)));
+    const hanging = await latencies(await phase(bConnections.slice(WARM_UP + perPhase), aConnections));
+    const { rows: aJobs } = await sql.query(
+      `SELECT j.status, j.waiting_for AS "waitingFor", count(*)::int AS n
+       FROM jobs j JOIN tenants t ON t.id = j.tenant_id
+       WHERE j.operation = 'notification' AND t.name = 'bench-a' GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    const { rows: circuit } = await sql.query("SELECT state FROM destination_circuits WHERE origin = $1", [
+      new URL(a.url).origin,
+    ]);
+    const p99Alone = percentile(alone.sorted, 99);
+    const p99Hanging = percentile(hanging.sorted, 99);
+    console.log(
+      `\nnotification fairness (2 workers, ${RATE} alerts/s per tenant, ${SECONDS} s per phase; B's receiver answers in 20 ms, A's never)`,
+    );
+    console.log(
+      `  B alert to received, alone:            p50 ${percentile(alone.sorted, 50)} ms, p99 ${p99Alone} ms (${alone.sorted.length} alerts${alone.missing ? `, ${alone.missing} NOT received` : ""})`,
+    );
+    console.log(
+      `  B alert to received, A's endpoint hangs: p50 ${percentile(hanging.sorted, 50)} ms, p99 ${p99Hanging} ms (${hanging.sorted.length} alerts${hanging.missing ? `, ${hanging.missing} NOT received` : ""})`,
+    );
+    console.log(
+      `  B p99 hanging / alone: ${(p99Hanging / p99Alone).toFixed(2)}× (bar: ≤ 2×) ${p99Hanging <= 2 * p99Alone && hanging.missing === 0 ? "met" : "NOT met"}`,
+    );
+    console.log(
+      `  A meanwhile: ${a.held()} calls held by its endpoint; circuit ${circuit[0]?.state ?? "closed"}; its notification jobs: ${aJobs
+        .map((row) => `${row.status}${row.waitingFor ? ` (${row.waitingFor})` : ""} ${row.n}`)
+        .join(", ")}`,
+    );
+  } finally {
+    await sql.end();
+    api.kill("SIGTERM");
+    for (const worker of workers) worker.kill("SIGTERM");
+    a.server.closeAllConnections();
+    a.server.close();
+    b.server.close();
+    await sleep(1000);
+    await dropRedisKeys(`${env.REDIS_PREFIX}:*`);
+    await dropDatabase(databaseUrl);
+  }
+}
+
+await main();
