@@ -28,12 +28,16 @@ export interface Telling {
   openings: number;
 }
 
-/** The channels that receive the alerts of $1: the tenant's own and the platform's whose `types` match. */
+/**
+ * The channels that receive the alerts of $1: the tenant's own and the platform's whose `types` match,
+ * once active (an e-mail channel is told nothing until its address confirmed it).
+ */
 const TARGETS = `
   SELECT a.id AS alert_id, a.tenant_id, a.openings, ch.id AS channel_id, s.told, s.opened_at, s.deferred_until
   FROM jsonb_to_recordset($1::jsonb) AS a(id uuid, tenant_id uuid, type text, openings int)
   JOIN notification_channels ch
     ON (ch.tenant_id = a.tenant_id OR ch.tenant_id IS NULL) AND (ch.types IS NULL OR a.type = ANY (ch.types))
+   AND ch.status = 'active'
   LEFT JOIN alert_channel_states s ON s.alert_id = a.id AND s.channel_id = ch.id`;
 
 /**

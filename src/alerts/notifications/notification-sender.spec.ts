@@ -11,6 +11,7 @@ const channel = (fields: Partial<ChannelTarget>): ChannelTarget => ({
   url: null,
   address: null,
   types: null,
+  status: "active",
   createdAt: new Date(),
   ...fields,
 });
@@ -18,7 +19,7 @@ const channel = (fields: Partial<ChannelTarget>): ChannelTarget => ({
 const sender = (smtpUrl?: string) =>
   new NotificationSender(
     {} as DestinationGuard,
-    { smtpUrl, alertEmailFrom: smtpUrl ? "alerts@leadgate.example" : undefined },
+    { smtpUrl, alertEmailFrom: smtpUrl ? "alerts@leadgate.example" : undefined, maxChannelsPerTenant: 20 },
     { sideEffectTimeoutMs: 1_000 } as JobsConfig,
   );
 
