@@ -14,7 +14,6 @@ import nodemailer, { type Transporter } from "nodemailer";
 import type { ChannelTarget } from "../notification-channels.repository.js";
 import { callCheckedDestination } from "../../common/outbound/destination.js";
 import { type CheckedDestination, DestinationGuard } from "../../common/outbound/destination-guard.js";
-import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
 import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
 import { webhookSignature } from "../../common/outbound/webhook-signature.js";
 import { bodyLines, headline, type NotificationMessage } from "./notification-message.js";
@@ -63,7 +62,7 @@ export class NotificationSender {
       case "webhook":
         return this.webhook(channel, message, id);
       case "slack": {
-        const target = await this.check(this.destination(channel));
+        const target = await this.guard.checkForCall(this.destination(channel));
         const body = JSON.stringify({ text: slackText(message) });
         return () => this.post(target, body, {});
       }
@@ -78,7 +77,7 @@ export class NotificationSender {
     id: string,
   ): Promise<PreparedSend> {
     if (!channel.signingSecret) throw new PermanentError("channel_incomplete");
-    const target = await this.check(this.destination(channel));
+    const target = await this.guard.checkForCall(this.destination(channel));
     const secret = channel.signingSecret;
     // Signed when sent: the timestamp is the call's, also after a wait for the destination's slot.
     return () => {
@@ -144,15 +143,5 @@ export class NotificationSender {
       { method: "POST", headers: { "content-type": "application/json", ...headers }, body },
       this.jobs.sideEffectTimeoutMs,
     );
-  }
-
-  /** The destination as checked now: forbidden is permanent; a host that does not resolve may come back. */
-  private async check(url: string): Promise<CheckedDestination> {
-    try {
-      return await this.guard.check(url);
-    } catch (error) {
-      if (error instanceof DestinationForbidden) throw new PermanentError("destination_forbidden");
-      throw new RetryableError("network");
-    }
   }
 }

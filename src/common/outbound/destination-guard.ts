@@ -9,6 +9,7 @@ import { isIP } from "node:net";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { AppError } from "../app-error.js";
 import { withTimeout } from "../with-timeout.js";
+import { PermanentError, RetryableError } from "./errors.js";
 import {
   type Cidr,
   DestinationForbidden,
@@ -76,6 +77,19 @@ export class DestinationGuard {
         "destination_forbidden",
         `${field} is not an allowed destination. Leadgate calls public https URLs without credentials in them, unless the operator allows http or private ranges.`,
       );
+    }
+  }
+
+  /**
+   * `check` for a side effect about to call: a forbidden destination is a permanent failure
+   * (`destination_forbidden`), a host that does not resolve a retryable one (it may come back).
+   */
+  async checkForCall(value: string): Promise<CheckedDestination> {
+    try {
+      return await this.check(value);
+    } catch (error) {
+      if (error instanceof DestinationForbidden) throw new PermanentError("destination_forbidden");
+      throw new RetryableError("network");
     }
   }
 

@@ -12,8 +12,7 @@ import { Inject, Injectable } from "@nestjs/common";
 import { LeadsRepository } from "../../leads/leads.repository.js";
 import { callCheckedDestination } from "../../common/outbound/destination.js";
 import { webhookSignature } from "../../common/outbound/webhook-signature.js";
-import { DestinationGuard, type CheckedDestination } from "../../common/outbound/destination-guard.js";
-import { DestinationForbidden } from "../../common/outbound/destination-policy.js";
+import { DestinationGuard } from "../../common/outbound/destination-guard.js";
 import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
 import { DestinationFairness } from "../destination-fairness.js";
 import type { EventKind } from "../../providers/provider-event.js";
@@ -46,7 +45,7 @@ export class CrmDeliveryProcessor implements Processor {
     if (!url) return; // the destination was removed after the event arrived: nothing to deliver
     if (!connection.crmSigningSecret) throw new PermanentError("no_signing_secret");
     await this.fairness.check(this.operation, url); // open circuit or full cap: wait, before any work
-    const target = await this.check(url);
+    const target = await this.guard.checkForCall(url);
     // The claim read the record of an earlier delivery under this key.
     if (job.sideEffect === "succeeded") return;
     // Runs after this receipt's lead-upsert (OPERATION_SETTINGS.after), so the lead exists.
@@ -91,16 +90,6 @@ export class CrmDeliveryProcessor implements Processor {
         this.config.sideEffectTimeoutMs,
       ),
     );
-  }
-
-  /** The destination as checked now: forbidden is permanent; a host that does not resolve may come back. */
-  private async check(url: string): Promise<CheckedDestination> {
-    try {
-      return await this.guard.check(url);
-    } catch (error) {
-      if (error instanceof DestinationForbidden) throw new PermanentError("destination_forbidden");
-      throw new RetryableError("network");
-    }
   }
 }
 
