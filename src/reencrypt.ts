@@ -11,6 +11,7 @@ import { loadConfigOrExit } from "./config/config.js";
 import { ConfigModule } from "./config/config.module.js";
 import { resealConnectionSecrets } from "./connections/connection-secrets.js";
 import { CryptoModule } from "./crypto/crypto.module.js";
+import { resealOrWarn } from "./crypto/reseal.js";
 import { SecretBox } from "./crypto/secret-box.js";
 import { notificationChannelPlace } from "./crypto/stored-secrets.js";
 import { DatabaseModule } from "./database/database.module.js";
@@ -49,17 +50,12 @@ async function reencryptChannels(
   );
   for (const row of rows) {
     if (!box.isStale(row.secrets)) continue;
-    let sealed: string;
-    try {
-      sealed = box.reseal(row.secrets, notificationChannelPlace(row.id));
-    } catch (error) {
+    const sealed = resealOrWarn(box, row.secrets, notificationChannelPlace(row.id), logger, {
+      channelId: row.id,
+      column: "secrets",
+    });
+    if (sealed === undefined) {
       unreadable += 1;
-      logger.warn({
-        msg: "cannot open a stored secret",
-        channelId: row.id,
-        column: "secrets",
-        error: String(error),
-      });
       continue;
     }
     const updated = await prisma.pool.query(

@@ -1,6 +1,7 @@
 // Re-sealing a connection's stored secrets under the current key (`npm run secrets:reencrypt`):
 // part of the connection store (it writes the row: transition `reseal`).
 import type { Logger } from "@nestjs/common";
+import { resealOrWarn } from "../crypto/reseal.js";
 import type { SecretBox } from "../crypto/secret-box.js";
 import {
   CONNECTION_SECRET_COLUMNS,
@@ -36,17 +37,12 @@ export async function resealConnectionSecrets(
       for (const column of CONNECTION_SECRET_COLUMNS) {
         const envelope = row[column];
         if (envelope === null || !box.isStale(envelope)) continue;
-        let sealed: string;
-        try {
-          sealed = box.reseal(envelope, secretPlace(column, row.id));
-        } catch (error) {
+        const sealed = resealOrWarn(box, envelope, secretPlace(column, row.id), logger, {
+          connectionId: row.id,
+          column,
+        });
+        if (sealed === undefined) {
           unreadable += 1;
-          logger.warn({
-            msg: "cannot open a stored secret",
-            connectionId: row.id,
-            column,
-            error: String(error),
-          });
           continue;
         }
         // Compare-and-set: a rotation that wrote this column meanwhile already used the current key.
