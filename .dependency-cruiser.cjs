@@ -5,7 +5,8 @@
 //   infrastructure  common config database redis queues crypto observability generated
 //   providers       one folder per provider: verification, normalization, API client, capabilities
 //   vocabulary      connections/lifecycle: a connection's states and transitions, as data (the job
-//                   engine reads what a status does to jobs)
+//                   engine reads what a status does to jobs); replies: reply templates, business
+//                   hours and the reply settings a connection inherits (pure functions)
 //   records         leads auth: the lead store, API keys and tenant scopes
 //   jobs            the job engine: state machine, enqueueing, runner, operation workers, dispatcher,
 //                   and the processors of an event's side effects
@@ -16,7 +17,7 @@
 const LAYERS = [
   ["infrastructure", "common|config|database|redis|queues|crypto|observability|generated"],
   ["providers", "providers"],
-  ["vocabulary", "connections/lifecycle"],
+  ["vocabulary", "connections/lifecycle|replies"],
   ["records", "leads|auth"],
   ["jobs", "jobs"],
   ["domain", "connections(?!/lifecycle/)|alerts"],

@@ -4,6 +4,7 @@ import { Inject, Injectable } from "@nestjs/common";
 import { AppError } from "../common/app-error.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { PrismaService } from "../database/prisma.service.js";
+import type { Prisma } from "../generated/prisma/client.js";
 import type { Tx } from "../database/transactions.js";
 import { capabilities } from "../providers/capabilities.js";
 import type { InboundCredentials } from "../providers/inbound-auth.js";
@@ -134,7 +135,7 @@ export class ConnectionsService {
       inboundSecrets: this.box.seal(credentials, secretPlace("inbound_secrets", id)),
       ...credentialColumns(this.box, id, input.credentials),
       oauthStatus: (input.credentials ? "connected" : "not_connected") satisfies OAuthStatus,
-      settings: { ...input.settings },
+      settings: { ...input.settings } as Prisma.InputJsonObject,
       crmSigningSecret: crmSigningSecret
         ? this.box.seal(crmSigningSecret, secretPlace("crm_signing_secret", id))
         : null,

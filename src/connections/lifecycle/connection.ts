@@ -1,6 +1,7 @@
 // The shapes of a connection's stored parts (its lifecycle: connection-states.ts).
 import type { Provider } from "../../providers/provider-event.js";
 import type { InboundAuthType } from "../../providers/inbound-auth.js";
+import type { ReplySettings } from "../../replies/reply-settings.js";
 
 export type { ConnectionStatus, OAuthStatus } from "./connection-states.js";
 
@@ -13,8 +14,11 @@ export interface ProviderCredentials {
   scopes?: string[];
 }
 
-export interface ConnectionSettings {
-  autoResponse?: { enabled: boolean; text: string };
+/**
+ * A connection's own settings: the reply settings it sets (the others it inherits from its tenant's
+ * `defaults`: src/replies/reply-settings.ts) and its CRM destination.
+ */
+export interface ConnectionSettings extends ReplySettings {
   crmDestination?: { url: string };
 }
 
@@ -34,9 +38,6 @@ export interface NewConnection {
 }
 
 /** Settings with the removed (null) entries dropped: a `PATCH` with a field `null` removes it. */
-export function settingsWithoutNulls(settings: {
-  autoResponse?: unknown;
-  crmDestination?: unknown;
-}): ConnectionSettings {
+export function settingsWithoutNulls(settings: object): ConnectionSettings {
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value != null));
 }

@@ -20,7 +20,7 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
  * Why a `waiting` job may not run yet (it uses no attempt meanwhile): its receipt's lead-upsert has
  * not succeeded, a provider's rate budget or Retry-After, or its destination's open circuit.
  */
-export const WAITING_FOR = ["dependency", "quota", "circuit"] as const;
+export const WAITING_FOR = ["dependency", "quota", "circuit", "delay"] as const;
 export type WaitingFor = (typeof WAITING_FOR)[number];
 
 /** Statuses a job never leaves on its own: only an operator (replay, resume) moves it on. */

@@ -1,0 +1,84 @@
+// The reply settings a connection sets or inherits from its tenant's defaults (api.md "First
+// replies", "Inheritance"): each of autoResponse, businessHours and responseTarget is taken whole
+// from the connection if it sets it, else from the tenant, else the built-in default.
+import { type BusinessHours, isOpen } from "./business-hours.js";
+import { type MergeValues, renderTemplate } from "./template.js";
+
+export interface AutoResponse {
+  enabled: boolean;
+  text: string;
+  /** Used outside business hours (default: `text`). */
+  afterHoursText?: string;
+  /** 0–900 (default 0), less than the response target. */
+  delaySeconds?: number;
+}
+
+export interface ResponseTarget {
+  seconds: number;
+}
+
+/** The inheritable settings, as a connection or a tenant's `defaults` store them. */
+export interface ReplySettings {
+  autoResponse?: AutoResponse;
+  businessHours?: BusinessHours;
+  responseTarget?: ResponseTarget;
+}
+
+export const REPLY_SETTINGS = ["autoResponse", "businessHours", "responseTarget"] as const;
+export type ReplySetting = (typeof REPLY_SETTINGS)[number];
+export type SettingSource = "connection" | "tenant" | "default";
+
+export const DEFAULT_RESPONSE_TARGET: ResponseTarget = { seconds: 300 };
+
+export interface EffectiveSettings {
+  autoResponse: AutoResponse | null;
+  businessHours: BusinessHours | null;
+  responseTarget: ResponseTarget;
+  source: Record<ReplySetting, SettingSource>;
+}
+
+export function effectiveSettings(
+  connection: ReplySettings,
+  tenant: ReplySettings | null | undefined,
+): EffectiveSettings {
+  const pick = <K extends ReplySetting>(key: K): [ReplySettings[K] | undefined, SettingSource] =>
+    connection[key] != null
+      ? [connection[key], "connection"]
+      : tenant?.[key] != null
+        ? [tenant[key], "tenant"]
+        : [undefined, "default"];
+  const [autoResponse, autoResponseSource] = pick("autoResponse");
+  const [businessHours, businessHoursSource] = pick("businessHours");
+  const [responseTarget, responseTargetSource] = pick("responseTarget");
+  return {
+    autoResponse: autoResponse ?? null,
+    businessHours: businessHours ?? null,
+    responseTarget: responseTarget ?? DEFAULT_RESPONSE_TARGET,
+    source: {
+      autoResponse: autoResponseSource,
+      businessHours: businessHoursSource,
+      responseTarget: responseTargetSource,
+    },
+  };
+}
+
+export type ReplyVariant = "business-hours" | "after-hours";
+
+/** The reply to send at `at`: which variant the hours give, and the text rendered from it. */
+export interface PlannedReply {
+  text: string;
+  variant: ReplyVariant;
+}
+
+/** The variant the hours give at `at`, and its text rendered with `values` (api.md: `afterHoursText` defaults to `text`). */
+export function plannedReply(
+  autoResponse: AutoResponse,
+  businessHours: BusinessHours | null,
+  values: MergeValues,
+  at: Date,
+): PlannedReply {
+  const variant: ReplyVariant = isOpen(businessHours, at) ? "business-hours" : "after-hours";
+  const template =
+    variant === "after-hours" ? (autoResponse.afterHoursText ?? autoResponse.text) : autoResponse.text;
+  return { text: renderTemplate(template, values), variant };
+}
