@@ -60,6 +60,22 @@ const ATTEMPT_VIEW = {
   durationMs: true,
 } satisfies Prisma.JobAttemptSelect;
 
+/**
+ * What a finished side effect came to (api.md "Jobs"): `done`, or `skipped` with the reason (a first
+ * reply to a lead the business answered: `business_already_replied`), from its side-effect record
+ * when it has one; null until the job succeeded.
+ */
+export type JobResult = { status: "done" | "skipped"; ref?: string } | null;
+
+function resultOf(
+  status: string,
+  record: { status: string; externalRef: string | null } | undefined,
+): JobResult {
+  if (status !== "succeeded") return null;
+  const ref = record?.externalRef ? { ref: record.externalRef } : {};
+  return { status: record?.status === "skipped" ? "skipped" : "done", ...ref };
+}
+
 /** The attempt a running job is in, as its row will read until it ends. */
 function runningAttempt(number: number, startedAt: Date) {
   return { number, startedAt, finishedAt: null, outcome: null, errorCode: null, durationMs: null };
@@ -69,9 +85,9 @@ function runningAttempt(number: number, startedAt: Date) {
 export class JobsAdminRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  list(scope: TenantScope, query: JobsQuery): Promise<JobView[]> {
+  async list(scope: TenantScope, query: JobsQuery): Promise<(JobView & { result: JobResult })[]> {
     const page = pageAfter("createdAt", query);
-    return this.prisma.job.findMany({
+    const jobs = await this.prisma.job.findMany({
       where: {
         AND: [tenantWhere(scope), page.where],
         status: query.status,
@@ -84,6 +100,19 @@ export class JobsAdminRepository {
       take: page.take,
       select: JOB_VIEW,
     });
+    const records = await this.records(scope, jobs);
+    return jobs.map((job) => ({ ...job, result: resultOf(job.status, records.get(job.jobKey)) }));
+  }
+
+  /** The side-effect records of succeeded jobs, by job key: one query. */
+  private async records(scope: TenantScope, jobs: { jobKey: string; status: string }[]) {
+    const keys = jobs.filter((job) => job.status === "succeeded").map((job) => job.jobKey);
+    if (keys.length === 0) return new Map<string, { status: string; externalRef: string | null }>();
+    const rows = await this.prisma.sideEffect.findMany({
+      where: { ...tenantWhere(scope), jobKey: { in: keys } },
+      select: { jobKey: true, status: true, externalRef: true },
+    });
+    return new Map(rows.map((row) => [row.jobKey, row]));
   }
 
   /**
@@ -105,7 +134,12 @@ export class JobsAdminRepository {
       job.status === "running" && attemptStartedAt && !attemptRows.some((row) => row.number === job.attempts)
         ? [runningAttempt(job.attempts, attemptStartedAt)]
         : [];
-    return { ...rest, attemptHistory: [...attemptRows, ...running] };
+    const records = await this.records(scope, [job]);
+    return {
+      ...rest,
+      result: resultOf(job.status, records.get(job.jobKey)),
+      attemptHistory: [...attemptRows, ...running],
+    };
   }
 }
 
@@ -116,7 +150,10 @@ export class JobsController {
   constructor(private readonly jobs: JobsAdminRepository) {}
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: JobsQuery): Promise<Page<JobView>> {
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: JobsQuery,
+  ): Promise<Page<JobView & { result: JobResult }>> {
     return toPage(await this.jobs.list(scopeOf(principal), query), query, (row) => row.createdAt);
   }
 

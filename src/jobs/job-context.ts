@@ -6,6 +6,7 @@ import type { EventKind, JsonObject, Provider } from "../providers/provider-even
 import { type JobScope, OPERATION_SETTINGS } from "./operations.js";
 import type { ClaimedJob } from "./state/job-state-machine.js";
 import { PermanentError } from "../common/outbound/errors.js";
+import { type EffectiveSettings, effectiveSettings, type ReplySettings } from "../replies/reply-settings.js";
 
 export interface JobReceipt {
   id: string;
@@ -25,8 +26,11 @@ export interface JobConnection {
   tenantId: string;
   provider: Provider;
   externalAccountId: string;
+  displayName: string;
   status: ConnectionStatus;
   settings: ConnectionSettings;
+  /** The reply settings in effect: the connection's own, else its tenant's defaults, else the built-in ones. */
+  replies: EffectiveSettings;
   /** Provider API token (decrypted when first read), when the connection has one. */
   readonly accessToken?: string;
   /** Standard Webhooks secret of the CRM destination (decrypted when first read), when it has one. */
@@ -134,8 +138,10 @@ export class JobContextLoader {
       tenantId: row.connection_tenant_id,
       provider: row.connection_provider,
       externalAccountId: row.external_account_id,
+      displayName: row.display_name,
       status: row.status,
       settings: row.settings,
+      replies: effectiveSettings(row.settings, row.tenant_defaults),
       get accessToken() {
         return accessToken();
       },
@@ -166,7 +172,8 @@ function receiptOf(row: ContextRow, id: string): JobReceipt {
 /** The receipt (`r`) and connection (`c`) columns a claim returns beside the job. */
 export const CONTEXT_COLUMNS = `r.id AS receipt_found_id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.occurred_at,
   r.received_at, r.raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
-  c.external_account_id, c.status, c.settings, c.credentials, c.crm_signing_secret,
+  c.external_account_id, c.display_name, c.status, c.settings,
+  (SELECT t.defaults FROM tenants t WHERE t.id = c.tenant_id) AS tenant_defaults, c.credentials, c.crm_signing_secret,
   CASE WHEN c.previous_crm_signing_secret_expire_at > now() THEN c.previous_crm_signing_secret END
     AS previous_crm_signing_secret`;
 
@@ -185,8 +192,11 @@ export interface ContextRow {
   connection_tenant_id: string;
   connection_provider: Provider;
   external_account_id: string;
+  display_name: string;
   status: ConnectionStatus;
   settings: ConnectionSettings;
+  /** The tenant's defaults, which the connection's reply settings inherit (src/replies/reply-settings.ts). */
+  tenant_defaults: ReplySettings | null;
   credentials: string | null;
   crm_signing_secret: string | null;
   /** Null once its grace period is over. */

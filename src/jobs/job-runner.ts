@@ -117,7 +117,8 @@ export class JobRunner implements OnModuleDestroy {
 
   /**
    * One attempt, recorded. Answers when the job's wait ends if it now waits for a quota (a
-   * provider's budget, a Retry-After, a destination's full slots): a time nothing ends sooner, so a
+   * provider's budget, a Retry-After, a destination's full slots) or a delay (a first reply's
+   * `delaySeconds`): a time nothing ends sooner, so a
    * run with no BullMQ job behind it hands the job to BullMQ for then (runReleased). A circuit's wait
    * is left to the dispatcher: the circuit's closing ends it early.
    */
@@ -162,7 +163,7 @@ export class JobRunner implements OnModuleDestroy {
         recorded(waiting, "waiting", () =>
           this.logger.log({ msg: "job waiting", ...log, waitingFor: error.reason, until: error.retryAt }),
         );
-        return waiting && error.reason === "quota" ? error.retryAt : undefined;
+        return waiting && error.reason !== "circuit" ? error.retryAt : undefined;
       }
       const failure = classify(error);
       const outcome = { ...log, errorCode: failure.code, durationMs: Date.now() - startedAt.getTime() };

@@ -47,7 +47,8 @@ export interface OperationSettings {
 export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   // More at once make the worker's statement batches larger (src/common/sql-batch.ts).
   "lead-upsert": { scope: "receipt", attempts: 6, concurrency: 100 },
-  "initial-response": { scope: "receipt", attempts: 5, concurrency: 10 },
+  // The first reply renders the lead as its first event's lead-upsert stored it (api.md "First replies").
+  "initial-response": { scope: "receipt", attempts: 5, concurrency: 10, after: "lead-upsert" },
   // The CRM receives the lead as known after this event's lead-upsert (for Yelp, fetched by it).
   // Most run at once in the worker that ran their lead-upsert, up to 100 at once (ReleasedRuns);
   // as many slots here for the rest (retries, replays, ended waits, overflow), and a destination's

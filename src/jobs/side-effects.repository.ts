@@ -3,6 +3,12 @@ import { SqlBatch } from "../common/sql-batch.js";
 import type { SideEffectStatus } from "./operations.js";
 import type { ClaimedJob } from "./state/job-state-machine.js";
 
+/** A side-effect record an earlier run left: its status and what it stored it would send. */
+interface Earlier<Request> {
+  status: SideEffectStatus;
+  request: Request | null;
+}
+
 /**
  * Local operation records: written under the job key *before* an external call, so a re-run can
  * tell "never tried" from "tried, outcome unknown" (reconcile at the destination first) and "done".
@@ -12,30 +18,39 @@ export class SideEffectsRepository {
   constructor(private readonly sql: SqlBatch) {}
 
   /**
-   * Records the start of the effect; answers what an earlier run left, if anything. One statement
-   * (Prisma's createMany would be BEGIN, INSERT, COMMIT): the insert, or the record it found.
+   * Records the start of the effect, with what it is about to send (`request`, when the effect
+   * decides that at run time: the first reply's rendered text); answers what an earlier run left,
+   * if anything, and the request that run stored, which a run after an unknown outcome sends (and
+   * looks for) instead. One statement (Prisma's createMany would be BEGIN, INSERT, COMMIT): the
+   * insert, or the record it found.
    */
-  async begin(job: ClaimedJob): Promise<{ earlier: SideEffectStatus | undefined }> {
-    const { rows } = await this.sql.query<{ inserted: boolean; earlier: SideEffectStatus | null }>(
+  async begin<Request extends object>(
+    job: ClaimedJob,
+    request?: Request,
+  ): Promise<{ earlier: SideEffectStatus | undefined; request: Request | undefined }> {
+    const { rows } = await this.sql.query<{ inserted: boolean } & Partial<Earlier<Request>>>(
       `WITH inserted AS (
-         INSERT INTO side_effects (tenant_id, job_key, operation, status) VALUES ($1::uuid, $2, $3, 'started')
+         INSERT INTO side_effects (tenant_id, job_key, operation, status, request)
+         VALUES ($1::uuid, $2, $3, 'started', $4::jsonb)
          ON CONFLICT (job_key) DO NOTHING RETURNING 1
        )
-       SELECT EXISTS (SELECT 1 FROM inserted) AS inserted,
-              (SELECT status FROM side_effects WHERE job_key = $2 AND tenant_id = $1::uuid) AS earlier`,
-      [job.tenantId, job.jobKey, job.operation],
+       SELECT EXISTS (SELECT 1 FROM inserted) AS inserted, s.status, s.request
+       FROM (SELECT 1) one LEFT JOIN side_effects s ON s.job_key = $2 AND s.tenant_id = $1::uuid`,
+      [job.tenantId, job.jobKey, job.operation, request === undefined ? null : JSON.stringify(request)],
     );
-    if (rows[0]!.inserted) return { earlier: undefined };
+    const row = rows[0]!;
+    if (row.inserted) return { earlier: undefined, request };
     // A record committed by a concurrent run while this statement waited is not in its snapshot.
-    return { earlier: rows[0]!.earlier ?? (await this.status(job)) };
+    const earlier = row.status ? (row as Earlier<Request>) : await this.earlier<Request>(job);
+    return { earlier: earlier.status, request: earlier.request ?? request };
   }
 
-  private async status(job: ClaimedJob): Promise<SideEffectStatus> {
-    const { rows } = await this.sql.query<{ status: SideEffectStatus }>(
-      "SELECT status FROM side_effects WHERE job_key = $1 AND tenant_id = $2::uuid",
+  private async earlier<Request>(job: ClaimedJob): Promise<Earlier<Request>> {
+    const { rows } = await this.sql.query<Earlier<Request>>(
+      "SELECT status, request FROM side_effects WHERE job_key = $1 AND tenant_id = $2::uuid",
       [job.jobKey, job.tenantId],
     );
-    return rows[0]!.status;
+    return rows[0]!;
   }
 
   async finish(

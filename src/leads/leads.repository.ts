@@ -12,6 +12,20 @@ import type {
   StoredHistory,
 } from "../providers/provider-follow-up.js";
 
+/** A lead's contact fields and details, and the service asked for (the first reply's merge fields). */
+export interface LeadProfile {
+  contact: Contact;
+  details: JsonObject;
+  service?: string;
+}
+
+/** What the first reply's template renders of the lead (api.md "First replies", merge fields). */
+export interface LeadReplyFields {
+  name: string | null;
+  firstName: string | null;
+  service: string | null;
+}
+
 export interface LeadKey {
   tenantId: string;
   connectionId: string;
@@ -37,21 +51,22 @@ export class LeadsRepository {
   async upsertContact(
     key: LeadKey,
     receiptId: string,
-    contact: Contact,
-    details: JsonObject,
+    { contact, details, service }: LeadProfile,
     eventAt: Date,
     messages: LeadMessage[] = [],
   ): Promise<string> {
     const { rows } = await this.sql.query<{ id: string }>(
       `WITH upserted AS (
          INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, name, email, phone, details,
-                                 last_event_at, created_by_receipt_id)
-         VALUES ($1::uuid, $2::uuid, $3, $4, 'open', $5, $6, $7, $8::jsonb, $9, $10::uuid)
+                                 last_event_at, created_by_receipt_id, first_name, service)
+         VALUES ($1::uuid, $2::uuid, $3, $4, 'open', $5, $6, $7, $8::jsonb, $9, $10::uuid, $12, $13)
          ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
            status = 'open',
            created_by_receipt_id = CASE WHEN l.status = 'placeholder' THEN COALESCE(l.created_by_receipt_id, EXCLUDED.created_by_receipt_id)
                                         ELSE l.created_by_receipt_id END,
            name = COALESCE(EXCLUDED.name, l.name),
+           first_name = COALESCE(EXCLUDED.first_name, l.first_name),
+           service = COALESCE(EXCLUDED.service, l.service),
            email = COALESCE(EXCLUDED.email, l.email),
            -- an opted-out phone stays cleared until a newer opt-in
            phone = CASE WHEN l.phone_consent IS FALSE THEN NULL ELSE COALESCE(EXCLUDED.phone, l.phone) END,
@@ -79,6 +94,8 @@ export class LeadsRepository {
         eventAt,
         receiptId,
         messageRows(messages),
+        contact.firstName ?? null,
+        service ?? null,
       ],
     );
     if (rows[0]) return rows[0].id;
@@ -87,6 +104,16 @@ export class LeadsRepository {
     const leadId = await this.idOf(key);
     await this.addMessages(key.tenantId, leadId, messages);
     return leadId;
+  }
+
+  /** The lead's merge fields, as its lead-upserts stored them; undefined when it is not stored. */
+  async replyFields(key: Omit<LeadKey, "connectionId">): Promise<LeadReplyFields | undefined> {
+    const { rows } = await this.sql.query<LeadReplyFields>(
+      `SELECT name, first_name AS "firstName", service FROM leads
+       WHERE tenant_id = $1::uuid AND provider = $2 AND external_lead_id = $3`,
+      [key.tenantId, key.provider, key.externalLeadId],
+    );
+    return rows[0];
   }
 
   private async idOf(key: LeadKey): Promise<string> {

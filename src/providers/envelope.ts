@@ -52,6 +52,11 @@ export function trimmedText(value: unknown): string | undefined {
 }
 
 /** An object, or `{}` for anything else. */
+/** The first word of a name ("Marta K." ⇒ "Marta"), for the first reply's `{{lead.firstName}}`. */
+export function firstWord(name: string | undefined): string | undefined {
+  return name?.split(/\s+/)[0] || undefined;
+}
+
 export function objectOrEmpty(value: unknown): JsonObject {
   return isObject(value) ? value : {};
 }

@@ -6,6 +6,8 @@ import type { JsonObject, Provider } from "./provider-event.js";
 /** The lead's contact fields (each absent when unknown). */
 export interface Contact {
   name?: string;
+  /** The first reply's `{{lead.firstName}}` (api.md "First replies"). */
+  firstName?: string;
   email?: string;
   phone?: string;
   message?: string;
@@ -67,7 +69,7 @@ export interface LeadUpdate {
    * (a Thumbtack message that came before its negotiation): the lead is then only made sure to
    * exist, as a placeholder when it is new.
    */
-  profile?: { contact: Contact; details: JsonObject };
+  profile?: { contact: Contact; details: JsonObject; service?: string };
   /** The time of the data; an older update never overwrites newer data. */
   lastEventAt: Date;
   /** Messages to add (once each, by external id). */

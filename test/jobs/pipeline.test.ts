@@ -210,15 +210,13 @@ describe("side effects", () => {
     await leads.upsertContact(
       key,
       receiptId,
-      { name: "New Name", phone: "2" },
-      { v: 2 },
+      { contact: { name: "New Name", phone: "2" }, details: { v: 2 } },
       new Date("2026-05-02T00:00:00Z"),
     );
     await leads.upsertContact(
       key,
       receiptId,
-      { name: "Old Name", phone: "1" },
-      { v: 1 },
+      { contact: { name: "Old Name", phone: "1" }, details: { v: 1 } },
       new Date("2026-05-01T00:00:00Z"),
     );
     const { rows } = await app.sql.query(
@@ -228,7 +226,7 @@ describe("side effects", () => {
     expect(rows).toEqual([
       { name: "New Name", phone: "2", details: { v: 2 }, last_event_at: new Date("2026-05-02T00:00:00Z") },
     ]);
-    await leads.upsertContact(key, receiptId, { name: "Newest" }, { v: 3 }, new Date("2026-05-03T00:00:00Z"));
+    await leads.upsertContact(key, receiptId, { contact: { name: "Newest" }, details: { v: 3 } }, new Date("2026-05-03T00:00:00Z"));
     const after = await app.sql.query("SELECT name, phone, details FROM leads WHERE tenant_id = $1", [
       c.tenantId,
     ]);

@@ -64,12 +64,13 @@ export function errorForStatus(
 }
 
 /**
- * Not a failure: the job may not run yet (a provider's quota or Retry-After, an open circuit). It
- * waits (`waiting`, `reason`) until `retryAt`, using no attempt, bounded by JOB_MAX_WAIT_SECONDS.
+ * Not a failure: the job may not run yet (a provider's quota or Retry-After, an open circuit, a first
+ * reply's delay). It waits (`waiting`, `reason`) until `retryAt`, using no attempt, bounded by
+ * JOB_MAX_WAIT_SECONDS.
  */
 export class WaitRequired extends Error {
   constructor(
-    readonly reason: "quota" | "circuit",
+    readonly reason: "quota" | "circuit" | "delay",
     readonly retryAt: Date,
   ) {
     super(`waiting for ${reason}`);

@@ -1,8 +1,19 @@
-// initial-response: the first automatic reply to a lead, once per lead (the job is keyed by lead).
-// A local record is written before the call; when an earlier attempt's outcome is unknown (it timed
-// out, or the worker died), the provider's rules look for our message before sending again.
+// initial-response: the first automatic reply to a lead, once per lead (the job is keyed by lead),
+// after the lead's first event's lead-upsert (OPERATION_SETTINGS.after), so the template renders the
+// lead as stored (api.md "First replies").
+// It first waits the connection's delaySeconds from the lead's arrival (`waitingFor: "delay"`, no
+// attempt used), giving a person at the business the chance to answer first: the provider's rules
+// read the lead's events or messages fresh before sending, and a business that answered gets nothing
+// (`skipped`, `business_already_replied`).
+// The text is rendered once and stored with the local record before the call; when an earlier
+// attempt's outcome is unknown (it timed out, or the worker died), the provider's rules look for
+// exactly that text before sending again, whatever the template or the hours say now.
 import { Injectable } from "@nestjs/common";
+import { WaitRequired } from "../../common/outbound/errors.js";
+import { LeadsRepository } from "../../leads/leads.repository.js";
 import { FollowUpRegistry } from "../../providers/follow-up-registry.js";
+import { mergeValues } from "../../replies/merge-values.js";
+import { type PlannedReply, plannedReply } from "../../replies/reply-settings.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
 import { SideEffectsRepository } from "../side-effects.repository.js";
@@ -14,6 +25,7 @@ export class InitialResponseProcessor implements Processor {
   constructor(
     private readonly sideEffects: SideEffectsRepository,
     private readonly followUps: FollowUpRegistry,
+    private readonly leads: LeadsRepository,
   ) {}
 
   needsCredentials({ receipt }: JobContext): boolean {
@@ -21,13 +33,21 @@ export class InitialResponseProcessor implements Processor {
   }
 
   async run({ job, receipt, connection }: JobContext): Promise<void> {
-    const reply = connection.settings.autoResponse;
-    if (!reply?.enabled || !reply.text) return; // turned off after the event arrived
-    const { earlier } = await this.sideEffects.begin(job);
+    const { autoResponse, businessHours } = connection.replies;
+    if (!autoResponse?.enabled || !autoResponse.text) return; // turned off after the event arrived
+    const sendAt = new Date(receipt.receivedAt.getTime() + (autoResponse.delaySeconds ?? 0) * 1000);
+    if (sendAt.getTime() > Date.now()) throw new WaitRequired("delay", sendAt);
+    const lead = await this.leads.replyFields({
+      tenantId: connection.tenantId,
+      provider: receipt.provider,
+      externalLeadId: receipt.leadId,
+    });
+    const planned = plannedReply(autoResponse, businessHours, mergeValues(lead, connection), new Date());
+    const { earlier, request } = await this.sideEffects.begin<PlannedReply>(job, planned);
     if (earlier === "succeeded" || earlier === "skipped") return;
     const outcome = await this.followUps.get(receipt.provider).reply({
       leadId: receipt.leadId,
-      text: reply.text,
+      text: request?.text ?? planned.text,
       token: connection.accessToken,
       outcomeUnknown: earlier === "started",
     });

@@ -33,14 +33,7 @@ export class LeadUpsertProcessor implements Processor {
       .leadUpdate(receipt, connection.accessToken, () => this.leads.storedHistory(key));
     // Without contact data (a message before its lead) the lead is only made sure to exist.
     const leadId = update.profile
-      ? await this.leads.upsertContact(
-          key,
-          receipt.id,
-          update.profile.contact,
-          update.profile.details,
-          update.lastEventAt,
-          update.messages,
-        )
+      ? await this.leads.upsertContact(key, receipt.id, update.profile, update.lastEventAt, update.messages)
       : await this.leads.touch(key, update.lastEventAt, update.messages);
     if (update.history) await this.leads.addHistory(key.tenantId, leadId, update.history);
     if (update.phoneConsent) {

@@ -18,7 +18,8 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /**
  * Why a `waiting` job may not run yet (it uses no attempt meanwhile): its receipt's lead-upsert has
- * not succeeded, a provider's rate budget or Retry-After, or its destination's open circuit.
+ * not succeeded, a provider's rate budget or Retry-After, its destination's open circuit, or its
+ * connection's reply delay (a first reply waits `delaySeconds` for a person to answer first).
  */
 export const WAITING_FOR = ["dependency", "quota", "circuit", "delay"] as const;
 export type WaitingFor = (typeof WAITING_FOR)[number];

@@ -3,7 +3,8 @@ import type { JsonObject } from "../provider-event.js";
 import type { Contact } from "../provider-follow-up.js";
 
 /** Form field names by meaning, compared without case or punctuation ("E-mail", "your_email" ...). */
-const FIELDS: Record<keyof Contact, string[]> = {
+type FormField = Exclude<keyof Contact, "firstName">;
+const FIELDS: Record<FormField, string[]> = {
   name: ["name", "fullname", "yourname", "contactname"],
   email: ["email", "emailaddress", "youremail", "mail"],
   phone: ["phone", "phonenumber", "tel", "telephone", "mobile", "cell", "yourphone"],
@@ -22,7 +23,7 @@ export function contactFromForm(formData: JsonObject): { contact: Contact; rest:
   const byKey = new Map<string, string>();
   for (const [key, value] of Object.entries(formData)) {
     const squashed = squash(key);
-    const field = (Object.keys(FIELDS) as (keyof Contact)[]).find((name) => FIELDS[name].includes(squashed));
+    const field = (Object.keys(FIELDS) as FormField[]).find((name) => FIELDS[name].includes(squashed));
     if (field && typeof value === "string" && contact[field] === undefined && value.trim() !== "") {
       contact[field] = value.trim();
     } else {

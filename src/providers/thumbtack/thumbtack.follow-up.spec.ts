@@ -28,9 +28,14 @@ const received = (path: string): FollowUpEvent => {
 const REPLY = "Thanks! We will be in touch shortly.";
 
 describe("Thumbtack lead rules", () => {
-  it("negotiation-created-v4.json: the customer's name and phone, the request and price as details", () => {
+  it("negotiation-created-v4.json: the customer's name and phone, the service, the request and price as details", () => {
     const update = thumbtackLeadUpdate(received("negotiation-created-v4.json"));
-    expect(update.profile?.contact).toEqual({ name: "Priya Okafor", phone: "2065550117" });
+    expect(update.profile?.contact).toEqual({
+      name: "Priya Okafor",
+      firstName: "Priya",
+      phone: "2065550117",
+    });
+    expect(update.profile?.service).toBe("Fence Repair"); // request.category.name
     expect(Object.keys(update.profile?.details ?? {}).sort()).toEqual([
       "estimate",
       "leadPrice",
@@ -42,12 +47,13 @@ describe("Thumbtack lead rules", () => {
     expect(update.messages).toEqual([]);
   });
 
-  it("the docs variant and the legacy lead: displayName, name", () => {
-    expect(thumbtackLeadUpdate(received("negotiation-created-docs-variant.json")).profile?.contact).toEqual({
-      name: "Sam W.",
-    });
+  it("the docs variant and the legacy lead: displayName, name; the first word as first name; their category", () => {
+    const variant = thumbtackLeadUpdate(received("negotiation-created-docs-variant.json")).profile;
+    expect(variant?.contact).toEqual({ name: "Sam W.", firstName: "Sam" });
+    expect(variant?.service).toBe("Fence Repair"); // category.name
     expect(thumbtackLeadUpdate(received("legacy-lead.json")).profile).toMatchObject({
-      contact: { name: "Dale Henning", phone: "2085550199" },
+      service: "House Cleaning", // the legacy request's category string
+      contact: { name: "Dale Henning", firstName: "Dale", phone: "2085550199" },
       details: { leadPrice: "$18.00", request: { category: "House Cleaning" } },
     });
   });

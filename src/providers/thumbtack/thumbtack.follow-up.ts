@@ -3,7 +3,7 @@
 // first when an earlier attempt's outcome is unknown).
 import { Injectable } from "@nestjs/common";
 import { PermanentError } from "../../common/outbound/errors.js";
-import { objectOrEmpty, trimmedText } from "../envelope.js";
+import { firstWord, objectOrEmpty, trimmedText } from "../envelope.js";
 import type { JsonObject } from "../provider-event.js";
 import {
   type Contact,
@@ -47,19 +47,39 @@ export function thumbtackLeadUpdate(event: FollowUpEvent): LeadUpdate {
   }
   const customer = objectOrEmpty(payload.customer);
   const contact: Contact = {};
+  // api.md "First replies": the name is firstName + lastName; older shapes give a display name or a name.
   const name =
-    trimmedText(customer.displayName) ??
-    trimmedText(customer.name) ??
-    ([trimmedText(customer.firstName), trimmedText(customer.lastName)].filter(Boolean).join(" ") ||
-      undefined);
+    [trimmedText(customer.firstName), trimmedText(customer.lastName)].filter(Boolean).join(" ") ||
+    trimmedText(customer.displayName) ||
+    trimmedText(customer.name);
   if (name) contact.name = name;
+  const firstName = trimmedText(customer.firstName) ?? firstWord(name);
+  if (firstName) contact.firstName = firstName;
   const phone = trimmedText(customer.phone);
   if (phone) contact.phone = phone;
   const details: JsonObject = {};
   for (const field of DETAIL_FIELDS) {
     if (payload[field] !== undefined) details[field] = payload[field];
   }
-  return { profile: { contact, details }, lastEventAt: occurredAt, messages: [] };
+  const service = thumbtackService(payload);
+  return {
+    profile: { contact, details, ...(service ? { service } : {}) },
+    lastEventAt: occurredAt,
+    messages: [],
+  };
+}
+
+/**
+ * The service asked for: the v4 request's category name, the category's name (a variant of the
+ * docs), or the legacy request's category string.
+ */
+function thumbtackService(payload: JsonObject): string | undefined {
+  const request = objectOrEmpty(payload.request);
+  return (
+    trimmedText(objectOrEmpty(request.category).name) ??
+    trimmedText(objectOrEmpty(payload.category).name) ??
+    trimmedText(request.category)
+  );
 }
 
 /** Is our reply among the negotiation's messages? */

@@ -30,10 +30,11 @@ const newEvent = { occurredAt: webhookTime, payload: { event_type: "NEW_EVENT" }
 const read = (list: YelpEvent[]) => ({ runs: [{ events: list }], complete: true });
 
 describe("Yelp lead rules", () => {
-  it("the fetched lead and events: masked email, name, details, messages by event id", () => {
+  it("the fetched lead and events: masked email, name and first name, service, details, messages by event id", () => {
     expect(yelpLeadUpdate(lead, read(events), newEvent)).toEqual({
       profile: {
-        contact: { name: "Marta K.", email: "m.k.4f2a9c@messaging.yelp.example.test" },
+        contact: { name: "Marta K.", firstName: "Marta", email: "m.k.4f2a9c@messaging.yelp.example.test" },
+        service: "Water Heater Repair", // project.job_names, joined with ", "
         details: {
           conversation_id: "cOnv3Hj8Kl2Mn5Pq",
           project: lead.project,

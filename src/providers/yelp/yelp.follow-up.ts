@@ -1,7 +1,7 @@
 // Yelp after ingest: the webhook is only a trigger, so the lead and its events are fetched with the
 // connection's token; the reply is a TEXT event, never sent once the business wrote.
 import { Injectable } from "@nestjs/common";
-import { firstTime, trimmedText } from "../envelope.js";
+import { firstTime, firstWord, trimmedText } from "../envelope.js";
 import type { JsonObject } from "../provider-event.js";
 import {
   type Contact,
@@ -51,6 +51,13 @@ export interface YelpEventsRead {
   complete: boolean;
 }
 
+/** The service asked for: the project's job names, joined with ", " (api.md "First replies"). */
+function yelpService(project: JsonObject | null | undefined): string | undefined {
+  const names = Array.isArray(project?.job_names) ? project.job_names : [];
+  const texts = names.map(trimmedText).filter((name) => name !== undefined);
+  return texts.length > 0 ? texts.join(", ") : undefined;
+}
+
 /** The fetched lead and its events, as of the lead's last event (else the webhook's time). */
 export function yelpLeadUpdate(
   lead: YelpLead,
@@ -63,6 +70,8 @@ export function yelpLeadUpdate(
   const email = trimmedText(lead.temporary_email_address);
   const phone = trimmedText(lead.phone_number) ?? trimmedText(lead.temporary_phone_number);
   if (name) contact.name = name;
+  const firstName = firstWord(name);
+  if (firstName) contact.firstName = firstName;
   if (email) contact.email = email;
   if (phone) contact.phone = phone;
   const details: JsonObject = {};
@@ -72,8 +81,9 @@ export function yelpLeadUpdate(
   }
   const type = event.payload?.event_type;
   const granted = typeof type === "string" ? PHONE_CONSENT.get(type) : undefined;
+  const service = yelpService(lead.project);
   return {
-    profile: { contact, details },
+    profile: { contact, details, ...(service ? { service } : {}) },
     lastEventAt: firstTime(lead.last_event_time, fallback),
     messages: [],
     history: {
