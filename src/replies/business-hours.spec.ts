@@ -32,7 +32,7 @@ describe("businessSeconds and isOpen", () => {
     expect(businessSeconds(office, from, utc("2026-03-08T04:00:00"))).toBe(0);
   });
 
-  it("spring forward (New York, 2026-03-08): 01:00–04:00 lasts 2 hours; 02:30 does not exist", () => {
+  it("spring forward (New York, 2026-03-08): 01:00–04:00 lasts 2 hours; 02:00–03:00 does not exist", () => {
     const hours: BusinessHours = { timezone: NY, weekly: { sun: [["01:00", "04:00"]] } };
     // Midnight EST (05:00Z) to midnight EDT (04:00Z the next day): a 23-hour day.
     expect(businessSeconds(hours, utc("2026-03-08T05:00:00"), utc("2026-03-09T04:00:00"))).toBe(7200);
@@ -42,10 +42,18 @@ describe("businessSeconds and isOpen", () => {
     expect(isOpen(hours, utc("2026-03-08T06:00:00"))).toBe(true); // 01:00 EST
     expect(isOpen(hours, utc("2026-03-08T07:59:59"))).toBe(true); // 03:59:59 EDT
     expect(isOpen(hours, utc("2026-03-08T08:00:00"))).toBe(false); // 04:00 EDT
-    // A range inside the missing hour has no length.
-    const gap: BusinessHours = { timezone: NY, weekly: { sun: [["02:00", "03:00"]] } };
-    expect(businessSeconds(gap, utc("2026-03-08T05:00:00"), utc("2026-03-09T04:00:00"))).toBe(0);
-    expect(isOpen(gap, utc("2026-03-08T07:00:00"))).toBe(false);
+    // A missing wall time is the end of the gap, 03:00 EDT: a range inside the missing hour has no length.
+    const day: [Date, Date] = [utc("2026-03-08T05:00:00"), utc("2026-03-09T04:00:00")];
+    const range = (start: string, end: string): BusinessHours => ({
+      timezone: NY,
+      weekly: { sun: [[start, end]] },
+    });
+    expect(businessSeconds(range("02:00", "03:00"), ...day)).toBe(0);
+    expect(businessSeconds(range("02:15", "02:45"), ...day)).toBe(0);
+    expect(isOpen(range("02:00", "03:00"), utc("2026-03-08T07:00:00"))).toBe(false);
+    expect(businessSeconds(range("01:00", "02:30"), ...day)).toBe(3600);
+    expect(businessSeconds(range("02:50", "03:10"), ...day)).toBe(600);
+    expect(isOpen(range("02:30", "04:00"), utc("2026-03-08T07:00:00"))).toBe(true); // 03:00 EDT
   });
 
   it("fall back (New York, 2026-11-01): 01:00–04:00 and 00:00–03:00 last 4 hours", () => {

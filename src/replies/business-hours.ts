@@ -26,6 +26,7 @@ export function checkBusinessHours(value: unknown): BusinessHoursError | undefin
   const extra = Object.keys(value).find((key) => key !== "timezone" && key !== "weekly");
   if (extra !== undefined) return { field: extra, message: "unknown field (allowed: timezone, weekly)" };
   const { timezone, weekly } = value;
+  if (timezone === undefined) return { field: "timezone", message: "required: an IANA time zone" };
   // Intl (hence luxon) of newer Node versions also takes offsets like "+05:30": a zone name starts with a letter.
   if (typeof timezone !== "string" || !/^[A-Za-z]/.test(timezone) || !IANAZone.isValidZone(timezone))
     return {
@@ -61,7 +62,8 @@ export function businessSeconds(hours: BusinessHours | null | undefined, from: D
   const zone = IANAZone.create(hours.timezone);
   let ms = 0;
   // One local date at a time: linear in the days of the span.
-  for (let date = localDate(zone, start); date <= localDate(zone, end); date += DAY_MS) {
+  const last = localDate(zone, end);
+  for (let date = localDate(zone, start); date <= last; date += DAY_MS) {
     for (const [open, close] of rangesOf(hours, zone, date)) {
       ms += Math.max(0, Math.min(close, end) - Math.max(open, start));
     }
@@ -128,8 +130,9 @@ function instantOf(zone: IANAZone, wall: number): number {
 
 /**
  * The instant a wall time (as UTC milliseconds) names in the zone. Repeated on a fall-back day: the
- * first (so 01:00–04:00 covers the repeated hour); missing on a spring-forward day: moved forward by
- * the gap, as luxon does (02:30 ⇒ 03:30). The offsets a day before and after bracket any DST change.
+ * first (so 01:00–04:00 covers the repeated hour). Missing on a spring-forward day: the end of the
+ * gap, when the clock jumps past it (02:30 ⇒ 03:00 EDT), so that later wall times are never earlier
+ * instants. The offsets a day before and after bracket any DST change.
  */
 function computeInstant(zone: IANAZone, wall: number): number {
   const before = zone.offset(wall - DAY_MS);
@@ -137,5 +140,13 @@ function computeInstant(zone: IANAZone, wall: number): number {
   const fits = [before, after]
     .map((o) => wall - o * MINUTE_MS)
     .filter((t) => zone.offset(t) * MINUTE_MS === wall - t);
-  return fits.length > 0 ? Math.min(...fits) : wall - before * MINUTE_MS;
+  if (fits.length > 0) return Math.min(...fits);
+  // In the gap: `lo` still has the old offset, `hi` the new; find the change, to the minute.
+  let [lo, hi] = [wall - after * MINUTE_MS, wall - before * MINUTE_MS];
+  while (hi - lo > MINUTE_MS) {
+    const mid = lo + Math.floor((hi - lo) / MINUTE_MS / 2) * MINUTE_MS;
+    if (zone.offset(mid) === before) lo = mid;
+    else hi = mid;
+  }
+  return hi;
 }

@@ -1,5 +1,7 @@
 // Reply templates (api.md "First replies"): plain text with merge fields `{{lead.firstName}}`,
 // `{{field|fallback}}`. Logic-less: a field is looked up in a closed list, never on an object.
+// Grammar, parsed by hand: `{{` and `}}` must pair up; single braces are plain text; inside a pair,
+// a known field name, optionally `|` and a fallback (no braces), both trimmed of surrounding space.
 
 export const MERGE_FIELDS = [
   "lead.firstName",
