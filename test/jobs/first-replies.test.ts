@@ -277,3 +277,64 @@ function bizEvent(id: string, text: string) {
     event_content: { text },
   };
 }
+
+describe("first replies: a delay survives the worker", () => {
+  const events = new Map<string, unknown[]>();
+  const yelp = useFakeServer({ status: 201, body: {} }, (request) => {
+    const match = /^\/v3\/leads\/([^/?]+)(\/events)?/.exec(request.path);
+    if (!match) return undefined;
+    const list = events.get(match[1]!) ?? events.set(match[1]!, [...CONSUMER_EVENTS]).get(match[1]!)!;
+    if (request.method === "POST") {
+      list.push({ ...bizEvent("ours", JSON.parse(request.body).request_content), channel: "API-SELF" });
+      return { status: 201, body: {} };
+    }
+    if (match[2]) return { status: 200, body: { events: list } };
+    return { status: 200, body: { ...fixture("yelp/api-get-lead.json").json, id: match[1] } };
+  });
+  const app = useApp({
+    env: () => ({
+      YELP_WEBHOOK_TOKEN: YELP_TOKEN,
+      YELP_API_BASE_URL: yelp.url,
+      DISPATCHER_INTERVAL_MS: "300",
+      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+    }),
+  });
+
+  it("kill -9 of the worker during the wait: the next worker sends one reply, once the delay is over", async () => {
+    const c = await app.createConnection({
+      provider: "yelp",
+      externalAccountId: "restartBiz",
+      displayName: "Acme Plumbing",
+      inboundAuth: { type: "none" },
+      credentials: { accessToken: "yelp-access-token" },
+      settings: { autoResponse: { enabled: true, text: "Thanks {{lead.firstName}}!", delaySeconds: 5 } },
+    });
+    const first = app.spawn("dist/worker.js");
+    await first.waitFor(/worker started/);
+    const body = fixture("yelp/new-event.json").json as { data: { id: string; updates: object[] } };
+    body.data.id = "restartBiz";
+    body.data.updates = body.data.updates.map((update) => ({
+      ...update,
+      lead_id: "fr-restart",
+      event_id: "ev-restart",
+    }));
+    const started = Date.now();
+    expect((await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, JSON.stringify(body))).status).toBe(202);
+    const job = () =>
+      app.sql
+        .query<{ status: string; waiting_for: string | null }>(
+          "SELECT status, waiting_for FROM jobs WHERE tenant_id = $1 AND operation = 'initial-response'",
+          [c.tenantId],
+        )
+        .then((result) => result.rows[0]);
+    await waitFor(job, (row) => row?.waiting_for === "delay");
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const second = app.spawn("dist/worker.js");
+    await second.waitFor(/worker started/);
+    await waitFor(job, (row) => row?.status === "succeeded", 20_000);
+    const posts = yelp.received.filter((request) => request.method === "POST");
+    expect(posts.map((request) => JSON.parse(request.body).request_content)).toEqual(["Thanks Marta!"]);
+    expect(posts[0]!.at - started).toBeGreaterThanOrEqual(5_000);
+  });
+});
