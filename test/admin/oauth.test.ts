@@ -748,9 +748,15 @@ describe("OAuth: connecting provider accounts", () => {
         },
       });
       expect(delivered.status).toBe(202);
+      // The lead fetch is blocked; the first reply waits for it (it renders the lead as fetched).
       await waitFor(
         () => jobsOf(connectionId),
-        (rows) => rows.length > 0 && rows.every((job) => job.status === "blocked"),
+        (rows) =>
+          JSON.stringify(rows.map((job) => [job.operation, job.status])) ===
+          JSON.stringify([
+            ["initial-response", "waiting"],
+            ["lead-upsert", "blocked"],
+          ]),
       );
       const view = await tenant.admin.get(`/admin/connections/${connectionId}`);
       expect([view.body.status, view.body.oauth.status]).toEqual([
