@@ -7,7 +7,7 @@ import { hasApi } from "../providers/capabilities.js";
 import type { Provider } from "../providers/provider-event.js";
 import { checkBusinessHours } from "../replies/business-hours.js";
 import type { AutoResponse, EffectiveSettings, SettingSource } from "../replies/reply-settings.js";
-import { checkTemplate } from "../replies/template.js";
+import { checkTemplate, type TemplateError } from "../replies/template.js";
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -24,9 +24,14 @@ export function autoResponseErrors(autoResponse: AutoResponse, prefix: string): 
   for (const field of ["text", "afterHoursText"] as const) {
     const text = autoResponse[field];
     const problem = text === undefined ? undefined : checkTemplate(text);
-    if (problem) errors[`${prefix}.${field}`] = [`${problem.message} (at position ${problem.position})`];
+    if (problem) errors[`${prefix}.${field}`] = [withPosition(problem)];
   }
   return errors;
+}
+
+/** The message with its position (checkTemplate's sentences mostly say it already). */
+function withPosition({ message, position }: TemplateError): string {
+  return /\bposition \d/.test(message) ? message : `${message} (at position ${position})`;
 }
 
 /** The errors of the given settings' templates and business hours, `prefix` e.g. `settings`. */

@@ -38,12 +38,14 @@ describe("admin API: reply settings and tenant defaults", () => {
   /** Everything an admin action may write: a refused one leaves all of it as it was. */
   const snapshot = async () =>
     (
-      await app.sql.query(
+      await app.sql.query<Record<string, unknown>>(
         `SELECT (SELECT json_agg(json_build_object('id', id, 'settings', settings) ORDER BY id) FROM connections) AS connections,
                 (SELECT json_agg(json_build_object('id', id, 'name', name, 'defaults', defaults) ORDER BY id) FROM tenants) AS tenants,
-                (SELECT count(*)::int FROM audit_entries) AS audit`,
+                (SELECT count(*)::int FROM audit_entries) AS audit,
+                (SELECT count(*)::int FROM jobs) AS jobs,
+                (SELECT json_agg(json_build_object('id', id, 'updated', updated_at) ORDER BY id) FROM leads) AS leads`,
       )
-    ).rows[0];
+    ).rows[0]!;
 
   it("a connection inherits each default whole, overrides it with its own, and null returns it to inheriting", async () => {
     const own = await createTenant(app.url);
@@ -133,7 +135,7 @@ describe("admin API: reply settings and tenant defaults", () => {
       defaults: { responseTarget: { seconds: 600 } },
     });
     expect(byOperator.body.tenant.defaults).toEqual({ responseTarget: { seconds: 600 } });
-    expect((await snapshot()).audit).toBe(before.audit + 1);
+    expect((await snapshot()).audit).toBe((before.audit as number) + 1);
   });
 
   it("every invalid setting is 400 validation_failed naming the field (and the position), and writes nothing", async () => {
