@@ -25,6 +25,7 @@ import { ConnectionSync } from "./connections/connection-sync.js";
 import { ConnectionsAdminService } from "./connections/connections-admin.service.js";
 import { SyncRuns } from "./connections/sync-runs.js";
 import { ConnectionsController } from "./connections/connections.controller.js";
+import { ReplyPreviews } from "./connections/reply-preview.js";
 import { JobsAdminRepository, JobsController } from "./jobs.js";
 import { LeadsAdminRepository, LeadsController } from "./leads.js";
 import { ReceiptsController, ReceiptsRepository } from "./receipts.js";
@@ -61,6 +62,7 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     AuditRepository,
     TenantsRepository,
     ConnectionsAdminService,
+    ReplyPreviews,
     ConnectionSync,
     SyncRuns,
     ReceiptsRepository,

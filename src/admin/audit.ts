@@ -12,6 +12,7 @@ import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
 
 export type AuditAction =
   | "tenant.create"
+  | "tenant.update"
   | "api-key.create"
   | "api-key.revoke"
   | "connection.create"

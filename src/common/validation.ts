@@ -25,16 +25,18 @@ export const adminValidationPipe = new ValidationPipe({
   forbidUnknownValues: true,
   transform: true,
   validationError: { target: false, value: false },
-  exceptionFactory: (errors) => {
-    const details = fieldErrors(errors);
-    return new AppError(
-      400,
-      "validation_failed",
-      `Invalid input: ${Object.keys(details).join(", ")}.`,
-      details,
-    );
-  },
+  exceptionFactory: (errors) => validationFailed(fieldErrors(errors)),
 });
+
+/** `400 validation_failed` with the field errors in `details`, as the pipe answers (for checks beyond a DTO). */
+export function validationFailed(details: Record<string, string[]>): AppError {
+  return new AppError(
+    400,
+    "validation_failed",
+    `Invalid input: ${Object.keys(details).join(", ")}.`,
+    details,
+  );
+}
 
 /**
  * An optional field: absent is fine, but a given value, `null` included, must pass the field's
@@ -69,3 +71,8 @@ export const NotMasked = () =>
         "$property is a masked value shown in a view (its query string is …): send the full URL",
     },
   });
+
+/** The fields a client sent (a DTO instance also holds the undeclared ones, as undefined). */
+export function given<T extends object>(body: T): Partial<T> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

@@ -3,6 +3,7 @@ import { NaturalBatcher } from "../common/natural-batcher.js";
 import { KnownIds } from "../database/known-ids.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Provider } from "../providers/provider-event.js";
+import type { ReplySettings } from "../replies/reply-settings.js";
 import type { ConnectionSettings, ConnectionStatus } from "./lifecycle/connection.js";
 
 /** The columns ingest needs to route, authenticate and plan a delivery. */
@@ -16,6 +17,8 @@ export interface IngestConnectionRow {
   previousSecrets: string | null;
   previousSecretsExpireAt: Date | null;
   settings: ConnectionSettings;
+  /** The tenant's `defaults`: the reply settings the connection inherits (the job plan's autoResponse). */
+  tenantDefaults: ReplySettings;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -30,10 +33,15 @@ const MAX_UNKNOWN = 10_000;
  * tells the tenant. Concurrent lookups share one query (natural batching), so every delivery sees
  * the connection as stored now (a pause, rotation or disable applies to the next delivery) at a
  * fraction of a query each.
+ *
+ * The tenant's defaults come in the same statement (a join on the tenant's primary key): no round
+ * trip more per delivery, and always as stored now, so there is no cache to invalidate when a
+ * tenant's defaults change (the next delivery plans with the new ones).
  */
-const COLUMNS = `id, tenant_id AS "tenantId", provider, external_account_id AS "externalAccountId", status,
-  inbound_secrets AS "inboundSecrets", previous_secrets AS "previousSecrets",
-  previous_secrets_expire_at AS "previousSecretsExpireAt", settings`;
+const COLUMNS = `c.id, c.tenant_id AS "tenantId", c.provider, c.external_account_id AS "externalAccountId", c.status,
+  c.inbound_secrets AS "inboundSecrets", c.previous_secrets AS "previousSecrets",
+  c.previous_secrets_expire_at AS "previousSecretsExpireAt", c.settings, t.defaults AS "tenantDefaults"`;
+const FROM = "connections c JOIN tenants t ON t.id = c.tenant_id";
 
 @Injectable()
 export class ConnectionsRepository {
@@ -42,7 +50,7 @@ export class ConnectionsRepository {
       // Named, as the receipt statement (src/ingestion/receipt-writer.ts): parsed once per connection.
       const { rows } = await this.prisma.pool.query<IngestConnectionRow>({
         name: "ingest-connections-by-id",
-        text: `SELECT ${COLUMNS} FROM connections WHERE id = ANY($1::uuid[])`,
+        text: `SELECT ${COLUMNS} FROM ${FROM} WHERE c.id = ANY($1::uuid[])`,
         values: [[...new Set(ids)]],
       });
       const found = new Map(rows.map((row) => [row.id, row]));
@@ -57,11 +65,11 @@ export class ConnectionsRepository {
   >(
     async (keys) => {
       const { rows } = await this.prisma.pool.query<IngestConnectionRow>(
-        `SELECT ${COLUMNS} FROM connections
-         WHERE (provider, external_account_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+        `SELECT ${COLUMNS} FROM ${FROM}
+         WHERE (c.provider, c.external_account_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
          -- An account may have disabled connections besides its one live connection (a disabled
          -- connection releases its account): the live one comes first and is the one routed to.
-         ORDER BY status = 'disabled', created_at DESC`,
+         ORDER BY c.status = 'disabled', c.created_at DESC`,
         [keys.map((key) => key.provider), keys.map((key) => key.accountId)],
       );
       return keys.map((key) =>

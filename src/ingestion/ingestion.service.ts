@@ -124,7 +124,7 @@ export class IngestionService {
           event,
           idempotencyKey: key,
           payloadDigest: payloadDigest(event),
-          jobs: planJobs(event, key, row.settings, row.status === "paused"),
+          jobs: planJobs(event, key, row, row.status === "paused"),
         };
       }),
     );

@@ -3,6 +3,7 @@ import { type Operation, OPERATION_SETTINGS, jobKey } from "../jobs/operations.j
 import { initialStatus } from "../jobs/state/job-states.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
 import type { ConnectionSettings } from "../connections/lifecycle/connection.js";
+import { effectiveSettings, type ReplySettings } from "../replies/reply-settings.js";
 import { leadScopeKey } from "./idempotency-key.js";
 
 export interface PlannedJob {
@@ -12,10 +13,16 @@ export interface PlannedJob {
   maxAttempts: number;
 }
 
+/** What the plan reads of a connection: its own settings and its tenant's defaults (which it inherits). */
+export interface PlanConnection {
+  settings: ConnectionSettings;
+  tenantDefaults: ReplySettings | null;
+}
+
 export function planJobs(
   event: ProviderEvent,
   receiptKey: string,
-  settings: ConnectionSettings,
+  connection: PlanConnection,
   paused: boolean,
 ): PlannedJob[] {
   if (event.kind === "ignored") return [];
@@ -26,7 +33,10 @@ export function planJobs(
     maxAttempts: OPERATION_SETTINGS[operation].attempts,
   });
   const jobs = [job("lead-upsert", receiptKey)];
-  if (event.mayStartConversation && settings.autoResponse?.enabled === true) {
+  const { settings } = connection;
+  // The effective auto-response: the connection's own, else its tenant's default (api.md "Inheritance").
+  const autoResponse = effectiveSettings(settings, connection.tenantDefaults).autoResponse;
+  if (event.mayStartConversation && autoResponse?.enabled === true) {
     jobs.push(job("initial-response", leadScopeKey(event))); // one per lead, however many events
   }
   if (settings.crmDestination?.url) jobs.push(job("crm-delivery", receiptKey));

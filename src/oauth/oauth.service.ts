@@ -10,6 +10,9 @@ import { ownTenant, TenantsRepository } from "../admin/tenants.js";
 import { notFound } from "../admin/id.pipe.js";
 import { PLATFORM, type Principal, type TenantScope, tenantWhere } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
+import { given } from "../common/validation.js";
+import { connectionSettingsErrors, delayErrors, refuse } from "../admin/reply-settings-check.js";
+import { effectiveSettings } from "../replies/reply-settings.js";
 import { DestinationGuard } from "../common/outbound/destination-guard.js";
 import { AccountAccessCheck, ProviderUnavailable } from "../connections/account-access.js";
 import {
@@ -95,7 +98,11 @@ export class OAuthService {
     const returnUrl = this.checkReturnUrl(body.returnUrl);
     const tenantId = await this.tenantOfNew(by, body.tenantId);
     const inboundAuth = checkInboundAuth(body.provider, body.inboundAuth);
-    const settings = settingsWithoutNulls(body.settings ?? {});
+    const named = given(body.settings ?? {});
+    refuse(connectionSettingsErrors(body.provider, named));
+    const settings = settingsWithoutNulls(named);
+    const defaults = await this.tenants.defaultsOf(this.prisma, tenantId);
+    refuse(delayErrors(effectiveSettings(settings, defaults), named, "settings"));
     await this.destinations.checkSetting("settings.crmDestination.url", settings.crmDestination?.url);
     return this.begin(by, tenantId, body.provider, null, returnUrl, {
       externalAccountId: body.externalAccountId,

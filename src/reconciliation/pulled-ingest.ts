@@ -7,7 +7,9 @@ import type { ConnectionSettings, ConnectionStatus } from "../connections/lifecy
 import { idempotencyKey, payloadDigest } from "../ingestion/idempotency-key.js";
 import { planJobs } from "../ingestion/job-plan.js";
 import { ReceiptWriter, type ReceiptSource } from "../ingestion/receipt-writer.js";
+import { PrismaService } from "../database/prisma.service.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
+import type { ReplySettings } from "../replies/reply-settings.js";
 import type { UnknownLead } from "./lead-scan.js";
 
 export interface PullTarget {
@@ -28,6 +30,7 @@ export interface PullOutcome {
 export class PulledIngest {
   constructor(
     private readonly writer: ReceiptWriter,
+    private readonly prisma: PrismaService,
     @Inject(CONFIG.reconciliation) private readonly config: ReconciliationConfig,
   ) {}
 
@@ -39,6 +42,12 @@ export class PulledIngest {
     now = new Date(),
   ): Promise<PullOutcome> {
     const replyAfter = now.getTime() - this.config.reconcileReplyMaxAgeSeconds * 1000;
+    // The tenant's defaults as stored now, once per run (off the webhooks' hot path): what the
+    // connection inherits decides, as for a webhook, whether a lead gets a first reply.
+    const plan = {
+      settings: connection.settings,
+      tenantDefaults: await this.tenantDefaults(connection.tenantId),
+    };
     const outcomes = await Promise.all(
       leads.map(async (lead) => {
         const written = await this.writer.write(
@@ -52,7 +61,7 @@ export class PulledIngest {
               event,
               idempotencyKey: key,
               payloadDigest: payloadDigest(event),
-              jobs: planJobs(event, key, connection.settings, connection.status === "paused"),
+              jobs: planJobs(event, key, plan, connection.status === "paused"),
             };
           }),
         );
@@ -63,6 +72,14 @@ export class PulledIngest {
       ingestedLeadIds: outcomes.filter((lead) => lead.inserted).map((lead) => lead.leadId),
       duplicateLeads: outcomes.filter((lead) => !lead.inserted).length,
     };
+  }
+
+  private async tenantDefaults(tenantId: string): Promise<ReplySettings> {
+    const { rows } = await this.prisma.pool.query<{ defaults: ReplySettings }>(
+      "SELECT defaults FROM tenants WHERE id = $1",
+      [tenantId],
+    );
+    return rows[0]?.defaults ?? {};
   }
 
   /**

@@ -1,24 +1,38 @@
-// The values a first reply's merge fields take (api.md "First replies", the table of merge fields):
-// the lead's fields as its lead-upserts stored them, the connection's name, the provider's name.
+// The values a first reply's template is rendered with (api.md "First replies", merge fields), from
+// the lead as stored (leads.first_name, leads.name, leads.service) and its connection. One home: the
+// initial-response worker and the admin preview render with the same values.
 import type { Provider } from "../providers/provider-event.js";
 import type { MergeValues } from "./template.js";
 
-const PROVIDER_NAMES: Record<Provider, string> = {
+/** `{{provider}}` as the customer knows it. */
+export const PROVIDER_NAMES: Record<Provider, string> = {
   yelp: "Yelp",
   thumbtack: "Thumbtack",
   staticforms: "Static Forms",
 };
 
-export function mergeValues(
-  lead: { firstName?: string | null; name?: string | null; service?: string | null } | undefined,
-  connection: { displayName: string; provider: Provider },
-): MergeValues {
+/** The stored lead's merge fields (null: the provider gave none). */
+export interface LeadMergeFields {
+  firstName: string | null;
+  name: string | null;
+  service: string | null;
+}
+
+export interface ConnectionMergeFields {
+  displayName: string;
+  provider: Provider;
+}
+
+/** A missing (null or blank) value is left out, so the template's fallback applies. */
+export function mergeValues(lead: LeadMergeFields, connection: ConnectionMergeFields): MergeValues {
   const values: MergeValues = {
+    "lead.firstName": lead.firstName ?? undefined,
+    "lead.name": lead.name ?? undefined,
+    "lead.service": lead.service ?? undefined,
     "business.name": connection.displayName,
     provider: PROVIDER_NAMES[connection.provider],
   };
-  if (lead?.firstName) values["lead.firstName"] = lead.firstName;
-  if (lead?.name) values["lead.name"] = lead.name;
-  if (lead?.service) values["lead.service"] = lead.service;
-  return values;
+  return Object.fromEntries(
+    Object.entries(values).filter(([, value]) => value !== undefined && value.trim() !== ""),
+  );
 }

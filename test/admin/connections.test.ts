@@ -361,7 +361,7 @@ describe("admin API: connections", () => {
   it("PATCH changes only what it names; null removes a setting", async () => {
     const created = await staticForms({
       settings: {
-        autoResponse: { enabled: true, text: "Hi!" },
+        autoResponse: { enabled: false, text: "Hi!" },
         crmDestination: { url: `${crm.url}/patch-a` },
       },
     });
@@ -371,13 +371,13 @@ describe("admin API: connections", () => {
     });
     expect([moved.status, moved.body.connection.settings, moved.body.secrets]).toEqual([
       200,
-      { autoResponse: { enabled: true, text: "Hi!" }, crmDestination: { url: `${crm.url}/patch-b` } },
+      { autoResponse: { enabled: false, text: "Hi!" }, crmDestination: { url: `${crm.url}/patch-b` } },
       {},
     ]);
     const renamed = await tenant.admin.patch(`/admin/connections/${id}`, { displayName: "Renamed" });
     expect([renamed.body.connection.displayName, renamed.body.connection.settings.autoResponse]).toEqual([
       "Renamed",
-      { enabled: true, text: "Hi!" },
+      { enabled: false, text: "Hi!" },
     ]);
     const removed = await tenant.admin.patch(`/admin/connections/${id}`, {
       settings: { autoResponse: null },

@@ -10,12 +10,13 @@ import { AppError } from "../../common/app-error.js";
 import { ConnectionStore } from "../../connections/connection-store.js";
 import { ConnectionsService } from "../../connections/connections.service.js";
 import { ProviderSyncJobs } from "../../connections/provider-sync.js";
-import { Transactions } from "../../database/transactions.js";
+import { Transactions, type Tx } from "../../database/transactions.js";
 import { JobQueue } from "../../jobs/job-queue.js";
 import { hasApi } from "../../providers/capabilities.js";
 import type { Provider } from "../../providers/provider-event.js";
 import { Reconciliation } from "../../reconciliation/reconciliation.service.js";
 import { AuditRepository } from "../audit.js";
+import { TenantsRepository } from "../tenants.js";
 import { connectionView, type ConnectionView } from "./connection-view.js";
 import { RATE_WINDOW_SECONDS, RUNS_PER_WINDOW, SyncRuns } from "./sync-runs.js";
 
@@ -35,6 +36,7 @@ export class ConnectionSync {
     private readonly runs: SyncRuns,
     private readonly audit: AuditRepository,
     private readonly queue: JobQueue,
+    private readonly tenants: TenantsRepository,
   ) {}
 
   /**
@@ -67,7 +69,7 @@ export class ConnectionSync {
       if (open) {
         const run = { ...open, coalesced: true };
         await record(run);
-        return { answer: { connection: this.view(row), run }, jobs: [] };
+        return { answer: { connection: await this.view(tx, row), run }, jobs: [] };
       }
       const retryAfter = await this.runs.retryAfter(tx, row.tenantId, row.id);
       if (retryAfter !== undefined) {
@@ -96,16 +98,18 @@ export class ConnectionSync {
       await record(run);
       // The registration job made it `pending`: the answer shows the row as it is now.
       const updated = await tx.connection.findFirstOrThrow({ where: { ...tenantWhere(scope), id } });
-      return { answer: { connection: this.view(updated), run }, jobs: [...registration, ...reconciliation] };
+      const connection = await this.view(tx, updated);
+      return { answer: { connection, run }, jobs: [...registration, ...reconciliation] };
     });
     await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
     return answer;
   }
 
-  private view(row: Parameters<typeof connectionView>[0]): ConnectionView {
+  private async view(tx: Tx, row: Parameters<typeof connectionView>[0]): Promise<ConnectionView> {
     return connectionView(
       row,
       this.connections.webhookUrl(row.provider as Provider, row.id, { type: "none" }),
+      await this.tenants.defaultsOf(tx, row.tenantId),
     );
   }
 }

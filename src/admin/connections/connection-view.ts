@@ -9,6 +9,11 @@ import { maskQuery } from "../../common/masked-url.js";
 import type { Connection } from "../../generated/prisma/client.js";
 import { capabilities } from "../../providers/capabilities.js";
 import type { Provider } from "../../providers/provider-event.js";
+import {
+  type EffectiveSettings,
+  effectiveSettings,
+  type ReplySettings,
+} from "../../replies/reply-settings.js";
 
 /** What is weak in a connection's setup: `apiKey_only`: its only sender secret is in the public form. */
 export type ConnectionWarning = "apiKey_only";
@@ -32,6 +37,8 @@ export interface ConnectionView {
   /** Reconciliation with the provider's list of leads (api.md "Connection views gain"). */
   reconciliation: ReconciliationView;
   settings: ConnectionSettings;
+  /** The reply settings in force: the connection's own, else its tenant's defaults, else built in (api.md "Inheritance"). */
+  effectiveSettings: EffectiveSettings;
   /** Until when the secret replaced by the last rotation is still accepted (null: not at all). */
   previousSecretExpiresAt: Date | null;
   /** Until when CRM deliveries also carry the signature of the secret rotate-crm-secret replaced. */
@@ -94,7 +101,12 @@ function shownSettings(settings: ConnectionSettings): ConnectionSettings {
   return crm ? { ...settings, crmDestination: { ...crm, url: maskQuery(crm.url) } } : settings;
 }
 
-export function connectionView(row: Connection, webhookUrl: string): ConnectionView {
+/** `tenantDefaults`: the connection's tenant's `defaults` (what it inherits). */
+export function connectionView(
+  row: Connection,
+  webhookUrl: string,
+  tenantDefaults: ReplySettings | null,
+): ConnectionView {
   const now = new Date();
   const until = (secret: string | null, expires: Date | null) =>
     secret !== null && expires !== null && expires > now ? expires : null;
@@ -125,6 +137,7 @@ export function connectionView(row: Connection, webhookUrl: string): ConnectionV
     },
     reconciliation: reconciliationView(row),
     settings: shownSettings(row.settings as ConnectionSettings),
+    effectiveSettings: effectiveSettings(row.settings as ConnectionSettings, tenantDefaults),
     previousSecretExpiresAt: until(row.previousSecrets, row.previousSecretsExpireAt),
     previousCrmSigningSecretExpiresAt: until(row.previousCrmSecret, row.previousCrmExpireAt),
     // Static Forms puts the apiKey in the public HTML form: anyone can read it there (README, Secrets).

@@ -7,6 +7,7 @@ import type { Principal, TenantScope } from "../../auth/principal.js";
 import { PLATFORM, tenantWhere } from "../../auth/principal.js";
 import { ownTenant, TenantsRepository } from "../tenants.js";
 import { AppError } from "../../common/app-error.js";
+import { given } from "../../common/validation.js";
 import { DestinationGuard } from "../../common/outbound/destination-guard.js";
 import { type ConnectionSettings, settingsWithoutNulls } from "../../connections/lifecycle/connection.js";
 import { ConnectionStore } from "../../connections/connection-store.js";
@@ -32,6 +33,8 @@ import type { Provider } from "../../providers/provider-event.js";
 import { AuditRepository } from "../audit.js";
 import { notFound } from "../id.pipe.js";
 import { pageAfter, toPage, type Page } from "../pagination.js";
+import { effectiveSettings, type ReplySettings } from "../../replies/reply-settings.js";
+import { connectionSettingsErrors, delayErrors, refuse } from "../reply-settings-check.js";
 import { connectionView, type ConnectionView } from "./connection-view.js";
 import type {
   ConnectionsQuery,
@@ -42,6 +45,10 @@ import type {
 } from "./connections.dto.js";
 
 const DEFAULT_GRACE_SECONDS = 86_400;
+
+/** A connection read with its tenant's defaults, for its view's effectiveSettings (one query more per read, not per row). */
+const WITH_DEFAULTS = { tenant: { select: { defaults: true } } } satisfies Prisma.ConnectionInclude;
+export type ConnectionWithDefaults = Prisma.ConnectionGetPayload<{ include: typeof WITH_DEFAULTS }>;
 
 const crmSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 
@@ -67,8 +74,12 @@ export class ConnectionsAdminService {
     await this.destinations.checkSetting("settings.crmDestination.url", body.settings?.crmDestination?.url);
     if (body.credentials) await this.proveAccess(by, body.provider, body.externalAccountId, body.credentials);
     const { tenantId: _given, ...input } = body;
-    const settings = settingsWithoutNulls(input.settings ?? {});
+    const named = given(input.settings ?? {});
+    refuse(connectionSettingsErrors(body.provider, named));
+    const settings = settingsWithoutNulls(named);
     return this.transactions.run(async (tx) => {
+      const defaults = await this.tenants.defaultsOf(tx, tenantId, "share");
+      refuse(delayErrors(effectiveSettings(settings, defaults), named, "settings"));
       const created = await this.connections.create(tenantId, { ...input, settings }, tx);
       await this.audit.record(tx, by, {
         action: "connection.create",
@@ -77,7 +88,7 @@ export class ConnectionsAdminService {
         targetId: created.connection.id,
         details: { provider: body.provider, externalAccountId: body.externalAccountId },
       });
-      const connection = this.view(created.connection);
+      const connection = this.view(created.connection, defaults);
       return {
         connection,
         webhookUrl: created.webhookUrl,
@@ -97,13 +108,18 @@ export class ConnectionsAdminService {
       },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: page.take,
+      include: WITH_DEFAULTS,
     });
     const items = toPage(rows, query, (row) => row.createdAt);
-    return { items: items.items.map((row) => this.view(row)), nextCursor: items.nextCursor };
+    return {
+      items: items.items.map((row) => this.view(row, row.tenant.defaults as ReplySettings)),
+      nextCursor: items.nextCursor,
+    };
   }
 
   async get(scope: TenantScope, id: string): Promise<ConnectionView> {
-    return this.view(await this.find(this.prisma, scope, id));
+    const row = await this.find(this.prisma, scope, id);
+    return this.view(row, row.tenant.defaults as ReplySettings);
   }
 
   /** Display name, provider credentials, settings; adding a CRM destination creates its signing secret (shown once). */
@@ -116,10 +132,13 @@ export class ConnectionsAdminService {
     }
     return this.transactions.run(async (tx) => {
       const row = await this.store.lock(tx, scope, id);
-      const settings = settingsWithoutNulls({
-        ...(row.settings as ConnectionSettings),
-        ...given(body.settings ?? {}),
-      });
+      const named = given(body.settings ?? {});
+      refuse(connectionSettingsErrors(row.provider as Provider, named));
+      const settings = settingsWithoutNulls({ ...(row.settings as ConnectionSettings), ...named });
+      const defaults = await this.tenants.defaultsOf(tx, row.tenantId, "share");
+      if ("autoResponse" in named || "responseTarget" in named) {
+        refuse(delayErrors(effectiveSettings(settings, defaults), named, "settings"));
+      }
       const secrets: ShownSecrets = {};
       let crmSigningSecret = row.crmSigningSecret;
       if (settings.crmDestination && !crmSigningSecret) {
@@ -144,7 +163,7 @@ export class ConnectionsAdminService {
           ),
         },
       });
-      return { connection: this.view(updated), secrets };
+      return { connection: this.view(updated, defaults), secrets };
     });
   }
 
@@ -160,7 +179,7 @@ export class ConnectionsAdminService {
         targetId: row.id,
         details: { from: row.status },
       });
-      return { connection: this.view(updated) };
+      return { connection: this.view(updated, await this.tenants.defaultsOf(tx, row.tenantId)) };
     });
   }
 
@@ -177,7 +196,8 @@ export class ConnectionsAdminService {
         targetId: row.id,
         details: { from: row.status, requeuedJobs: requeued.length },
       });
-      return { result: { connection: this.view(updated), requeuedJobs: requeued.length }, jobs: requeued };
+      const connection = this.view(updated, await this.tenants.defaultsOf(tx, row.tenantId));
+      return { result: { connection, requeuedJobs: requeued.length }, jobs: requeued };
     });
     await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
     return result;
@@ -301,7 +321,7 @@ export class ConnectionsAdminService {
           crm: row.previousCrmSecret !== null && (row.previousCrmExpireAt ?? now) > now,
         },
       });
-      return { connection: this.view(updated) };
+      return { connection: this.view(updated, await this.tenants.defaultsOf(tx, row.tenantId)) };
     });
   }
 
@@ -346,16 +366,20 @@ export class ConnectionsAdminService {
     await this.access.require(provider, externalAccountId, credentials.accessToken);
   }
 
-  private view(row: Connection): ConnectionView {
+  private view(row: Connection, tenantDefaults: ReplySettings): ConnectionView {
     return connectionView(
       row,
       this.connections.webhookUrl(row.provider as Provider, row.id, { type: "none" }),
+      tenantDefaults,
     );
   }
 
-  /** The scope's connection (unlocked: a change locks it through the store). */
-  private async find(db: Tx | PrismaService, scope: TenantScope, id: string): Promise<Connection> {
-    const row = await db.connection.findFirst({ where: { ...tenantWhere(scope), id } });
+  /** The scope's connection with its tenant's defaults (unlocked: a change locks it through the store). */
+  async find(db: Tx | PrismaService, scope: TenantScope, id: string): Promise<ConnectionWithDefaults> {
+    const row = await db.connection.findFirst({
+      where: { ...tenantWhere(scope), id },
+      include: WITH_DEFAULTS,
+    });
     if (!row) throw notFound("connection");
     return row;
   }
@@ -380,9 +404,4 @@ function registered(row: Connection): boolean {
 
 function target(row: Connection) {
   return { tenantId: row.tenantId, connectionId: row.id };
-}
-
-/** The fields a client sent (a DTO instance also holds the undeclared ones, as undefined). */
-function given<T extends object>(body: T): Partial<T> {
-  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

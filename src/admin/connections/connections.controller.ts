@@ -14,9 +14,11 @@ import { type Principal, scopeOf } from "../../auth/principal.js";
 import { IdPipe } from "../id.pipe.js";
 import { ConnectionSync } from "./connection-sync.js";
 import { ConnectionsAdminService } from "./connections-admin.service.js";
+import { ReplyPreviews } from "./reply-preview.js";
 import {
   ConnectionsQuery,
   CreateConnectionBody,
+  ReplyPreviewBody,
   RotateCrmSecretBody,
   RotateSecretBody,
   UpdateConnectionBody,
@@ -29,6 +31,7 @@ export class ConnectionsController {
   constructor(
     private readonly connections: ConnectionsAdminService,
     private readonly syncs: ConnectionSync,
+    private readonly previews: ReplyPreviews,
   ) {}
 
   @Post()
@@ -127,6 +130,21 @@ export class ConnectionsController {
   })
   sync(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.syncs.sync(principal, scopeOf(principal), id);
+  }
+
+  @Post(":id/reply-preview")
+  @HttpCode(200)
+  @ApiOkResponse({
+    description:
+      '`{ text, variant: "business-hours" | "after-hours", sendAt }`: the first reply for the lead (or a sample lead) arriving at `at`, with the given or the saved auto-response; writes nothing',
+  })
+  @ApiConflictResponse({ description: "`no_auto_response`, `no_reply_channel` (Static Forms)" })
+  replyPreview(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+    @Body() body: ReplyPreviewBody,
+  ) {
+    return this.previews.preview(scopeOf(principal), id, body);
   }
 
   @Delete(":id")

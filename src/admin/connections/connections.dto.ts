@@ -21,7 +21,7 @@ import { capabilities, isAccountId } from "../../providers/capabilities.js";
 import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../../providers/inbound-auth.js";
 import { PROVIDERS, type Provider } from "../../providers/provider-event.js";
 import { ListQuery } from "../pagination.js";
-import { NotMasked, Optional } from "../../common/validation.js";
+import { DateTimeField, NotMasked, Optional } from "../../common/validation.js";
 
 const providerOf = (body: object): Provider | undefined => {
   const provider = (body as { provider?: unknown }).provider;
@@ -82,15 +82,87 @@ export class CredentialsBody {
   refreshToken?: string;
 }
 
+/** api.md "First replies": `text` and `afterHoursText` are templates, checked by reply-settings-check.ts. */
 export class AutoResponseBody {
   @ApiProperty()
   @IsBoolean()
   enabled!: boolean;
 
-  @ApiProperty({ example: "Thanks! We will call you within the hour." })
+  @ApiProperty({
+    example:
+      "Hi {{lead.firstName|there}}, thanks for asking {{business.name}} about {{lead.service|your project}}!",
+    description: "a template (merge fields: api.md, First replies); Yelp and Thumbtack only",
+  })
   @IsString()
   @Length(1, 2000)
   text!: string;
+
+  @ApiPropertyOptional({ description: "a template used outside business hours (default: text)" })
+  @Optional()
+  @IsString()
+  @Length(1, 2000)
+  afterHoursText?: string;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: 900,
+    default: 0,
+    description: "how long the reply waits for a person to answer first; less than responseTarget.seconds",
+  })
+  @Optional()
+  @IsInt()
+  @Min(0)
+  @Max(900)
+  delaySeconds?: number;
+}
+
+export class ResponseTargetBody {
+  @ApiProperty({
+    minimum: 1,
+    maximum: 86_400,
+    default: 300,
+    description: "how fast the first response should be",
+  })
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  seconds!: number;
+}
+
+/** The reply settings a connection sets and a tenant's `defaults` hold (each `null`: inherit, PATCH). */
+export class ReplySettingsBody {
+  @ApiPropertyOptional({ type: AutoResponseBody, nullable: true, description: "null removes it (PATCH)" })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AutoResponseBody)
+  autoResponse?: AutoResponseBody | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    description:
+      '`{ timezone, weekly: { mon: [["08:00","18:00"]], …, sun: [] } }`: an IANA time zone, ranges per weekday (`[]`: closed); absent: always open; null removes it (PATCH)',
+    example: {
+      timezone: "America/New_York",
+      weekly: {
+        mon: [
+          ["08:00", "12:00"],
+          ["13:00", "18:00"],
+        ],
+        sun: [],
+      },
+    },
+  })
+  @IsOptional()
+  @IsObject()
+  businessHours?: object | null;
+
+  @ApiPropertyOptional({ type: ResponseTargetBody, nullable: true, description: "null removes it (PATCH)" })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ResponseTargetBody)
+  responseTarget?: ResponseTargetBody | null;
 }
 
 export class CrmDestinationBody {
@@ -103,14 +175,7 @@ export class CrmDestinationBody {
   url!: string;
 }
 
-export class SettingsBody {
-  @ApiPropertyOptional({ type: AutoResponseBody, nullable: true, description: "null removes it (PATCH)" })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AutoResponseBody)
-  autoResponse?: AutoResponseBody | null;
-
+export class SettingsBody extends ReplySettingsBody {
   @ApiPropertyOptional({ type: CrmDestinationBody, nullable: true, description: "null removes it (PATCH)" })
   @IsOptional()
   @IsObject()
@@ -209,6 +274,29 @@ export class RotateSecretBody extends RotateCrmSecretBody {
   @IsString()
   @Length(8, 512)
   apiKey?: string;
+}
+
+/** POST /admin/connections/{id}/reply-preview. */
+export class ReplyPreviewBody {
+  @ApiPropertyOptional({ description: "a stored lead of this connection (default: a sample lead)" })
+  @Optional()
+  @IsUUID()
+  leadId?: string;
+
+  @ApiPropertyOptional({ description: "when the lead arrives (ISO 8601; default now)" })
+  @Optional()
+  @DateTimeField("at")
+  at?: Date;
+
+  @ApiPropertyOptional({
+    type: AutoResponseBody,
+    description: "an unsaved auto-response (default: the effective saved one)",
+  })
+  @Optional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AutoResponseBody)
+  autoResponse?: AutoResponseBody;
 }
 
 export class ConnectionsQuery extends ListQuery {

@@ -18,6 +18,9 @@ import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
 import { SideEffectsRepository } from "../side-effects.repository.js";
 
+/** A lead its lead-upsert did not store (it cannot be: the reply runs after it): every fallback applies. */
+const NO_FIELDS = { firstName: null, name: null, service: null };
+
 @Injectable()
 export class InitialResponseProcessor implements Processor {
   readonly operation = "initial-response" as const;
@@ -42,7 +45,7 @@ export class InitialResponseProcessor implements Processor {
       provider: receipt.provider,
       externalLeadId: receipt.leadId,
     });
-    const planned = plannedReply(autoResponse, businessHours, mergeValues(lead, connection), new Date());
+    const planned = plannedReply(autoResponse, businessHours, mergeValues(lead ?? NO_FIELDS, connection), new Date());
     const { earlier, request } = await this.sideEffects.begin<PlannedReply>(job, planned);
     if (earlier === "succeeded" || earlier === "skipped") return;
     const outcome = await this.followUps.get(receipt.provider).reply({
