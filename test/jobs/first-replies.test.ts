@@ -103,12 +103,15 @@ describe("first replies", () => {
         request: { text: string; variant: string } | null;
       }>("SELECT status, external_ref, request FROM side_effects WHERE job_key = $1", [jobKey])
       .then((result) => result.rows[0]);
+  /** The texts Yelp received as replies to the lead. */
+  const sentTo = (leadId: string) => yelpPosts(leadId).map((request) => textOf(request.body));
   const yelpPosts = (leadId: string) =>
     yelp.received.filter(
       (request: ReceivedRequest) =>
         request.method === "POST" && request.path === `/v3/leads/${leadId}/events`,
     );
-  const jobView = async (id: string) => (await app.operator.get(`/admin/jobs/${id}`)).body;
+  const jobView = async (id: string): Promise<unknown> =>
+    (await app.operator.get(`/admin/jobs/${id}`)).body as unknown;
 
   it("Yelp: the template rendered with the lead as stored, as Yelp received it; text and variant stored first", async () => {
     const c = await connectYelp({ autoResponse: { enabled: true, text: TEMPLATE } });
@@ -118,7 +121,7 @@ describe("first replies", () => {
       (row) => row?.status === "succeeded",
     );
     const expected = "Hi Marta, thanks for asking Acme Plumbing about Water Heater Repair on Yelp.";
-    expect(yelpPosts(leadId).map((request) => JSON.parse(request.body))).toEqual([
+    expect(yelpPosts(leadId).map((request) => JSON.parse(request.body) as unknown)).toEqual([
       { request_type: "TEXT", request_content: expected },
     ]);
     expect(await sideEffect(job!.job_key)).toEqual({
@@ -126,7 +129,7 @@ describe("first replies", () => {
       external_ref: null,
       request: { text: expected, variant: "business-hours" },
     });
-    expect((await jobView(job!.id)).result).toEqual({ status: "done" });
+    expect(await jobView(job!.id)).toMatchObject({ result: { status: "done" } });
   });
 
   it("Thumbtack: the customer's first name and the request's category, as Thumbtack received them", async () => {
@@ -172,9 +175,7 @@ describe("first replies", () => {
       () => replyJob(c.tenantId),
       (row) => row?.status === "succeeded",
     );
-    expect(yelpPosts(leadId).map((request) => JSON.parse(request.body).request_content)).toEqual([
-      "We are closed, Marta; we call back at 8.",
-    ]);
+    expect(sentTo(leadId)).toEqual(["We are closed, Marta; we call back at 8."]);
     expect((await sideEffect(job!.job_key))?.request?.variant).toBe("after-hours");
   });
 
@@ -188,9 +189,7 @@ describe("first replies", () => {
       () => replyJob(c.tenantId),
       (row) => row?.status === "succeeded",
     );
-    expect(yelpPosts(leadId).map((request) => JSON.parse(request.body).request_content)).toEqual([
-      "Open: Marta K.",
-    ]);
+    expect(sentTo(leadId)).toEqual(["Open: Marta K."]);
   });
 
   it("the delay: waits (no attempt) and yields to the business that answered meanwhile, sending nothing", async () => {
@@ -228,8 +227,34 @@ describe("first replies", () => {
       15_000,
     );
     const [sent] = yelpPosts(leadId);
-    expect(JSON.parse(sent!.body).request_content).toBe("Thanks Marta!");
+    expect(textOf(sent!.body)).toBe("Thanks Marta!");
     expect(sent!.at - started).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it("tenant defaults: a connection without its own reply sends the tenant's; one with its own sends its own", async () => {
+    const inheriting = await connectYelp({});
+    const defaults = {
+      autoResponse: { enabled: true, text: "The agency's default for {{lead.firstName}}." },
+      businessHours: ALWAYS_OPEN,
+    };
+    expect((await app.operator.patch(`/admin/tenants/${inheriting.tenantId}`, { defaults })).status).toBe(
+      200,
+    );
+    const own = await connectYelp({ autoResponse: { enabled: true, text: "Our own, {{lead.name}}" } });
+    // Another tenant's connection: same defaults patched, then overridden by its own text.
+    expect((await app.operator.patch(`/admin/tenants/${own.tenantId}`, { defaults })).status).toBe(200);
+    const inheritingLead = await deliverYelpLead(inheriting.business, "fr-yelp-inherits");
+    const ownLead = await deliverYelpLead(own.business, "fr-yelp-own");
+    await waitFor(
+      () => replyJob(inheriting.tenantId),
+      (row) => row?.status === "succeeded",
+    );
+    await waitFor(
+      () => replyJob(own.tenantId),
+      (row) => row?.status === "succeeded",
+    );
+    expect(sentTo(inheritingLead)).toEqual(["The agency's default for Marta."]);
+    expect(sentTo(ownLead)).toEqual(["Our own, Marta K."]);
   });
 
   it("a retry after an unknown outcome looks for the text it stored, not for today's template", async () => {
@@ -262,6 +287,9 @@ describe("first replies", () => {
   });
 });
 
+/** The text of a Yelp reply request's body. */
+const textOf = (body: string) => (JSON.parse(body) as { request_content: string }).request_content;
+
 /** The consumer's first message, which every fake lead starts with. */
 const CONSUMER_EVENTS = (fixture("yelp/api-lead-events.json").json as { events: unknown[] }).events;
 
@@ -285,7 +313,7 @@ describe("first replies: a delay survives the worker", () => {
     if (!match) return undefined;
     const list = events.get(match[1]!) ?? events.set(match[1]!, [...CONSUMER_EVENTS]).get(match[1]!)!;
     if (request.method === "POST") {
-      list.push({ ...bizEvent("ours", JSON.parse(request.body).request_content), channel: "API-SELF" });
+      list.push({ ...bizEvent("ours", textOf(request.body)), channel: "API-SELF" });
       return { status: 201, body: {} };
     }
     if (match[2]) return { status: 200, body: { events: list } };
@@ -334,7 +362,7 @@ describe("first replies: a delay survives the worker", () => {
     await second.waitFor(/worker started/);
     await waitFor(job, (row) => row?.status === "succeeded", 20_000);
     const posts = yelp.received.filter((request) => request.method === "POST");
-    expect(posts.map((request) => JSON.parse(request.body).request_content)).toEqual(["Thanks Marta!"]);
+    expect(posts.map((request) => textOf(request.body))).toEqual(["Thanks Marta!"]);
     expect(posts[0]!.at - started).toBeGreaterThanOrEqual(5_000);
   });
 });

@@ -226,7 +226,12 @@ describe("side effects", () => {
     expect(rows).toEqual([
       { name: "New Name", phone: "2", details: { v: 2 }, last_event_at: new Date("2026-05-02T00:00:00Z") },
     ]);
-    await leads.upsertContact(key, receiptId, { contact: { name: "Newest" }, details: { v: 3 } }, new Date("2026-05-03T00:00:00Z"));
+    await leads.upsertContact(
+      key,
+      receiptId,
+      { contact: { name: "Newest" }, details: { v: 3 } },
+      new Date("2026-05-03T00:00:00Z"),
+    );
     const after = await app.sql.query("SELECT name, phone, details FROM leads WHERE tenant_id = $1", [
       c.tenantId,
     ]);

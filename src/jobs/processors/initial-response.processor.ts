@@ -45,7 +45,12 @@ export class InitialResponseProcessor implements Processor {
       provider: receipt.provider,
       externalLeadId: receipt.leadId,
     });
-    const planned = plannedReply(autoResponse, businessHours, mergeValues(lead ?? NO_FIELDS, connection), new Date());
+    const planned = plannedReply(
+      autoResponse,
+      businessHours,
+      mergeValues(lead ?? NO_FIELDS, connection),
+      new Date(),
+    );
     const { earlier, request } = await this.sideEffects.begin<PlannedReply>(job, planned);
     if (earlier === "succeeded" || earlier === "skipped") return;
     const outcome = await this.followUps.get(receipt.provider).reply({
