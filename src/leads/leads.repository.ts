@@ -3,6 +3,7 @@ import { SqlBatch } from "../common/sql-batch.js";
 import { RetryableError } from "../common/outbound/errors.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { JsonObject, Provider } from "../providers/provider-event.js";
+import { type BusinessHours, businessSeconds } from "../replies/business-hours.js";
 import type {
   Contact,
   HistoryRun,
@@ -24,6 +25,13 @@ export interface LeadReplyFields {
   name: string | null;
   firstName: string | null;
   service: string | null;
+}
+
+/** The first message to the customer (api.md "Who answered"): Leadgate's auto-reply or the business's own. */
+export interface FirstResponse {
+  /** The provider's time of the message where it gives one, else the start of Leadgate's successful attempt. */
+  at: Date;
+  by: "auto" | "business";
 }
 
 export interface LeadKey {
@@ -114,6 +122,37 @@ export class LeadsRepository {
       [key.tenantId, key.provider, key.externalLeadId],
     );
     return rows[0];
+  }
+
+  /**
+   * Records the lead's first response, unless one at or before `response.at` is stored: set once,
+   * only ever corrected to an earlier response that shows up late (the UPDATE's WHERE decides, so
+   * concurrent writers keep the earliest). The seconds count from the provider's creation of the
+   * lead, on the wall clock and inside `hours` (the connection's business hours in effect; none:
+   * the same). Answers them when this call set them, else undefined.
+   */
+  async recordFirstResponse(
+    tenantId: string,
+    leadId: string,
+    response: FirstResponse,
+    hours: BusinessHours | null,
+  ): Promise<{ seconds: number; businessSeconds: number } | undefined> {
+    const { rows: leads } = await this.sql.query<{ since: Date }>(
+      `SELECT COALESCE(provider_created_at, received_at, created_at) AS since FROM leads
+       WHERE tenant_id = $1::uuid AND id = $2::uuid`,
+      [tenantId, leadId],
+    );
+    if (!leads[0]) return undefined;
+    const { since } = leads[0];
+    const seconds = Math.max(0, (response.at.getTime() - since.getTime()) / 1000);
+    const inHours = hours ? businessSeconds(hours, since, response.at) : seconds;
+    const { rowCount } = await this.sql.query(
+      `UPDATE leads SET first_response_at = $3, first_response_by = $4, first_response_seconds = $5,
+              first_response_business_seconds = $6, updated_at = now()
+       WHERE tenant_id = $1::uuid AND id = $2::uuid AND (first_response_at IS NULL OR first_response_at > $3)`,
+      [tenantId, leadId, response.at, response.by, seconds, inHours],
+    );
+    return rowCount ? { seconds, businessSeconds: inHours } : undefined;
   }
 
   private async idOf(key: LeadKey): Promise<string> {
