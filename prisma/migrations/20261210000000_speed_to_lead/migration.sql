@@ -4,7 +4,7 @@ ALTER TABLE "leads"
   ADD COLUMN "received_at" TIMESTAMPTZ(3),
   ADD COLUMN "provider_created_at" TIMESTAMPTZ(3),
   -- The first message to the customer: Leadgate's auto-reply or the business's own. Set once, only
-  -- ever corrected to an earlier one (LeadsRepository.recordFirstResponse); the seconds count from
+  -- ever corrected to an earlier one (LeadsRepository.recordFirstResponse), the seconds count from
   -- provider_created_at, on the wall clock and inside the connection's business hours.
   ADD COLUMN "first_response_at" TIMESTAMPTZ(3),
   ADD COLUMN "first_response_by" TEXT,
@@ -16,5 +16,5 @@ ALTER TABLE "leads"
   ADD CONSTRAINT "leads_first_response_by_check" CHECK ("first_response_by" IN ('auto', 'business')),
   ADD CONSTRAINT "leads_first_response_check" CHECK (("first_response_at" IS NULL) = ("first_response_by" IS NULL));
 
--- Leads stored before: their row's creation stands for both times.
+-- Leads stored before: the creation of their row stands for both times.
 UPDATE "leads" SET "received_at" = "created_at", "provider_created_at" = "created_at";
