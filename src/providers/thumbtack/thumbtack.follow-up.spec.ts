@@ -177,7 +177,7 @@ describe("Thumbtack: who answered", () => {
 
   it("our own reply arriving by webhook is not the business's", () => {
     const event = received("message-created-v4-business.json");
-    const own = thumbtackLeadUpdate(event, { text: String(event.payload?.text), at: ours.at });
+    const own = thumbtackLeadUpdate(event, { text: "Monday 2pm works.\nSee you then.", at: ours.at });
     expect(own.businessAnsweredAt).toBeUndefined();
   });
 
