@@ -46,19 +46,54 @@ const LEAD_VIEW = {
   phoneConsent: true,
   details: true,
   lastEventAt: true,
+  receivedAt: true,
+  providerCreatedAt: true,
+  firstResponseAt: true,
+  firstResponseBy: true,
+  firstResponseSeconds: true,
+  firstResponseBusinessSeconds: true,
   createdAt: true,
   updatedAt: true,
 } satisfies Prisma.LeadSelect;
-type LeadView = Prisma.LeadGetPayload<{ select: typeof LEAD_VIEW }>;
+type LeadRow = Prisma.LeadGetPayload<{ select: typeof LEAD_VIEW }>;
+
+/** The first message to the customer (api.md "First replies ... speed to lead"), or null before one. */
+export interface FirstResponseView {
+  at: Date;
+  by: "auto" | "business";
+  seconds: number;
+  businessSeconds: number;
+}
+type FirstResponseColumns =
+  "firstResponseAt" | "firstResponseBy" | "firstResponseSeconds" | "firstResponseBusinessSeconds";
+export type LeadView<Row extends LeadRow = LeadRow> = Omit<Row, FirstResponseColumns> & {
+  firstResponse: FirstResponseView | null;
+};
+
+/** A lead row as the API shows it: its first response's columns as one `firstResponse`. */
+function leadView<Row extends LeadRow>(row: Row): LeadView<Row> {
+  const { firstResponseAt, firstResponseBy, firstResponseSeconds, firstResponseBusinessSeconds, ...lead } =
+    row;
+  const firstResponse =
+    firstResponseAt && firstResponseBy
+      ? {
+          at: firstResponseAt,
+          by: firstResponseBy as FirstResponseView["by"], // the column's CHECK allows only these
+          seconds: firstResponseSeconds ?? 0,
+          businessSeconds: firstResponseBusinessSeconds ?? firstResponseSeconds ?? 0,
+        }
+      : null;
+  return { ...lead, firstResponse };
+}
 
 @Injectable()
 export class LeadsAdminRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  list(scope: TenantScope, query: LeadsQuery): Promise<LeadView[]> {
+  async list(scope: TenantScope, query: LeadsQuery): Promise<LeadView[]> {
     const page = pageAfter("createdAt", query);
     const q = query.q && { contains: query.q, mode: "insensitive" as const };
-    return this.prisma.lead.findMany({
+    const rows = await this.prisma.lead.findMany({
       where: {
         AND: [tenantWhere(scope), page.where],
         connectionId: query.connectionId,
@@ -69,10 +104,11 @@ export class LeadsAdminRepository {
       take: page.take,
       select: LEAD_VIEW,
     });
+    return rows.map(leadView);
   }
 
-  find(scope: TenantScope, id: string) {
-    return this.prisma.lead.findFirst({
+  async find(scope: TenantScope, id: string) {
+    const row = await this.prisma.lead.findFirst({
       where: { ...tenantWhere(scope), id },
       select: {
         ...LEAD_VIEW,
@@ -84,6 +120,7 @@ export class LeadsAdminRepository {
         },
       },
     });
+    return row && leadView(row);
   }
 }
 

@@ -31,7 +31,4 @@ export function payloadDigest(event: ProviderEvent): string {
   return sha256Hex(canonicalJson({ provider, accountId, eventId: eventId ?? null, leadId, kind, payload }));
 }
 
-/** The key of work done once per lead (the first auto-response), whatever event brought the lead. */
-export function leadScopeKey(event: Pick<ProviderEvent, "provider" | "accountId" | "leadId">): string {
-  return sha256Hex(JSON.stringify([event.provider, event.accountId, "lead", event.leadId]));
-}
+export { leadScopeKey } from "../jobs/operations.js";

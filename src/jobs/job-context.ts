@@ -8,6 +8,9 @@ import type { ClaimedJob } from "./state/job-state-machine.js";
 import { PermanentError } from "../common/outbound/errors.js";
 import { type EffectiveSettings, effectiveSettings, type ReplySettings } from "../replies/reply-settings.js";
 
+/** How a receipt came in (receipts.source; the ingestion's ReceiptSource). */
+export type ReceiptSource = "webhook" | "reconcile" | "backfill";
+
 export interface JobReceipt {
   id: string;
   provider: Provider;
@@ -18,6 +21,8 @@ export interface JobReceipt {
   occurredAt: Date;
   /** When Leadgate stored the receipt: a bound on how late a provider's own time may claim to be. */
   receivedAt: Date;
+  /** How the receipt came in: a webhook, a reconciliation run, or a backfill. */
+  source: ReceiptSource;
   payload: JsonObject | null;
 }
 
@@ -165,13 +170,14 @@ function receiptOf(row: ContextRow, id: string): JobReceipt {
     kind: row.kind,
     occurredAt: row.occurred_at,
     receivedAt: row.received_at,
+    source: row.source,
     payload: row.raw_payload,
   };
 }
 
 /** The receipt (`r`) and connection (`c`) columns a claim returns beside the job. */
 export const CONTEXT_COLUMNS = `r.id AS receipt_found_id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.occurred_at,
-  r.received_at, r.raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
+  r.received_at, r.source, r.raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
   c.external_account_id, c.display_name, c.status, c.settings,
   (SELECT t.defaults FROM tenants t WHERE t.id = c.tenant_id) AS tenant_defaults, c.credentials, c.crm_signing_secret,
   CASE WHEN c.previous_crm_signing_secret_expire_at > now() THEN c.previous_crm_signing_secret END
@@ -187,6 +193,7 @@ export interface ContextRow {
   kind: EventKind;
   occurred_at: Date;
   received_at: Date;
+  source: ReceiptSource;
   raw_payload: JsonObject | null;
   connection_id: string | null;
   connection_tenant_id: string;

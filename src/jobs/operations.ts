@@ -1,5 +1,7 @@
 // The closed vocabulary of side effects: operations, per-operation settings, job keys (job statuses
 // and their transitions: src/jobs/state/job-states.ts).
+import { sha256Hex } from "../common/canonical-json.js";
+import type { Provider } from "../providers/provider-event.js";
 
 export const OPERATIONS = [
   "lead-upsert",
@@ -75,6 +77,11 @@ const DEPENDENTS = Object.fromEntries(
 /** The operations that run after `operation` (OperationSettings.after); read on every success. */
 export function dependentsOf(operation: Operation): readonly Operation[] {
   return DEPENDENTS[operation];
+}
+
+/** The key of work done once per lead (the first auto-response), whatever event brought the lead. */
+export function leadScopeKey(event: { provider: Provider; accountId: string; leadId: string }): string {
+  return sha256Hex(JSON.stringify([event.provider, event.accountId, "lead", event.leadId]));
 }
 
 /** The readable, deterministic job key kept in Postgres: `<operation>:<scope key>`. */

@@ -45,6 +45,20 @@ export class SideEffectsRepository {
     return { earlier: earlier.status, request: earlier.request ?? request };
   }
 
+  /**
+   * The text a reply side effect stored before its call (`{ text }` of the first reply) and when it
+   * was recorded, unless it was skipped (nothing sent); null when there is none.
+   */
+  async sentText(tenantId: string, jobKey: string): Promise<{ text: string; at: Date } | null> {
+    const { rows } = await this.sql.query<{ text: string | null; at: Date }>(
+      `SELECT request->>'text' AS text, created_at AS at FROM side_effects
+       WHERE job_key = $1 AND tenant_id = $2::uuid AND status <> 'skipped'`,
+      [jobKey, tenantId],
+    );
+    const row = rows[0];
+    return row?.text ? { text: row.text, at: row.at } : null;
+  }
+
   private async earlier<Request>(job: ClaimedJob): Promise<Earlier<Request>> {
     const { rows } = await this.sql.query<Earlier<Request>>(
       "SELECT status, request FROM side_effects WHERE job_key = $1 AND tenant_id = $2::uuid",

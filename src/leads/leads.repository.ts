@@ -2,6 +2,7 @@ import { Injectable } from "@nestjs/common";
 import { SqlBatch } from "../common/sql-batch.js";
 import { RetryableError } from "../common/outbound/errors.js";
 import { PrismaService } from "../database/prisma.service.js";
+import { Metrics } from "../observability/metrics.js";
 import type { JsonObject, Provider } from "../providers/provider-event.js";
 import { type BusinessHours, businessSeconds } from "../replies/business-hours.js";
 import type {
@@ -34,6 +35,15 @@ export interface FirstResponse {
   by: "auto" | "business";
 }
 
+/** When a receipt of the lead came in, and the provider's time of the lead's first event it gives. */
+export interface LeadArrival {
+  /** When Leadgate stored this receipt. */
+  receivedAt: Date;
+  providerCreatedAt: Date;
+  /** In the scope of `lead.unanswered` (a fresh Yelp or Thumbtack lead); written with a new lead only. */
+  awaitsResponse: boolean;
+}
+
 export interface LeadKey {
   tenantId: string;
   connectionId: string;
@@ -47,6 +57,7 @@ export class LeadsRepository {
   constructor(
     private readonly prisma: PrismaService,
     private readonly sql: SqlBatch,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -55,6 +66,8 @@ export class LeadsRepository {
    * overwrites newer data; a placeholder (a message that came before its lead) is always filled.
    * The receipt that makes the lead complete for the first time (inserts it, or fills the
    * placeholder) is kept as `created_by_receipt_id`, once: its CRM delivery is `lead.created`.
+   * The `arrival` times keep the earliest seen, whatever the event's age; `awaitsResponse` is
+   * written only with a new lead.
    */
   async upsertContact(
     key: LeadKey,
@@ -62,26 +75,29 @@ export class LeadsRepository {
     { contact, details, service }: LeadProfile,
     eventAt: Date,
     messages: LeadMessage[] = [],
+    arrival: LeadArrival = { receivedAt: eventAt, providerCreatedAt: eventAt, awaitsResponse: false },
   ): Promise<string> {
     const { rows } = await this.sql.query<{ id: string }>(
       `WITH upserted AS (
          INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, name, email, phone, details,
-                                 last_event_at, created_by_receipt_id, first_name, service)
-         VALUES ($1::uuid, $2::uuid, $3, $4, 'open', $5, $6, $7, $8::jsonb, $9, $10::uuid, $12, $13)
+                                 last_event_at, created_by_receipt_id, first_name, service,
+                                 received_at, provider_created_at, awaits_response)
+         VALUES ($1::uuid, $2::uuid, $3, $4, 'open', $5, $6, $7, $8::jsonb, $9, $10::uuid, $12, $13, $14, $15, $16)
          ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
-           status = 'open',
+           ${ifFresh("status", "'open'")},
            created_by_receipt_id = CASE WHEN l.status = 'placeholder' THEN COALESCE(l.created_by_receipt_id, EXCLUDED.created_by_receipt_id)
                                         ELSE l.created_by_receipt_id END,
-           name = COALESCE(EXCLUDED.name, l.name),
-           first_name = COALESCE(EXCLUDED.first_name, l.first_name),
-           service = COALESCE(EXCLUDED.service, l.service),
-           email = COALESCE(EXCLUDED.email, l.email),
+           ${ifFresh("name", "COALESCE(EXCLUDED.name, l.name)")},
+           ${ifFresh("first_name", "COALESCE(EXCLUDED.first_name, l.first_name)")},
+           ${ifFresh("service", "COALESCE(EXCLUDED.service, l.service)")},
+           ${ifFresh("email", "COALESCE(EXCLUDED.email, l.email)")},
            -- an opted-out phone stays cleared until a newer opt-in
-           phone = CASE WHEN l.phone_consent IS FALSE THEN NULL ELSE COALESCE(EXCLUDED.phone, l.phone) END,
-           details = l.details || EXCLUDED.details,
+           ${ifFresh("phone", "CASE WHEN l.phone_consent IS FALSE THEN NULL ELSE COALESCE(EXCLUDED.phone, l.phone) END")},
+           ${ifFresh("details", "l.details || EXCLUDED.details")},
            last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at),
+           ${EARLIEST_ARRIVAL},
            updated_at = now()
-         WHERE l.status = 'placeholder' OR l.last_event_at <= EXCLUDED.last_event_at
+         WHERE ${FRESH} OR ${ARRIVAL_EARLIER}
          RETURNING id
        ), lead AS (
          SELECT id FROM upserted
@@ -104,6 +120,9 @@ export class LeadsRepository {
         messageRows(messages),
         contact.firstName ?? null,
         service ?? null,
+        arrival.receivedAt,
+        arrival.providerCreatedAt,
+        arrival.awaitsResponse,
       ],
     );
     if (rows[0]) return rows[0].id;
@@ -146,16 +165,21 @@ export class LeadsRepository {
     const { since } = leads[0];
     const seconds = Math.max(0, (response.at.getTime() - since.getTime()) / 1000);
     const inHours = hours ? businessSeconds(hours, since, response.at) : seconds;
-    const { rowCount } = await this.sql.query(
+    const { rows } = await this.sql.query<{ provider: Provider }>(
       `UPDATE leads SET first_response_at = $3, first_response_by = $4, first_response_seconds = $5,
               first_response_business_seconds = $6, updated_at = now()
-       WHERE tenant_id = $1::uuid AND id = $2::uuid AND (first_response_at IS NULL OR first_response_at > $3)`,
+       WHERE tenant_id = $1::uuid AND id = $2::uuid AND (first_response_at IS NULL OR first_response_at > $3)
+       RETURNING provider`,
       [tenantId, leadId, response.at, response.by, seconds, inHours],
     );
-    return rowCount ? { seconds, businessSeconds: inHours } : undefined;
+    if (!rows[0]) return undefined;
+    // A correction to an earlier response is observed too: the histogram counts responses recorded.
+    this.metrics.firstResponseSeconds.observe({ provider: rows[0].provider, by: response.by }, seconds);
+    return { seconds, businessSeconds: inHours };
   }
 
-  private async idOf(key: LeadKey): Promise<string> {
+  /** The stored lead's id (it must exist: its lead-upsert ran). */
+  async idOf(key: Omit<LeadKey, "connectionId">): Promise<string> {
     const { rows } = await this.sql.query<{ id: string }>(
       "SELECT id FROM leads WHERE tenant_id = $1::uuid AND provider = $2 AND external_lead_id = $3",
       [key.tenantId, key.provider, key.externalLeadId],
@@ -168,17 +192,33 @@ export class LeadsRepository {
    * Makes sure the lead exists (a placeholder when only a message is known), records the event time
    * and adds its `messages` (once each, by the provider's message id), in one statement.
    */
-  async touch(key: LeadKey, eventAt: Date, messages: LeadMessage[] = []): Promise<string> {
+  async touch(
+    key: LeadKey,
+    eventAt: Date,
+    messages: LeadMessage[] = [],
+    arrival: LeadArrival = { receivedAt: eventAt, providerCreatedAt: eventAt, awaitsResponse: false },
+  ): Promise<string> {
     const { rows } = await this.sql.query<{ id: string }>(
       `WITH lead AS (
-         INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, last_event_at)
-         VALUES ($1::uuid, $2::uuid, $3, $4, 'placeholder', $5)
+         INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, last_event_at,
+                                 received_at, provider_created_at, awaits_response)
+         VALUES ($1::uuid, $2::uuid, $3, $4, 'placeholder', $5, $7, $8, $9)
          ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
-           last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at), updated_at = now()
+           last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at), ${EARLIEST_ARRIVAL}, updated_at = now()
          RETURNING id
        ), messages AS (${INSERT_MESSAGES("$6")})
        SELECT id FROM lead`,
-      [key.tenantId, key.connectionId, key.provider, key.externalLeadId, eventAt, messageRows(messages)],
+      [
+        key.tenantId,
+        key.connectionId,
+        key.provider,
+        key.externalLeadId,
+        eventAt,
+        messageRows(messages),
+        arrival.receivedAt,
+        arrival.providerCreatedAt,
+        arrival.awaitsResponse,
+      ],
     );
     return rows[0]!.id;
   }
@@ -318,6 +358,16 @@ export class LeadsRepository {
     return { lead, createdByReceiptId };
   }
 }
+
+/** An upsert's event is not older than the stored data (or fills a placeholder): its fields apply. */
+const FRESH = "(l.status = 'placeholder' OR l.last_event_at <= EXCLUDED.last_event_at)";
+const ifFresh = (column: string, value: string) =>
+  `${column} = CASE WHEN ${FRESH} THEN ${value} ELSE l.${column} END`;
+/** A lead's first receipt and first provider time: the earliest seen, whatever the event's age (LEAST skips NULL). */
+const EARLIEST_ARRIVAL = `received_at = LEAST(l.received_at, EXCLUDED.received_at),
+  provider_created_at = LEAST(l.provider_created_at, EXCLUDED.provider_created_at)`;
+const ARRIVAL_EARLIER = `(l.received_at IS DISTINCT FROM LEAST(l.received_at, EXCLUDED.received_at)
+  OR l.provider_created_at IS DISTINCT FROM LEAST(l.provider_created_at, EXCLUDED.provider_created_at))`;
 
 /**
  * The position before a run's first message (its messages take base + 1, base + 2, ...): from a

@@ -22,6 +22,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly firstResponseSeconds = new Histogram({
+    name: "leadgate_first_response_seconds",
+    help: "Time from a lead's creation at the provider to its first response (wall clock), by provider and who answered (auto, business); observed when it is recorded or corrected earlier.",
+    labelNames: ["provider", "by"] as const,
+    buckets: [10, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 12 * 3600, 86_400],
+    registers: [this.registry],
+  });
+
   readonly conflicts = new Counter({
     name: "leadgate_payload_conflicts_total",
     help: "Deliveries whose idempotency key was known with a different payload digest.",

@@ -78,6 +78,19 @@ export interface LeadUpdate {
   history?: LeadHistory;
   /** A phone consent event: an older one never overrides a newer one. */
   phoneConsent?: PhoneConsent;
+  /** The provider's time of the lead's first event, where the lead says it (Yelp's `time_created`). */
+  providerCreatedAt?: Date;
+  /**
+   * The time of the earliest message among these that the business wrote itself (api.md "Who
+   * answered": not Leadgate's reply), when there is one: a first response `by: "business"`.
+   */
+  businessAnsweredAt?: Date;
+}
+
+/** The first reply Leadgate sent (or is sending) to the lead: its rendered text, and when it was recorded. */
+export interface OurReply {
+  text: string;
+  at: Date;
 }
 
 /** The accepted event a follow-up works from (a stored receipt). */
@@ -104,7 +117,8 @@ export interface ReplyRequest {
  */
 export type ReplyOutcome =
   | { status: "succeeded"; ref?: "reconciled" }
-  | { status: "skipped"; ref: "business_already_replied" | "no_consumer_message" | "no_reply_channel" };
+  | { status: "skipped"; ref: "business_already_replied"; answeredAt?: Date }
+  | { status: "skipped"; ref: "no_consumer_message" | "no_reply_channel" };
 
 /**
  * A provider's lead and reply rules. Stateless; credentials come in as arguments. Failures are
@@ -120,12 +134,14 @@ export interface ProviderFollowUp {
   readonly needsCredentials: { readonly leadUpdate: boolean; readonly reply: boolean };
   /**
    * What the event changes on the lead (fetching from the provider API when the webhook is only a
-   * trigger); `stored` reads the lead's stored list stretch, for a provider that pages its history.
+   * trigger); `stored` reads the lead's stored list stretch, for a provider that pages its history;
+   * `ourReply` reads the first reply Leadgate sent, to tell it from the business's own messages.
    */
   leadUpdate(
     event: FollowUpEvent,
     token: string | undefined,
     stored: () => Promise<StoredHistory | null>,
+    ourReply: () => Promise<OurReply | null>,
   ): Promise<LeadUpdate>;
   /** Sends the first automatic reply to the lead, or says why not; never twice for one unknown outcome. */
   reply(request: ReplyRequest): Promise<ReplyOutcome>;

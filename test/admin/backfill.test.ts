@@ -22,6 +22,8 @@ describe("backfill", () => {
       YELP_API_BASE_URL: yelp.url,
       THUMBTACK_API_BASE_URL: thumbtack.url,
       BACKFILL_MAX_DAYS: "30",
+      // Hours-old leads count as fresh: only the receipt's source tells the backfilled one apart.
+      RECONCILE_REPLY_MAX_AGE_SECONDS: "86400",
       JOB_BACKOFF_BASE_MS: "50",
       DISPATCHER_INTERVAL_MS: "300",
     }),
@@ -140,6 +142,15 @@ describe("backfill", () => {
           .then((result) => result.rowCount),
       (n) => n === 2,
     );
+    // Only the webhook's lead awaits a first response (speed to lead): never a backfilled one.
+    const { rows: awaiting } = await app.sql.query(
+      "SELECT external_lead_id, awaits_response FROM leads WHERE connection_id = $1 ORDER BY external_lead_id",
+      [c.id],
+    );
+    expect(awaiting).toEqual([
+      { external_lead_id: "leadBfIn", awaits_response: false },
+      { external_lead_id: "leadBfKnown", awaits_response: true },
+    ]);
     // A backfilled lead's late webhook is a duplicate.
     const late = await post(`${app.url}/webhooks/yelp/${YELP_TOKEN}`, yelpWebhook(c.business, inside));
     expect(late.status).toBe(200);

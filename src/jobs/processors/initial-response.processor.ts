@@ -10,13 +10,29 @@
 // exactly that text before sending again, whatever the template or the hours say now.
 import { Injectable } from "@nestjs/common";
 import { WaitRequired } from "../../common/outbound/errors.js";
-import { LeadsRepository } from "../../leads/leads.repository.js";
+import { type FirstResponse, LeadsRepository } from "../../leads/leads.repository.js";
+import type { ReplyOutcome } from "../../providers/provider-follow-up.js";
 import { FollowUpRegistry } from "../../providers/follow-up-registry.js";
 import { mergeValues } from "../../replies/merge-values.js";
 import { type PlannedReply, plannedReply } from "../../replies/reply-settings.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
 import { SideEffectsRepository } from "../side-effects.repository.js";
+
+/**
+ * The lead's first response this reply tells of: ours once sent (now, or found sent by an earlier
+ * attempt: `at` is the start of this attempt, Yelp and Thumbtack answer no message time), the
+ * business's when it had answered first (at its message's time, where the provider gave one, else
+ * this attempt's start).
+ */
+export function firstResponseOf(outcome: ReplyOutcome, attemptStartedAt: Date): FirstResponse | undefined {
+  if (outcome.status === "succeeded") return { at: attemptStartedAt, by: "auto" };
+  // Undated messages: the business answered before this attempt looked.
+  if (outcome.ref === "business_already_replied") {
+    return { at: outcome.answeredAt ?? attemptStartedAt, by: "business" };
+  }
+  return undefined;
+}
 
 /** A lead its lead-upsert did not store (it cannot be: the reply runs after it): every fallback applies. */
 const NO_FIELDS = { firstName: null, name: null, service: null };
@@ -40,11 +56,8 @@ export class InitialResponseProcessor implements Processor {
     if (!autoResponse?.enabled || !autoResponse.text) return; // turned off after the event arrived
     const sendAt = new Date(receipt.receivedAt.getTime() + (autoResponse.delaySeconds ?? 0) * 1000);
     if (sendAt.getTime() > Date.now()) throw new WaitRequired("delay", sendAt);
-    const lead = await this.leads.replyFields({
-      tenantId: connection.tenantId,
-      provider: receipt.provider,
-      externalLeadId: receipt.leadId,
-    });
+    const key = { tenantId: connection.tenantId, provider: receipt.provider, externalLeadId: receipt.leadId };
+    const lead = await this.leads.replyFields(key);
     const planned = plannedReply(
       autoResponse,
       businessHours,
@@ -60,5 +73,9 @@ export class InitialResponseProcessor implements Processor {
       outcomeUnknown: earlier === "started",
     });
     await this.sideEffects.finish(job, outcome.status, outcome.ref);
+    const response = firstResponseOf(outcome, job.startedAt);
+    if (!response) return;
+    const leadId = await this.leads.idOf(key);
+    await this.leads.recordFirstResponse(connection.tenantId, leadId, response, businessHours);
   }
 }

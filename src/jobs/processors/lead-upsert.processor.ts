@@ -2,11 +2,17 @@
 // The provider's rules (src/providers/<provider>/*.follow-up.ts) say what the event changes, fetching
 // from the provider API where the webhook is only a trigger; this writes it. Re-running leaves the same rows.
 // The receipt's CRM delivery runs after it, with the lead as written here (OPERATION_SETTINGS.after).
-import { Injectable } from "@nestjs/common";
+// A message the business wrote itself (api.md "Who answered") is the lead's first response unless
+// an earlier one is recorded (LeadsRepository.recordFirstResponse).
+import { Inject, Injectable } from "@nestjs/common";
+import { CONFIG, type ReconciliationConfig } from "../../config/sections.js";
 import { type LeadKey, LeadsRepository } from "../../leads/leads.repository.js";
 import { FollowUpRegistry } from "../../providers/follow-up-registry.js";
 import type { JobContext } from "../job-context.js";
+import { leadArrival } from "../lead-arrival.js";
+import { jobKey, leadScopeKey } from "../operations.js";
 import type { Processor } from "../processor.js";
+import { SideEffectsRepository } from "../side-effects.repository.js";
 
 @Injectable()
 export class LeadUpsertProcessor implements Processor {
@@ -15,6 +21,8 @@ export class LeadUpsertProcessor implements Processor {
   constructor(
     private readonly leads: LeadsRepository,
     private readonly followUps: FollowUpRegistry,
+    private readonly sideEffects: SideEffectsRepository,
+    @Inject(CONFIG.reconciliation) private readonly config: ReconciliationConfig,
   ) {}
 
   needsCredentials({ receipt }: JobContext): boolean {
@@ -28,16 +36,35 @@ export class LeadUpsertProcessor implements Processor {
       provider: receipt.provider,
       externalLeadId: receipt.leadId,
     };
+    // The first reply Leadgate stored before sending it (the lead's initial-response side effect).
+    const ourReply = () =>
+      this.sideEffects.sentText(connection.tenantId, jobKey("initial-response", leadScopeKey(receipt)));
     const update = await this.followUps
       .get(receipt.provider)
-      .leadUpdate(receipt, connection.accessToken, () => this.leads.storedHistory(key));
+      .leadUpdate(receipt, connection.accessToken, () => this.leads.storedHistory(key), ourReply);
+    const arrival = leadArrival(receipt, update, this.config.reconcileReplyMaxAgeSeconds);
     // Without contact data (a message before its lead) the lead is only made sure to exist.
     const leadId = update.profile
-      ? await this.leads.upsertContact(key, receipt.id, update.profile, update.lastEventAt, update.messages)
-      : await this.leads.touch(key, update.lastEventAt, update.messages);
+      ? await this.leads.upsertContact(
+          key,
+          receipt.id,
+          update.profile,
+          update.lastEventAt,
+          update.messages,
+          arrival,
+        )
+      : await this.leads.touch(key, update.lastEventAt, update.messages, arrival);
     if (update.history) await this.leads.addHistory(key.tenantId, leadId, update.history);
     if (update.phoneConsent) {
       await this.leads.recordPhoneConsent(key.tenantId, leadId, update.phoneConsent, receipt.receivedAt);
+    }
+    if (update.businessAnsweredAt) {
+      await this.leads.recordFirstResponse(
+        key.tenantId,
+        leadId,
+        { at: update.businessAnsweredAt, by: "business" },
+        connection.replies.businessHours,
+      );
     }
   }
 }

@@ -6,6 +6,7 @@ import type { FollowUpEvent } from "../provider-follow-up.js";
 import { ThumbtackAdapter } from "./thumbtack.adapter.js";
 import type { ThumbtackClient } from "./thumbtack.client.js";
 import {
+  isBusinessOwn,
   ThumbtackFollowUp,
   thumbtackHasOurReply,
   thumbtackLeadUpdate,
@@ -152,5 +153,50 @@ describe("Thumbtack reply", () => {
       status: "succeeded",
     });
     expect(missing.calls).toEqual(["GET n1", `POST n1 ${REPLY}`]);
+  });
+});
+
+describe("Thumbtack: who answered", () => {
+  const ours = { text: REPLY, at: new Date("2026-04-02T15:21:00Z") };
+
+  it("a Business message but the one Leadgate posted is the business's, the quick reply included", () => {
+    expect(isBusinessOwn({ from: "Business", text: "Monday 2pm works." }, ours)).toBe(true);
+    expect(isBusinessOwn({ from: "Business", text: "Thanks for reaching out! (quick reply)" }, null)).toBe(
+      true,
+    );
+    expect(isBusinessOwn({ from: "Business", text: `${REPLY}\r\n` }, ours)).toBe(false);
+    expect(isBusinessOwn({ from: "Customer", text: "Hello?" }, ours)).toBe(false);
+  });
+
+  it("message-created-v4-business.json: answered at its sentAt; the customer's message answers nothing", () => {
+    const business = thumbtackLeadUpdate(received("message-created-v4-business.json"), ours);
+    expect(business.businessAnsweredAt).toEqual(new Date("2026-04-02T15:31:00Z"));
+    const customer = thumbtackLeadUpdate(received("message-created-v4-customer.json"), ours);
+    expect(customer.businessAnsweredAt).toBeUndefined();
+  });
+
+  it("our own reply arriving by webhook is not the business's", () => {
+    const event = received("message-created-v4-business.json");
+    const own = thumbtackLeadUpdate(event, { text: "Monday 2pm works.\nSee you then.", at: ours.at });
+    expect(own.businessAnsweredAt).toBeUndefined();
+  });
+
+  it("the reply skipped because the business wrote names the earliest Business sentAt", async () => {
+    const fake = {
+      getMessages: () =>
+        Promise.resolve([
+          { from: "Customer", text: "Hello?", sentAt: "2026-04-02T15:20:00Z" },
+          { from: "Business", text: "Later", sentAt: "2026-04-02T15:40:00Z" },
+          { from: "Business", text: "Quick reply", sentAt: "2026-04-02T15:20:30Z" },
+        ]),
+    };
+    const followUp = new ThumbtackFollowUp(fake as unknown as ThumbtackClient);
+    await expect(
+      followUp.reply({ leadId: "n1", text: REPLY, token: "t", outcomeUnknown: false }),
+    ).resolves.toEqual({
+      status: "skipped",
+      ref: "business_already_replied",
+      answeredAt: new Date("2026-04-02T15:20:30Z"),
+    });
   });
 });

@@ -3,13 +3,14 @@
 // first when an earlier attempt's outcome is unknown).
 import { Injectable } from "@nestjs/common";
 import { PermanentError } from "../../common/outbound/errors.js";
-import { firstWord, objectOrEmpty, trimmedText } from "../envelope.js";
+import { firstWord, objectOrEmpty, parseTime, trimmedText } from "../envelope.js";
 import type { JsonObject } from "../provider-event.js";
 import {
   type Contact,
   type FollowUpEvent,
   isSameText,
   type LeadUpdate,
+  type OurReply,
   type ProviderFollowUp,
   type ReplyOutcome,
   type ReplyRequest,
@@ -21,19 +22,35 @@ import type { ThumbtackMessage } from "./thumbtack.schemas.js";
 const DETAIL_FIELDS = ["request", "category", "estimate", "leadPrice", "status", "test"];
 
 /**
+ * Did the business write this message itself (api.md "Who answered")? Every message from
+ * `Business` but the one Leadgate posted (`ours`, by its text), Thumbtack's automatic quick reply
+ * included: the customer was answered.
+ */
+export function isBusinessOwn(message: ThumbtackMessage, ours: OurReply | null): boolean {
+  return message.from === "Business" && !(ours && isSameText(message.text, ours.text));
+}
+
+/**
  * A `MessageCreatedV4` adds its message (the lead may not be known yet: a message can arrive before
  * its negotiation, so the lead is only made sure to exist, as a placeholder filled later); a
- * negotiation (or legacy lead) carries the customer's contact and the request.
+ * negotiation (or legacy lead) carries the customer's contact and the request. `ours`: the first
+ * reply Leadgate sent, which tells the business's own messages from it.
  */
-export function thumbtackLeadUpdate(event: FollowUpEvent): LeadUpdate {
+export function thumbtackLeadUpdate(event: FollowUpEvent, ours: OurReply | null = null): LeadUpdate {
   const { payload, occurredAt } = event;
   if (!payload) throw new PermanentError("payload_purged"); // retention keeps it while a job needs it
   const messageId = payload.messageID;
   if (typeof messageId === "string" || typeof messageId === "number") {
     const fromCustomer = payload.from === "Customer";
     const author = objectOrEmpty(fromCustomer ? payload.customer : payload.business).displayName;
+    const text = typeof payload.text === "string" ? payload.text : null;
+    const business = isBusinessOwn(
+      { from: typeof payload.from === "string" ? payload.from : null, text },
+      ours,
+    );
     return {
       lastEventAt: occurredAt,
+      ...(business ? { businessAnsweredAt: occurredAt } : {}),
       messages: [
         {
           externalId: String(messageId),
@@ -102,6 +119,12 @@ export function thumbtackReplyDecision(
   return messages.some((message) => message.from === "Business") ? "business_already_replied" : "send";
 }
 
+/** The earliest `sentAt` among the messages (those that have one). */
+function earliestSent(messages: ThumbtackMessage[]): Date | undefined {
+  const times = messages.map((message) => parseTime(message.sentAt)).filter((at) => at !== undefined);
+  return times.length > 0 ? new Date(Math.min(...times.map((at) => at.getTime()))) : undefined;
+}
+
 @Injectable()
 export class ThumbtackFollowUp implements ProviderFollowUp {
   readonly provider = "thumbtack" as const;
@@ -110,8 +133,15 @@ export class ThumbtackFollowUp implements ProviderFollowUp {
 
   constructor(private readonly client: ThumbtackClient) {}
 
-  leadUpdate(event: FollowUpEvent): Promise<LeadUpdate> {
-    return Promise.resolve(event).then(thumbtackLeadUpdate);
+  async leadUpdate(
+    event: FollowUpEvent,
+    _token: string | undefined,
+    _stored: unknown,
+    ourReply: () => Promise<OurReply | null>,
+  ): Promise<LeadUpdate> {
+    // Our reply is read only for a message from the business, to tell it from ours.
+    const fromBusiness = event.payload?.messageID != null && event.payload.from === "Business";
+    return thumbtackLeadUpdate(event, fromBusiness ? await ourReply() : null);
   }
 
   async reply({ leadId, text, token, outcomeUnknown }: ReplyRequest): Promise<ReplyOutcome> {
@@ -119,8 +149,10 @@ export class ThumbtackFollowUp implements ProviderFollowUp {
     switch (thumbtackReplyDecision(messages, text, outcomeUnknown)) {
       case "reconciled":
         return { status: "succeeded", ref: "reconciled" };
-      case "business_already_replied":
-        return { status: "skipped", ref: "business_already_replied" };
+      case "business_already_replied": {
+        const answeredAt = earliestSent(messages.filter((message) => message.from === "Business"));
+        return { status: "skipped", ref: "business_already_replied", ...(answeredAt ? { answeredAt } : {}) };
+      }
       case "send":
         await this.client.postMessage(token, leadId, text);
         return { status: "succeeded" };

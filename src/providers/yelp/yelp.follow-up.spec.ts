@@ -43,6 +43,7 @@ describe("Yelp lead rules", () => {
         },
       },
       lastEventAt: new Date("2026-03-14T16:05:39Z"),
+      providerCreatedAt: new Date("2026-03-14T16:05:39Z"), // the lead's time_created
       messages: [],
       history: {
         runs: [
@@ -186,6 +187,7 @@ describe("Yelp follow-up", () => {
       { leadId: "lEad7Pq2Wx9Mn4Bv6Ct8Dd", eventId: "ev", occurredAt: webhookTime, payload: {} },
       "t",
       () => Promise.resolve(null),
+      () => Promise.resolve(null),
     );
     expect(update.history?.runs[0]?.messages).toHaveLength(1);
     expect(calls.sort()).toEqual(["GET events lEad7Pq2Wx9Mn4Bv6Ct8Dd", "GET lead lEad7Pq2Wx9Mn4Bv6Ct8Dd"]);
@@ -200,7 +202,11 @@ describe("Yelp follow-up", () => {
     const ours = fake(withOurReply);
     await expect(
       ours.followUp.reply({ leadId: "l", text: "Hello", token: "t", outcomeUnknown: false }),
-    ).resolves.toEqual({ status: "skipped", ref: "business_already_replied" });
+    ).resolves.toEqual({
+      status: "skipped",
+      ref: "business_already_replied",
+      answeredAt: new Date("2026-03-14T16:06:10Z"), // the business's event's time_created
+    });
     await expect(
       ours.followUp.reply({ leadId: "l", text: OUR_TEXT, token: "t", outcomeUnknown: true }),
     ).resolves.toEqual({ status: "succeeded", ref: "reconciled" });

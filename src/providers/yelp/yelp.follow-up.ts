@@ -1,13 +1,14 @@
 // Yelp after ingest: the webhook is only a trigger, so the lead and its events are fetched with the
 // connection's token; the reply is a TEXT event, never sent once the business wrote.
 import { Injectable } from "@nestjs/common";
-import { firstTime, firstWord, trimmedText } from "../envelope.js";
+import { firstTime, firstWord, parseTime, trimmedText } from "../envelope.js";
 import type { JsonObject } from "../provider-event.js";
 import {
   type Contact,
   type FollowUpEvent,
   isSameText,
   type LeadUpdate,
+  type OurReply,
   type ProviderFollowUp,
   type ReplyOutcome,
   type ReplyRequest,
@@ -15,6 +16,7 @@ import {
 } from "../provider-follow-up.js";
 import { EVENTS_PAGE, YelpClient } from "./yelp.client.js";
 import type { YelpEvent, YelpLead } from "./yelp.schemas.js";
+import { earliestTime, isBusinessOwn, needsOurReply, yelpTextOf } from "./yelp.who-answered.js";
 
 /** Lead fields kept on the lead as details. */
 const DETAIL_FIELDS = [
@@ -27,7 +29,7 @@ const DETAIL_FIELDS = [
 /** Sent by the business: by us through the API (`API-SELF`), or by a person at the business (`BIZ`). */
 export const isOurs = (event: YelpEvent): boolean =>
   event.user_type === "BIZ" || event.channel === "API-SELF";
-const textOf = (event: YelpEvent) => event.event_content?.text ?? event.event_content?.fallback_text;
+const textOf = yelpTextOf;
 
 /**
  * Pages of events one run reads at most (20 events each: 200 events). A longer history is read by
@@ -58,11 +60,15 @@ function yelpService(project: JsonObject | null | undefined): string | undefined
   return texts.length > 0 ? texts.join(", ") : undefined;
 }
 
-/** The fetched lead and its events, as of the lead's last event (else the webhook's time). */
+/**
+ * The fetched lead and its events, as of the lead's last event (else the webhook's time); `ours`:
+ * the first reply Leadgate sent, which tells our channel-less events from the business's.
+ */
 export function yelpLeadUpdate(
   lead: YelpLead,
   read: YelpEventsRead,
   event: Pick<FollowUpEvent, "occurredAt" | "payload">,
+  ours: OurReply | null = null,
 ): LeadUpdate {
   const fallback = event.occurredAt.toISOString();
   const contact: Contact = {};
@@ -82,7 +88,14 @@ export function yelpLeadUpdate(
   const type = event.payload?.event_type;
   const granted = typeof type === "string" ? PHONE_CONSENT.get(type) : undefined;
   const service = yelpService(lead.project);
+  const providerCreatedAt = parseTime(lead.time_created);
+  const businessAnsweredAt = earliestTime(
+    read.runs.flatMap((run) => run.events),
+    (item) => isBusinessOwn(item, ours),
+  );
   return {
+    ...(providerCreatedAt ? { providerCreatedAt } : {}),
+    ...(businessAnsweredAt ? { businessAnsweredAt } : {}),
     profile: { contact, details, ...(service ? { service } : {}) },
     lastEventAt: firstTime(lead.last_event_time, fallback),
     messages: [],
@@ -138,12 +151,15 @@ export class YelpFollowUp implements ProviderFollowUp {
     event: FollowUpEvent,
     token: string | undefined,
     stored: () => Promise<StoredHistory | null>,
+    ourReply: () => Promise<OurReply | null>,
   ): Promise<LeadUpdate> {
     const [lead, read] = await Promise.all([
       this.client.getLead(token, event.leadId),
       stored().then((history) => this.readEvents(token, event.leadId, history)),
     ]);
-    return yelpLeadUpdate(lead, read, event);
+    // Our reply is read only when an event needs it to tell whose it is.
+    const ours = read.runs.some((run) => run.events.some(needsOurReply)) ? await ourReply() : null;
+    return yelpLeadUpdate(lead, read, event, ours);
   }
 
   /**
@@ -190,11 +206,15 @@ export class YelpFollowUp implements ProviderFollowUp {
   }
 
   async reply({ leadId, text, token, outcomeUnknown }: ReplyRequest): Promise<ReplyOutcome> {
-    const decision = yelpReplyDecision(await this.client.getEvents(token, leadId), text, outcomeUnknown);
+    const events = await this.client.getEvents(token, leadId);
+    const decision = yelpReplyDecision(events, text, outcomeUnknown);
     switch (decision) {
       case "reconciled":
         return { status: "succeeded", ref: "reconciled" };
-      case "business_already_replied":
+      case "business_already_replied": {
+        const answeredAt = earliestTime(events, isOurs);
+        return { status: "skipped", ref: decision, ...(answeredAt ? { answeredAt } : {}) };
+      }
       case "no_consumer_message":
         return { status: "skipped", ref: decision };
       case "send":
