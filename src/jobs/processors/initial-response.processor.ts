@@ -72,10 +72,13 @@ export class InitialResponseProcessor implements Processor {
       token: connection.accessToken,
       outcomeUnknown: earlier === "started",
     });
-    await this.sideEffects.finish(job, outcome.status, outcome.ref);
+    // The first response is recorded before the record is finished: a worker dying between the two
+    // leaves the record `started`, and the retry reconciles and records it again (only ever earlier).
     const response = firstResponseOf(outcome, job.startedAt);
-    if (!response) return;
-    const leadId = await this.leads.idOf(key);
-    await this.leads.recordFirstResponse(connection.tenantId, leadId, response, businessHours);
+    if (response) {
+      const leadId = await this.leads.idOf(key);
+      await this.leads.recordFirstResponse(connection.tenantId, leadId, response, businessHours);
+    }
+    await this.sideEffects.finish(job, outcome.status, outcome.ref);
   }
 }
