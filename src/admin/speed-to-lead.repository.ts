@@ -4,6 +4,7 @@
 import { Injectable } from "@nestjs/common";
 import { type TenantScope, tenantParam } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
+import { Prisma } from "../generated/prisma/client.js";
 import { API_PROVIDERS } from "../providers/capabilities.js";
 import { DEFAULT_RESPONSE_TARGET } from "../replies/reply-settings.js";
 
@@ -58,28 +59,43 @@ export class SpeedToLeadRepository {
     const connectionId = filter.connectionId ?? null;
     const business = filter.clock === "business";
     const replying = [...API_PROVIDERS];
-    return this.prisma.$queryRaw<SpeedRow[]>`
-      WITH counted AS (
-        SELECT l.tenant_id, l.connection_id, l.first_response_by AS by,
+    // Without bucket=day there is no day to compute nor its grouping set to sort.
+    const day = filter.byDay
+      ? Prisma.sql`(COALESCE(l.provider_created_at, l.created_at) AT TIME ZONE 'UTC')::date`
+      : Prisma.sql`NULL::date`;
+    const byDay = filter.byDay ? Prisma.sql`, (counted.day)` : Prisma.empty;
+    const dayOf = filter.byDay
+      ? Prisma.sql`CASE WHEN GROUPING(counted.day) = 0 THEN counted.day END`
+      : Prisma.sql`NULL::date`;
+    const rows = await this.prisma.$queryRaw<(Omit<SpeedRow, "day"> & { day: Date | null })[]>`
+      WITH scoped AS MATERIALIZED (
+        SELECT t.id, t.defaults FROM tenants t
+        WHERE (${scopeTenant}::uuid IS NULL OR t.id = ${scopeTenant}::uuid)
+          AND (${tenantId}::uuid IS NULL OR t.id = ${tenantId}::uuid)
+      ),
+      -- Each tenant's window is one range of the index (an operator's report too: one per tenant).
+      counted AS (
+        SELECT l.connection_id, l.first_response_by AS by,
                CASE WHEN ${business} THEN l.first_response_business_seconds ELSE l.first_response_seconds END AS s,
-               to_char(COALESCE(l.provider_created_at, l.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day
-        FROM leads l
-        WHERE (${scopeTenant}::uuid IS NULL OR l.tenant_id = ${scopeTenant}::uuid)
-          AND (${tenantId}::uuid IS NULL OR l.tenant_id = ${tenantId}::uuid)
-          AND (${connectionId}::uuid IS NULL OR l.connection_id = ${connectionId}::uuid)
-          AND COALESCE(l.provider_created_at, l.created_at) >= ${filter.from}
-          AND COALESCE(l.provider_created_at, l.created_at) < ${filter.to}
+               ${day} AS day
+        FROM scoped CROSS JOIN LATERAL (
+          SELECT * FROM leads l
+          WHERE l.tenant_id = scoped.id
+            AND COALESCE(l.provider_created_at, l.created_at) >= ${filter.from}
+            AND COALESCE(l.provider_created_at, l.created_at) < ${filter.to}
+        ) l
+        WHERE (${connectionId}::uuid IS NULL OR l.connection_id = ${connectionId}::uuid)
           AND (l.provider = ANY(${replying}::text[]) OR l.first_response_by IS NOT NULL)
       ),
-      targets AS (
+      targets AS MATERIALIZED (
         SELECT c.id, COALESCE((c.settings -> 'responseTarget' ->> 'seconds')::float8,
-                              (t.defaults -> 'responseTarget' ->> 'seconds')::float8,
+                              (scoped.defaults -> 'responseTarget' ->> 'seconds')::float8,
                               ${DEFAULT_RESPONSE_TARGET.seconds}::float8) AS target
-        FROM connections c JOIN tenants t ON t.id = c.tenant_id
-        WHERE c.id IN (SELECT DISTINCT connection_id FROM counted)
+        FROM connections c JOIN scoped ON scoped.id = c.tenant_id
+        WHERE (${connectionId}::uuid IS NULL OR c.id = ${connectionId}::uuid)
       )
       SELECT CASE WHEN GROUPING(counted.connection_id) = 0 THEN counted.connection_id END AS "connectionId",
-             CASE WHEN GROUPING(counted.day) = 0 THEN counted.day END AS day,
+             ${dayOf} AS day,
              CASE WHEN GROUPING(targets.target) = 0 THEN targets.target END AS "targetSeconds",
              count(*)::int AS leads,
              count(counted.by)::int AS responded,
@@ -88,7 +104,7 @@ export class SpeedToLeadRepository {
              percentile_cont(0.5) WITHIN GROUP (ORDER BY counted.s) AS "medianSeconds",
              percentile_cont(0.9) WITHIN GROUP (ORDER BY counted.s) AS "p90Seconds"
       FROM counted JOIN targets ON targets.id = counted.connection_id
-      GROUP BY GROUPING SETS ((counted.connection_id, targets.target), (), (counted.day))
-      HAVING ${filter.byDay} OR GROUPING(counted.day) = 1`;
+      GROUP BY GROUPING SETS ((counted.connection_id, targets.target), ()${byDay})`;
+    return rows.map((row) => ({ ...row, day: row.day && row.day.toISOString().slice(0, 10) }));
   }
 }
