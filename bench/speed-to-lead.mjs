@@ -66,7 +66,8 @@ async function main() {
     }
     const started = Date.now();
     // Lead i goes to connection i mod 50, at a time spread over the last 365 days; its first
-    // response (80% of leads) took up to about an hour, business seconds up to that.
+    // response (80% of each connection's leads, 60% of those automatic: k, the lead's rank within
+    // its connection, decides) took up to about an hour, business seconds up to that.
     await sql.query(
       `WITH c AS (SELECT row_number() OVER (ORDER BY id) - 1 AS n, id, tenant_id, provider FROM connections)
        INSERT INTO leads (tenant_id, connection_id, provider, external_lead_id, last_event_at, created_at,
@@ -74,15 +75,16 @@ async function main() {
                           first_response_seconds, first_response_business_seconds)
        SELECT c.tenant_id, c.id, c.provider, 'lead-' || g, l.at, l.at, l.at, l.at,
               CASE WHEN l.answered THEN l.at + make_interval(secs => l.seconds) END,
-              CASE WHEN l.answered THEN CASE WHEN g % 5 < 3 THEN 'auto' ELSE 'business' END END,
+              CASE WHEN l.answered THEN CASE WHEN l.k % 5 < 3 THEN 'auto' ELSE 'business' END END,
               CASE WHEN l.answered THEN l.seconds END,
-              CASE WHEN l.answered THEN l.seconds * (g % 7) / 6.0 END
+              CASE WHEN l.answered THEN l.seconds * (l.k % 7) / 6.0 END
        FROM generate_series(0, $1::int - 1) g
-       JOIN c ON c.n = g % (SELECT count(*) FROM connections)
+       JOIN c ON c.n = g % $2::int
        CROSS JOIN LATERAL (SELECT now() - (g::float8 / $1) * interval '365 days' AS at,
-                                  g % 10 < 8 AS answered,
+                                  (g / $2::int) % 10 < 8 AS answered,
+                                  g / $2::int AS k,
                                   (g::bigint * 7919 % 3600 + 1)::float8 AS seconds) l`,
-      [LEADS],
+      [LEADS, TENANTS * PER_TENANT],
     );
     await sql.query("VACUUM ANALYZE");
     console.log(
