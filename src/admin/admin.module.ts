@@ -28,6 +28,8 @@ import { ConnectionsController } from "./connections/connections.controller.js";
 import { ReplyPreviews } from "./connections/reply-preview.js";
 import { JobsAdminRepository, JobsController } from "./jobs.js";
 import { LeadsAdminRepository, LeadsController } from "./leads.js";
+import { SpeedToLeadController, SpeedToLeadService } from "./speed-to-lead.js";
+import { SpeedToLeadRepository } from "./speed-to-lead.repository.js";
 import { ReceiptsController, ReceiptsRepository } from "./receipts.js";
 import { TenantsController, TenantsRepository } from "./tenants.js";
 
@@ -50,6 +52,7 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     ReceiptsController,
     JobsController,
     LeadsController,
+    SpeedToLeadController,
     ConflictsController,
     AuditController,
     AlertsController,
@@ -68,6 +71,8 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     ReceiptsRepository,
     JobsAdminRepository,
     LeadsAdminRepository,
+    SpeedToLeadRepository,
+    SpeedToLeadService,
     ConflictsRepository,
     // The alert stores on the admin pool (not AlertsModule's, which ingest and the worker use).
     AlertBook,
