@@ -1,6 +1,6 @@
 // Leads: the tenant's lead store, with each lead's messages and events.
-import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { Body, Controller, Get, HttpCode, Injectable, Param, Post, Query } from "@nestjs/common";
+import { ApiAcceptedResponse, ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsString, IsUUID, Length } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -9,6 +9,7 @@ import { PrismaService } from "../database/prisma.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { PROVIDERS, type Provider } from "../providers/provider-event.js";
 import { IdPipe, notFound } from "./id.pipe.js";
+import { LeadMarkReplied, MarkRepliedBody } from "./lead-mark-replied.js";
 import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
 import { NoNul, Optional } from "../common/validation.js";
 
@@ -46,19 +47,56 @@ const LEAD_VIEW = {
   phoneConsent: true,
   details: true,
   lastEventAt: true,
+  receivedAt: true,
+  providerCreatedAt: true,
+  firstResponseAt: true,
+  firstResponseBy: true,
+  firstResponseSeconds: true,
+  firstResponseBusinessSeconds: true,
   createdAt: true,
   updatedAt: true,
 } satisfies Prisma.LeadSelect;
-type LeadView = Prisma.LeadGetPayload<{ select: typeof LEAD_VIEW }>;
+type LeadRow = Prisma.LeadGetPayload<{ select: typeof LEAD_VIEW }>;
+type FirstResponseColumns =
+  "firstResponseAt" | "firstResponseBy" | "firstResponseSeconds" | "firstResponseBusinessSeconds";
+
+/** The first message to the customer, as lead views show it (api.md "First replies"). */
+export interface FirstResponseView {
+  at: Date;
+  by: string;
+  seconds: number | null;
+  businessSeconds: number | null;
+}
+export type LeadView<Row extends LeadRow = LeadRow> = Omit<Row, FirstResponseColumns> & {
+  firstResponse: FirstResponseView | null;
+};
+
+/** A lead row as its view: the first-response columns as one `firstResponse` (null: none yet). */
+export function leadView<Row extends LeadRow>(row: Row): LeadView<Row> {
+  const { firstResponseAt, firstResponseBy, firstResponseSeconds, firstResponseBusinessSeconds, ...rest } =
+    row;
+  return {
+    ...rest,
+    firstResponse:
+      firstResponseAt && firstResponseBy
+        ? {
+            at: firstResponseAt,
+            by: firstResponseBy,
+            seconds: firstResponseSeconds,
+            businessSeconds: firstResponseBusinessSeconds,
+          }
+        : null,
+  };
+}
 
 @Injectable()
 export class LeadsAdminRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  list(scope: TenantScope, query: LeadsQuery): Promise<LeadView[]> {
+  async list(scope: TenantScope, query: LeadsQuery): Promise<LeadView[]> {
     const page = pageAfter("createdAt", query);
     const q = query.q && { contains: query.q, mode: "insensitive" as const };
-    return this.prisma.lead.findMany({
+    const rows = await this.prisma.lead.findMany({
       where: {
         AND: [tenantWhere(scope), page.where],
         connectionId: query.connectionId,
@@ -69,10 +107,11 @@ export class LeadsAdminRepository {
       take: page.take,
       select: LEAD_VIEW,
     });
+    return rows.map(leadView);
   }
 
-  find(scope: TenantScope, id: string) {
-    return this.prisma.lead.findFirst({
+  async find(scope: TenantScope, id: string) {
+    const row = await this.prisma.lead.findFirst({
       where: { ...tenantWhere(scope), id },
       select: {
         ...LEAD_VIEW,
@@ -84,6 +123,7 @@ export class LeadsAdminRepository {
         },
       },
     });
+    return row && leadView(row);
   }
 }
 
@@ -91,7 +131,10 @@ export class LeadsAdminRepository {
 @AdminApi()
 @Controller("admin/leads")
 export class LeadsController {
-  constructor(private readonly leads: LeadsAdminRepository) {}
+  constructor(
+    private readonly leads: LeadsAdminRepository,
+    private readonly marks: LeadMarkReplied,
+  ) {}
 
   @Get()
   async list(@CurrentPrincipal() principal: Principal, @Query() query: LeadsQuery): Promise<Page<LeadView>> {
@@ -102,5 +145,20 @@ export class LeadsController {
   @ApiOkResponse({ description: "the lead with its messages and events, oldest first" })
   async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return (await this.leads.find(scopeOf(principal), id)) ?? Promise.reject(notFound("lead"));
+  }
+
+  @Post(":id/mark-replied")
+  @HttpCode(202)
+  @ApiAcceptedResponse({
+    description:
+      "`{ lead }`: the business answered outside the provider; its first response is recorded unless an earlier one exists, and Yelp is told (provider-mark-replied, one job per lead)",
+  })
+  async markReplied(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+    @Body() body: MarkRepliedBody,
+  ) {
+    await this.marks.mark(principal, scopeOf(principal), id, body);
+    return { lead: await this.leads.find(scopeOf(principal), id) };
   }
 }
