@@ -27,9 +27,11 @@ import { SyncRuns } from "./connections/sync-runs.js";
 import { ConnectionsController } from "./connections/connections.controller.js";
 import { ReplyPreviews } from "./connections/reply-preview.js";
 import { JobsAdminRepository, JobsController } from "./jobs.js";
+import { LeadMarkReplied } from "./lead-mark-replied.js";
 import { LeadsAdminRepository, LeadsController } from "./leads.js";
 import { SpeedToLeadController, SpeedToLeadService } from "./speed-to-lead.js";
 import { SpeedToLeadRepository } from "./speed-to-lead.repository.js";
+import { LeadsRepository } from "../leads/leads.repository.js";
 import { ReceiptsController, ReceiptsRepository } from "./receipts.js";
 import { TenantsController, TenantsRepository } from "./tenants.js";
 
@@ -73,6 +75,8 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     LeadsAdminRepository,
     SpeedToLeadRepository,
     SpeedToLeadService,
+    LeadsRepository,
+    LeadMarkReplied,
     ConflictsRepository,
     // The alert stores on the admin pool (not AlertsModule's, which ingest and the worker use).
     AlertBook,

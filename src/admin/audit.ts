@@ -27,6 +27,7 @@ export type AuditAction =
   | "connection.reconnect"
   | "connection.sync"
   | "connection.backfill"
+  | "lead.mark_replied"
   | "job.replay"
   | "receipt.replay"
   | "replay.create"

@@ -1,6 +1,6 @@
 // Leads: the tenant's lead store, with each lead's messages and events.
-import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { Body, Controller, Get, HttpCode, Injectable, Param, Post, Query } from "@nestjs/common";
+import { ApiAcceptedResponse, ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsString, IsUUID, Length } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -9,6 +9,7 @@ import { PrismaService } from "../database/prisma.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { PROVIDERS, type Provider } from "../providers/provider-event.js";
 import { IdPipe, notFound } from "./id.pipe.js";
+import { LeadMarkReplied, MarkRepliedBody } from "./lead-mark-replied.js";
 import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
 import { NoNul, Optional } from "../common/validation.js";
 
@@ -71,7 +72,7 @@ export type LeadView<Row extends LeadRow = LeadRow> = Omit<Row, FirstResponseCol
 };
 
 /** A lead row as the API shows it: its first response's columns as one `firstResponse`. */
-function leadView<Row extends LeadRow>(row: Row): LeadView<Row> {
+export function leadView<Row extends LeadRow>(row: Row): LeadView<Row> {
   const { firstResponseAt, firstResponseBy, firstResponseSeconds, firstResponseBusinessSeconds, ...lead } =
     row;
   const firstResponse =
@@ -128,7 +129,10 @@ export class LeadsAdminRepository {
 @AdminApi()
 @Controller("admin/leads")
 export class LeadsController {
-  constructor(private readonly leads: LeadsAdminRepository) {}
+  constructor(
+    private readonly leads: LeadsAdminRepository,
+    private readonly marks: LeadMarkReplied,
+  ) {}
 
   @Get()
   async list(@CurrentPrincipal() principal: Principal, @Query() query: LeadsQuery): Promise<Page<LeadView>> {
@@ -139,5 +143,20 @@ export class LeadsController {
   @ApiOkResponse({ description: "the lead with its messages and events, oldest first" })
   async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return (await this.leads.find(scopeOf(principal), id)) ?? Promise.reject(notFound("lead"));
+  }
+
+  @Post(":id/mark-replied")
+  @HttpCode(202)
+  @ApiAcceptedResponse({
+    description:
+      "`{ lead }`: the business answered outside the provider; its first response is recorded unless an earlier one exists, and Yelp is told (provider-mark-replied, one job per lead)",
+  })
+  async markReplied(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+    @Body() body: MarkRepliedBody,
+  ) {
+    await this.marks.mark(principal, scopeOf(principal), id, body);
+    return { lead: await this.leads.find(scopeOf(principal), id) };
   }
 }

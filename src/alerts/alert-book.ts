@@ -8,6 +8,7 @@
 //   connection.*          the connection store's status changes (src/connections/)
 //   registration.error, webhooks.missing   provider registration and reconciliation
 //   connection.silent     the silence sweep (silence-sweep.ts); and an operator's acknowledge and resolve
+//   lead.unanswered       the unanswered-lead sweep (unanswered-sweep.ts)
 //
 //   await alerts.raise(tx, { tenantId, type: "connection.silent", connectionId, summary: "…" });
 //   await alerts.clear(tx, { tenantId, type: "connection.silent", connectionId });
@@ -117,6 +118,21 @@ export class AlertBook {
     );
     const ids = new Map(rows.map((row) => [`${row.tenantId}/${row.groupKey}`, row.id]));
     return occurrences.map((occurrence) => ids.get(`${occurrence.tenantId}/${groupKey(occurrence)}`)!);
+  }
+
+  /**
+   * The group's unresolved alert says `summary` now (a condition whose extent changes, such as the
+   * number of unanswered leads), without counting an occurrence; answers whether there was one.
+   */
+  async restate(db: Tx | undefined, occurrence: AlertOccurrence): Promise<boolean> {
+    const rows = await (db ?? this.prisma).$executeRawUnsafe(
+      `UPDATE alerts SET summary = $3, last_seen_at = now(), updated_at = now()
+       WHERE tenant_id = $1::uuid AND group_key = $2 AND status <> 'resolved' AND summary IS DISTINCT FROM $3`,
+      occurrence.tenantId,
+      groupKey(occurrence),
+      occurrence.summary,
+    );
+    return rows > 0;
   }
 
   /** The condition cleared: resolves its unresolved alerts (with their notifications); answers how many. */

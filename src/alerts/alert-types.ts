@@ -10,6 +10,7 @@ export const ALERT_TYPES = [
   "connection.silent",
   "destination.failing",
   "payload.conflict",
+  "lead.unanswered",
 ] as const;
 export type AlertType = (typeof ALERT_TYPES)[number];
 

@@ -7,11 +7,12 @@ import { NotificationProcessor } from "./notifications/notification.processor.js
 import { NotificationsModule } from "./notifications/notifications.module.js";
 import { ReopeningSweep } from "./notifications/reopening-sweep.js";
 import { SilenceSweep } from "./silence-sweep.js";
+import { UnansweredSweep } from "./unanswered-sweep.js";
 
 /**
  * The worker's side of alerts: the `notification` operation's processor (handed to
- * WorkerJobsModule by the worker entry point: featureProcessor), the silence sweep and the
- * re-opening sweep (deferred re-opening notifications).
+ * WorkerJobsModule by the worker entry point: featureProcessor), the silence sweep, the
+ * unanswered-lead sweep and the re-opening sweep (deferred re-opening notifications).
  */
 @Module({
   imports: [AlertsModule, NotificationsModule, JobsModule, DestinationFairnessModule],
@@ -19,8 +20,9 @@ import { SilenceSweep } from "./silence-sweep.js";
     NotificationProcessor,
     { provide: featureProcessor("notification"), useExisting: NotificationProcessor },
     SilenceSweep,
+    UnansweredSweep,
     ReopeningSweep,
   ],
-  exports: [featureProcessor("notification"), SilenceSweep, ReopeningSweep],
+  exports: [featureProcessor("notification"), SilenceSweep, UnansweredSweep, ReopeningSweep],
 })
 export class AlertsWorkerModule {}

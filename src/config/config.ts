@@ -94,6 +94,8 @@ export interface AppConfig {
   alertEmailFrom: string | undefined;
   /** Notification channels a tenant may have (platform channels are no tenant's); one more is 422 limit_reached. */
   maxChannelsPerTenant: number;
+  /** How often the worker's lead.unanswered sweep looks for leads past their response target. */
+  unansweredSweepSeconds: number;
   /** How Yelp is told to send webhooks: the Business Subscriptions API, or self-serve `/v3/webhooks`. */
   yelpWebhookMode: YelpWebhookMode;
   /** The least severe lines written (LOG_LEVEL): `info` leaves out each job's success (`debug`). */
@@ -416,6 +418,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     smtpUrl: read(env, "SMTP_URL") === undefined ? undefined : url(env, "SMTP_URL", "", ["smtp:", "smtps:"]),
     alertEmailFrom: emailAddress(env, "ALERT_EMAIL_FROM"),
     maxChannelsPerTenant: integer(env, "MAX_CHANNELS_PER_TENANT", 20, 1, 10_000),
+    unansweredSweepSeconds: integer(env, "UNANSWERED_SWEEP_SECONDS", 60, 1, 3600),
     yelpWebhookMode: oneOf(env, "YELP_WEBHOOK_MODE", YELP_WEBHOOK_MODES, "subscriptions"),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     registrationSyncIntervalSeconds: integer(env, "REGISTRATION_SYNC_INTERVAL_SECONDS", 86_400, 60, 86_400),

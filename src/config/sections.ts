@@ -56,7 +56,7 @@ export const CONFIG_SECTIONS = {
     "reconcileLookbackSeconds",
     "backfillMaxDays",
   ],
-  alerts: ["smtpUrl", "alertEmailFrom", "maxChannelsPerTenant"],
+  alerts: ["smtpUrl", "alertEmailFrom", "maxChannelsPerTenant", "unansweredSweepSeconds"],
   retention: ["payloadRetentionDays", "receiptRetentionDays", "retentionIntervalMinutes"],
   observability: ["workerMetricsPort", "workerMetricsHost", "metricsToken", "logLevel"],
 } as const satisfies Record<string, readonly (keyof AppConfig)[]>;

@@ -14,6 +14,7 @@ import type { AnyJobContext } from "./job-context.js";
 import type { Processor } from "./processor.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
+import { ProviderMarkRepliedProcessor } from "./processors/provider-mark-replied.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
 
 /**
@@ -102,4 +103,5 @@ export const OPERATION_WORKERS: Record<Operation, Type<WorkerHost>> = {
   notification: operationWorker("notification", featureProcessor("notification")),
   "provider-sync": operationWorker("provider-sync", featureProcessor("provider-sync")),
   reconciliation: operationWorker("reconciliation", featureProcessor("reconciliation")),
+  "provider-mark-replied": operationWorker("provider-mark-replied", ProviderMarkRepliedProcessor),
 };

@@ -10,6 +10,7 @@ export const OPERATIONS = [
   "provider-sync",
   "reconciliation",
   "notification",
+  "provider-mark-replied",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -65,6 +66,10 @@ export const OPERATION_SETTINGS: Record<Operation, OperationSettings> = {
   // A run of one connection's reconciliation or backfill (keyed by connection + tick or backfill);
   // its worker's concurrency is RECONCILE_CONCURRENCY (src/reconciliation/).
   reconciliation: { scope: "connection", attempts: 5, concurrency: 4 },
+  // Telling the provider (Yelp) that the business answered a lead outside it (POST
+  // /admin/leads/{id}/mark-replied): keyed by the lead, `provider-mark-replied:<lead id>`, one per
+  // lead however often it is marked. No receipt: the connection's scope, the lead in the key.
+  "provider-mark-replied": { scope: "connection", attempts: 8, concurrency: 5 },
 };
 
 const DEPENDENTS = Object.fromEntries(

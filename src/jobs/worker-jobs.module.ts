@@ -11,6 +11,7 @@ import { OPERATION_WORKERS } from "./operation-workers.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
+import { ProviderMarkRepliedProcessor } from "./processors/provider-mark-replied.processor.js";
 
 /**
  * The consumer side: processors, the runner that mirrors job state in Postgres, one BullMQ worker
@@ -28,6 +29,7 @@ import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
     LeadUpsertProcessor,
     InitialResponseProcessor,
     CrmDeliveryProcessor,
+    ProviderMarkRepliedProcessor,
     ...Object.values(OPERATION_WORKERS),
     Dispatcher,
   ],

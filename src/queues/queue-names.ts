@@ -9,6 +9,7 @@ export const QUEUE_NAMES = [
   "notification",
   "provider-sync",
   "reconciliation",
+  "provider-mark-replied",
   // Bulk replays: one BullMQ job per batch (src/replay/).
   "replay-batch",
   // The scheduled retention pass (src/retention/).

@@ -19,7 +19,12 @@ const channel = (fields: Partial<ChannelTarget>): ChannelTarget => ({
 const sender = (smtpUrl?: string) =>
   new NotificationSender(
     {} as DestinationGuard,
-    { smtpUrl, alertEmailFrom: smtpUrl ? "alerts@leadgate.example" : undefined, maxChannelsPerTenant: 20 },
+    {
+      smtpUrl,
+      alertEmailFrom: smtpUrl ? "alerts@leadgate.example" : undefined,
+      maxChannelsPerTenant: 20,
+      unansweredSweepSeconds: 60,
+    },
     { sideEffectTimeoutMs: 1_000 } as JobsConfig,
   );
 

@@ -66,6 +66,14 @@ export class YelpClient {
   }
 
   /**
+   * Tells Yelp the business answered the lead outside Yelp (by phone or e-mail): `POST
+   * /v3/leads/{id}/mark_as_replied` with `{reply_type}` (providers.md: the body is [ASSUMPTION]).
+   */
+  markAsReplied(token: string | undefined, leadId: string, replyType: "PHONE" | "EMAIL"): Promise<void> {
+    return this.api.post("/v3/leads/{id}/mark_as_replied", { id: leadId }, token, { reply_type: replyType });
+  }
+
+  /**
    * The business's lead ids: the read that proves a grant reaches the business (a 401/403/404 says
    * it does not). providers.md names two paths: the first, then the FAQ's on 404.
    */

@@ -1,0 +1,110 @@
+// POST /admin/leads/{id}/mark-replied (api.md "First replies: templates, business hours, speed to
+// lead"): the business answered the lead outside the provider. It records the lead's first response
+// (`by: "business"`, at `at`), unless an earlier one exists (LeadsRepository.recordFirstResponse,
+// the one writer), audits `lead.mark_replied` with `via`, and for a Yelp lead creates the keyed job
+// that tells Yelp (provider-mark-replied, one per lead: a second call creates none).
+import { Injectable } from "@nestjs/common";
+import { ApiPropertyOptional } from "@nestjs/swagger";
+import { IsIn } from "class-validator";
+import type { Principal, TenantScope } from "../auth/principal.js";
+import { tenantParam } from "../auth/principal.js";
+import { DateTimeField, Optional, validationFailed } from "../common/validation.js";
+import { PrismaService } from "../database/prisma.service.js";
+import { Transactions } from "../database/transactions.js";
+import { JobQueue } from "../jobs/job-queue.js";
+import { jobKey } from "../jobs/operations.js";
+import { JobStateMachine } from "../jobs/state/job-state-machine.js";
+import { LeadsRepository } from "../leads/leads.repository.js";
+import { effectiveSettings, type ReplySettings } from "../replies/reply-settings.js";
+import { AuditRepository } from "./audit.js";
+import { notFound } from "./id.pipe.js";
+
+export const MARK_REPLIED_VIA = ["phone", "email", "other"] as const;
+
+/** How far in the future `at` may be: the caller's clock may run a little ahead of ours. */
+export const MARK_REPLIED_SKEW_SECONDS = 60;
+
+export class MarkRepliedBody {
+  @ApiPropertyOptional({
+    description: `when the business answered (ISO 8601; default now); not before the lead was created at the provider, not later than now + ${MARK_REPLIED_SKEW_SECONDS} s`,
+  })
+  @Optional()
+  @DateTimeField("at")
+  at?: Date;
+
+  @ApiPropertyOptional({ enum: MARK_REPLIED_VIA, description: "how the business answered (audited)" })
+  @Optional()
+  @IsIn(MARK_REPLIED_VIA)
+  via?: (typeof MARK_REPLIED_VIA)[number];
+}
+
+interface MarkedLead {
+  id: string;
+  tenantId: string;
+  connectionId: string;
+  provider: string;
+  since: Date;
+  settings: ReplySettings;
+  defaults: ReplySettings;
+}
+
+@Injectable()
+export class LeadMarkReplied {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly transactions: Transactions,
+    private readonly leads: LeadsRepository,
+    private readonly state: JobStateMachine,
+    private readonly queue: JobQueue,
+    private readonly audit: AuditRepository,
+  ) {}
+
+  /** Marks the scope's lead replied; 404 when the scope has no such lead, 400 for a bad `at`. */
+  async mark(principal: Principal, scope: TenantScope, id: string, body: MarkRepliedBody): Promise<void> {
+    const { rows } = await this.prisma.pool.query<MarkedLead>(
+      `SELECT l.id, l.tenant_id AS "tenantId", l.connection_id AS "connectionId", l.provider,
+              COALESCE(l.provider_created_at, l.received_at, l.created_at) AS since, c.settings, t.defaults
+       FROM leads l JOIN connections c ON c.id = l.connection_id AND c.tenant_id = l.tenant_id
+       JOIN tenants t ON t.id = l.tenant_id
+       WHERE l.id = $1::uuid AND ($2::uuid IS NULL OR l.tenant_id = $2::uuid)`,
+      [id, tenantParam(scope)],
+    );
+    const lead = rows[0];
+    if (!lead) throw notFound("lead");
+    const now = new Date();
+    const at = body.at ?? now;
+    if (at.getTime() > now.getTime() + MARK_REPLIED_SKEW_SECONDS * 1000) {
+      throw validationFailed({ at: ["at must not be in the future"] });
+    }
+    if (at < lead.since) {
+      throw validationFailed({
+        at: [`at must not be before the lead was created (${lead.since.toISOString()})`],
+      });
+    }
+    const hours = effectiveSettings(lead.settings, lead.defaults).businessHours;
+    await this.leads.recordFirstResponse(lead.tenantId, lead.id, { at, by: "business" }, hours);
+    const jobs = await this.transactions.run(async (tx) => {
+      await this.audit.record(tx, principal, {
+        action: "lead.mark_replied",
+        tenantId: lead.tenantId,
+        targetType: "lead",
+        targetId: lead.id,
+        details: { at: at.toISOString(), via: body.via ?? null },
+      });
+      if (lead.provider !== "yelp") return [];
+      // One job per lead: a key that exists already creates nothing.
+      return this.state.create(
+        [
+          {
+            tenantId: lead.tenantId,
+            connectionId: lead.connectionId,
+            operation: "provider-mark-replied",
+            jobKey: jobKey("provider-mark-replied", lead.id),
+          },
+        ],
+        tx,
+      );
+    });
+    await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
+  }
+}

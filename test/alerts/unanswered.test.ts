@@ -1,0 +1,109 @@
+// lead.unanswered (api.md "First replies: templates, business hours, speed to lead"): the real
+// worker's sweep, run at the times the test chooses, over leads written as the worker leaves them
+// (awaits_response set at creation); the alerts as GET /admin/alerts shows them.
+import { randomBytes } from "node:crypto";
+import { UnansweredSweep } from "../../src/alerts/unanswered-sweep.js";
+import { LeadsRepository } from "../../src/leads/leads.repository.js";
+import { OPERATOR_KEY } from "../support/admin.js";
+import { useApp } from "../support/harness.js";
+
+const SECOND = 1000;
+const ALWAYS_CLOSED = { timezone: "America/New_York", weekly: {} };
+
+describe("alerts: lead.unanswered (the unanswered-lead sweep)", () => {
+  // The sweep's own timer is far off: each test runs it at the "now" it chooses.
+  const app = useApp({
+    worker: true,
+    env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY, UNANSWERED_SWEEP_SECONDS: "3600" },
+  });
+  const sweep = () => app.worker.get(UnansweredSweep);
+
+  const connect = (settings: object) =>
+    app.createConnection({
+      provider: "thumbtack",
+      displayName: "Acme Roofing",
+      inboundAuth: { type: "basic" },
+      credentials: { accessToken: "tt-access-token-abcdef", refreshToken: "tt-refresh-token-abcdef" },
+      settings,
+    });
+  /** A lead of the connection created at the provider at `createdAt`. */
+  const lead = async (
+    c: { tenantId: string; connectionId: string },
+    createdAt: Date,
+    awaitsResponse = true,
+  ): Promise<string> => {
+    const { rows } = await app.sql.query<{ id: string }>(
+      `INSERT INTO leads (tenant_id, connection_id, provider, external_lead_id, last_event_at, received_at,
+                          provider_created_at, awaits_response)
+       VALUES ($1, $2, 'thumbtack', $3, $4, $4, $4, $5) RETURNING id`,
+      [c.tenantId, c.connectionId, `lead-${randomBytes(6).toString("hex")}`, createdAt, awaitsResponse],
+    );
+    return rows[0]!.id;
+  };
+  const alerts = async (connectionId: string) =>
+    (await app.operator.get(`/admin/alerts?type=lead.unanswered&connectionId=${connectionId}`)).body
+      .items as { status: string; count: number; summary: string }[];
+
+  it("a lead past its target unanswered raises one alert per connection; a first response resolves it", async () => {
+    const c = await connect({ responseTarget: { seconds: 1 } });
+    const now = new Date();
+    const first = await lead(c, new Date(now.getTime() - 10 * SECOND));
+    const second = await lead(c, new Date(now.getTime() - 20 * SECOND));
+
+    const found = await sweep().run(now);
+    expect(found.unanswered.get(c.connectionId)).toBe(2);
+    expect(await alerts(c.connectionId)).toEqual([
+      expect.objectContaining({ status: "open", count: 2, summary: expect.stringContaining("2 leads") }),
+    ]);
+
+    // One answered: the same alert, restated with the one left, not counted again.
+    await app.worker
+      .get(LeadsRepository)
+      .recordFirstResponse(c.tenantId, first, { at: new Date(), by: "business" }, null);
+    await sweep().run(new Date(now.getTime() + 5 * SECOND));
+    expect(await alerts(c.connectionId)).toEqual([
+      expect.objectContaining({ status: "open", count: 2, summary: expect.stringContaining("1 lead past") }),
+    ]);
+
+    // Both answered: resolved.
+    await app.worker
+      .get(LeadsRepository)
+      .recordFirstResponse(c.tenantId, second, { at: new Date(), by: "auto" }, null);
+    const after = await sweep().run(new Date(now.getTime() + 10 * SECOND));
+    expect(after.unanswered.has(c.connectionId)).toBe(false);
+    expect(after.resolved).toBe(1);
+    expect(await alerts(c.connectionId)).toEqual([expect.objectContaining({ status: "resolved" })]);
+  });
+
+  it("raises nothing for a lead within its target, one not awaiting a response, or one older than the bound", async () => {
+    const within = await connect({ responseTarget: { seconds: 3600 } });
+    const notAwaiting = await connect({ responseTarget: { seconds: 1 } });
+    const old = await connect({ responseTarget: { seconds: 1 } });
+    const now = new Date();
+    await lead(within, new Date(now.getTime() - 60 * SECOND));
+    await lead(notAwaiting, new Date(now.getTime() - 60 * SECOND), false);
+    await lead(old, new Date(now.getTime() - 8 * 86_400 * SECOND));
+
+    const found = await sweep().run(now);
+    for (const c of [within, notAwaiting, old]) {
+      expect(found.unanswered.has(c.connectionId)).toBe(false);
+      expect(await alerts(c.connectionId)).toEqual([]);
+    }
+    // The default target (300 s) of a connection that sets none counts too: past it, an alert.
+    const byDefault = await connect({});
+    await lead(byDefault, new Date(now.getTime() - 200 * SECOND));
+    expect((await sweep().run(now)).unanswered.has(byDefault.connectionId)).toBe(false);
+    expect(
+      (await sweep().run(new Date(now.getTime() + 200 * SECOND))).unanswered.get(byDefault.connectionId),
+    ).toBe(1);
+  });
+
+  it("counts on the business clock: a connection closed all week raises nothing", async () => {
+    const closed = await connect({ responseTarget: { seconds: 1 }, businessHours: ALWAYS_CLOSED });
+    const now = new Date();
+    await lead(closed, new Date(now.getTime() - 3600 * SECOND));
+    const found = await sweep().run(now);
+    expect(found.unanswered.has(closed.connectionId)).toBe(false);
+    expect(await alerts(closed.connectionId)).toEqual([]);
+  });
+});
