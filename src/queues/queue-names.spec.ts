@@ -8,6 +8,6 @@ describe("queue vocabulary", () => {
   it("names the queues without a worker (the worker process then fails its boot)", () => {
     expect(
       unconsumed(["lead-upsert", "crm-delivery", "reconciliation", "notification", "retention"]),
-    ).toEqual(["initial-response", "provider-sync", "replay-batch"]);
+    ).toEqual(["initial-response", "provider-sync", "provider-mark-replied", "replay-batch"]);
   });
 });
