@@ -23,6 +23,7 @@ export interface LeadProfile {
 
 /** What the first reply's template renders of the lead (api.md "First replies", merge fields). */
 export interface LeadReplyFields {
+  id: string;
   name: string | null;
   firstName: string | null;
   service: string | null;
@@ -136,7 +137,7 @@ export class LeadsRepository {
   /** The lead's merge fields, as its lead-upserts stored them; undefined when it is not stored. */
   async replyFields(key: Omit<LeadKey, "connectionId">): Promise<LeadReplyFields | undefined> {
     const { rows } = await this.sql.query<LeadReplyFields>(
-      `SELECT name, first_name AS "firstName", service FROM leads
+      `SELECT id, name, first_name AS "firstName", service FROM leads
        WHERE tenant_id = $1::uuid AND provider = $2 AND external_lead_id = $3`,
       [key.tenantId, key.provider, key.externalLeadId],
     );
@@ -178,8 +179,7 @@ export class LeadsRepository {
     return { seconds, businessSeconds: inHours };
   }
 
-  /** The stored lead's id (it must exist: its lead-upsert ran). */
-  async idOf(key: Omit<LeadKey, "connectionId">): Promise<string> {
+  private async idOf(key: LeadKey): Promise<string> {
     const { rows } = await this.sql.query<{ id: string }>(
       "SELECT id FROM leads WHERE tenant_id = $1::uuid AND provider = $2 AND external_lead_id = $3",
       [key.tenantId, key.provider, key.externalLeadId],

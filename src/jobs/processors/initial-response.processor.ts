@@ -75,9 +75,8 @@ export class InitialResponseProcessor implements Processor {
     // The first response is recorded before the record is finished: a worker dying between the two
     // leaves the record `started`, and the retry reconciles and records it again (only ever earlier).
     const response = firstResponseOf(outcome, job.startedAt);
-    if (response) {
-      const leadId = await this.leads.idOf(key);
-      await this.leads.recordFirstResponse(connection.tenantId, leadId, response, businessHours);
+    if (response && lead) {
+      await this.leads.recordFirstResponse(connection.tenantId, lead.id, response, businessHours);
     }
     await this.sideEffects.finish(job, outcome.status, outcome.ref);
   }
