@@ -6,7 +6,7 @@ import { type TenantScope, tenantParam } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { Prisma } from "../generated/prisma/client.js";
 import { API_PROVIDERS } from "../providers/capabilities.js";
-import { DEFAULT_RESPONSE_TARGET } from "../replies/reply-settings.js";
+import { responseTargetSql } from "../replies/reply-settings.js";
 
 export type Clock = "wall" | "business";
 
@@ -88,9 +88,7 @@ export class SpeedToLeadRepository {
           AND (l.provider = ANY(${replying}::text[]) OR l.first_response_by IS NOT NULL)
       ),
       targets AS MATERIALIZED (
-        SELECT c.id, COALESCE((c.settings -> 'responseTarget' ->> 'seconds')::float8,
-                              (scoped.defaults -> 'responseTarget' ->> 'seconds')::float8,
-                              ${DEFAULT_RESPONSE_TARGET.seconds}::float8) AS target
+        SELECT c.id, ${Prisma.raw(responseTargetSql("c.settings", "scoped.defaults"))} AS target
         FROM connections c JOIN scoped ON scoped.id = c.tenant_id
         WHERE (${connectionId}::uuid IS NULL OR c.id = ${connectionId}::uuid)
       )

@@ -26,7 +26,7 @@ import { Periodic } from "../common/periodic.js";
 import { CONFIG, type AlertsConfig } from "../config/sections.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { businessSeconds } from "../replies/business-hours.js";
-import { DEFAULT_RESPONSE_TARGET, effectiveSettings, type ReplySettings } from "../replies/reply-settings.js";
+import { effectiveSettings, type ReplySettings, responseTargetSql } from "../replies/reply-settings.js";
 
 /** Leads older than this (7 days) are history: they raise no lead.unanswered. */
 export const UNANSWERED_MAX_AGE_SECONDS = 7 * 86_400;
@@ -80,9 +80,8 @@ export class UnansweredSweep implements OnApplicationBootstrap, OnModuleDestroy 
        WHERE l.awaits_response AND l.first_response_at IS NULL AND c.status <> 'disabled'
          AND COALESCE(l.provider_created_at, l.received_at) > $1::timestamptz - $2 * interval '1 second'
          AND COALESCE(l.provider_created_at, l.received_at) < $1::timestamptz - interval '1 second' *
-               COALESCE((c.settings->'responseTarget'->>'seconds')::float8,
-                        (t.defaults->'responseTarget'->>'seconds')::float8, $3)`,
-      [now, UNANSWERED_MAX_AGE_SECONDS, DEFAULT_RESPONSE_TARGET.seconds],
+               ${responseTargetSql("c.settings", "t.defaults")}`,
+      [now, UNANSWERED_MAX_AGE_SECONDS],
     );
     const overdue = new Map<string, Candidate & { leads: number }>();
     for (const lead of rows) {

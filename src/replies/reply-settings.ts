@@ -30,6 +30,14 @@ export type SettingSource = "connection" | "tenant" | "default";
 
 export const DEFAULT_RESPONSE_TARGET: ResponseTarget = { seconds: 300 };
 
+/**
+ * effectiveSettings' response target as an SQL expression (float8 seconds) over a connection's
+ * `settings` and its tenant's `defaults` columns, for statements that filter or count by it.
+ */
+export const responseTargetSql = (settings: string, defaults: string): string =>
+  `COALESCE((${settings} -> 'responseTarget' ->> 'seconds')::float8,
+            (${defaults} -> 'responseTarget' ->> 'seconds')::float8, ${DEFAULT_RESPONSE_TARGET.seconds}::float8)`;
+
 export interface EffectiveSettings {
   autoResponse: AutoResponse | null;
   businessHours: BusinessHours | null;
