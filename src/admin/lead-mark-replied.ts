@@ -16,6 +16,8 @@ import { jobKey } from "../jobs/operations.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 import { LeadsRepository } from "../leads/leads.repository.js";
 import { effectiveSettings, type ReplySettings } from "../replies/reply-settings.js";
+import { capabilities } from "../providers/capabilities.js";
+import type { Provider } from "../providers/provider-event.js";
 import { AuditRepository } from "./audit.js";
 import { notFound } from "./id.pipe.js";
 
@@ -42,7 +44,7 @@ interface MarkedLead {
   id: string;
   tenantId: string;
   connectionId: string;
-  provider: string;
+  provider: Provider;
   since: Date;
   settings: ReplySettings;
   defaults: ReplySettings;
@@ -91,7 +93,7 @@ export class LeadMarkReplied {
         targetId: lead.id,
         details: { at: at.toISOString(), via: body.via ?? null },
       });
-      if (lead.provider !== "yelp") return [];
+      if (!capabilities(lead.provider).marksReplied) return [];
       // One job per lead: a key that exists already creates nothing.
       return this.state.create(
         [

@@ -34,4 +34,9 @@ export interface ProviderCapabilities {
    * pattern admits `/`, `?`, `#`, `%` or an id of dots only. `shape` says it in words, for the error.
    */
   readonly accountId: { readonly pattern: RegExp; readonly shape: string };
+  /**
+   * The provider can be told that the business answered a lead outside it (mark-replied:
+   * ProviderFollowUp.markReplied), so a mark-replied makes a `provider-mark-replied` job.
+   */
+  readonly marksReplied: boolean;
 }

@@ -145,6 +145,11 @@ export interface ProviderFollowUp {
   ): Promise<LeadUpdate>;
   /** Sends the first automatic reply to the lead, or says why not; never twice for one unknown outcome. */
   reply(request: ReplyRequest): Promise<ReplyOutcome>;
+  /**
+   * Tells the provider that the business answered the lead outside it (`via`: how), where the
+   * provider can be told (capability `marksReplied`). Telling it twice is harmless.
+   */
+  markReplied?(request: { leadId: string; token: string | undefined; via: string | null }): Promise<void>;
 }
 
 /** Is a provider's stored text our reply? Providers may store it with other line endings or surrounding space. */

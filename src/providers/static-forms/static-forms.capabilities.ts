@@ -14,4 +14,5 @@ export const STATIC_FORMS_CAPABILITIES: ProviderCapabilities = {
     shape:
       "a Static Forms account or form id: 1 to 200 letters, digits, '.', '_', ':', '@', '+' or '-', starting with a letter or digit",
   },
+  marksReplied: false,
 };

@@ -16,4 +16,5 @@ export const THUMBTACK_CAPABILITIES: ProviderCapabilities = {
   webhookUrl: "connection",
   // A businessID is a decimal number in a string (providers.md fixtures: 18 digits).
   accountId: { pattern: /^[0-9]{1,32}$/, shape: "a Thumbtack businessID: 1 to 32 digits" },
+  marksReplied: false,
 };

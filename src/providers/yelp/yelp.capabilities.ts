@@ -18,4 +18,5 @@ export const YELP_CAPABILITIES: ProviderCapabilities = {
     pattern: /^[A-Za-z0-9_-]{1,64}$/,
     shape: "a Yelp business id: 1 to 64 letters, digits, '_' or '-'",
   },
+  marksReplied: true,
 };

@@ -222,4 +222,9 @@ export class YelpFollowUp implements ProviderFollowUp {
         return { status: "succeeded" };
     }
   }
+
+  /** Yelp knows phone and e-mail replies only: anything else is told as a phone reply ([ASSUMPTION]). */
+  markReplied({ leadId, token, via }: { leadId: string; token: string | undefined; via: string | null }) {
+    return this.client.markAsReplied(token, leadId, via === "email" ? "EMAIL" : "PHONE");
+  }
 }
