@@ -2,6 +2,7 @@
 // Leadgate first received it, the provider's time of its first event, and whether it awaits a
 // response (the scope of the `lead.unanswered` alert).
 import type { LeadArrival } from "../leads/leads.repository.js";
+import { hasApi } from "../providers/capabilities.js";
 import type { LeadUpdate } from "../providers/provider-follow-up.js";
 import type { JobReceipt } from "./job-context.js";
 
@@ -15,7 +16,7 @@ export function awaitsResponse(
   receipt: Pick<JobReceipt, "provider" | "source" | "occurredAt" | "receivedAt" | "payload">,
   maxAgeSeconds: number,
 ): boolean {
-  if (receipt.provider !== "yelp" && receipt.provider !== "thumbtack") return false;
+  if (!hasApi(receipt.provider)) return false; // Static Forms: no reply channel
   if (receipt.source !== "webhook" && receipt.source !== "reconcile") return false;
   if (receipt.payload?.test === true) return false;
   return receipt.receivedAt.getTime() - receipt.occurredAt.getTime() < maxAgeSeconds * 1000;
