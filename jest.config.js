@@ -37,5 +37,8 @@ export const integration = {
   globalTeardown: "<rootDir>/test/support/global-teardown.js",
 };
 
-// testTimeout is read from the top level, not from a project.
-export default { projects: [unit, integration], testTimeout: 30000 };
+// testTimeout and maxWorkers are read from the top level, not from a project. The integration files
+// mostly wait (on Postgres, Redis, fake servers, timers), so 3 workers on this 2-core machine run
+// the suite in about a third of the time Jest's default (cores - 1 = 1 worker) takes: 224 s against
+// 654 s of file time, 861 of 861 passing (2026-12-03).
+export default { projects: [unit, integration], testTimeout: 30000, maxWorkers: 3 };
