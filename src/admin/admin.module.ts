@@ -27,6 +27,8 @@ import { SyncRuns } from "./connections/sync-runs.js";
 import { ConnectionsController } from "./connections/connections.controller.js";
 import { ReplyPreviews } from "./connections/reply-preview.js";
 import { JobsAdminRepository, JobsController } from "./jobs.js";
+import { JobsSummaryController, JobsSummaryRepository } from "./jobs-summary.js";
+import { OverviewController, OverviewRepository } from "./overview.js";
 import { LeadMarkReplied } from "./lead-mark-replied.js";
 import { LeadsAdminRepository, LeadsController } from "./leads.js";
 import { SpeedToLeadController, SpeedToLeadService } from "./speed-to-lead.js";
@@ -52,8 +54,10 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     ApiKeysController,
     ConnectionsController,
     ReceiptsController,
+    JobsSummaryController,
     JobsController,
     LeadsController,
+    OverviewController,
     SpeedToLeadController,
     ConflictsController,
     AuditController,
@@ -72,6 +76,8 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     SyncRuns,
     ReceiptsRepository,
     JobsAdminRepository,
+    JobsSummaryRepository,
+    OverviewRepository,
     LeadsAdminRepository,
     SpeedToLeadRepository,
     SpeedToLeadService,

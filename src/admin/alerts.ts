@@ -10,6 +10,7 @@ import {
   type AlertType,
   type AlertView,
 } from "../alerts/alert-types.js";
+import { listScope, TenantListQuery } from "./filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, type TenantScope } from "../auth/principal.js";
@@ -19,7 +20,7 @@ import { AuditRepository } from "./audit.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { ListQuery, type Page, positionAfter, toPage } from "./pagination.js";
 
-export class AlertsQuery extends ListQuery {
+export class AlertsQuery extends TenantListQuery {
   @ApiPropertyOptional({ enum: ALERT_STATUSES })
   @Optional()
   @IsIn(ALERT_STATUSES)
@@ -84,7 +85,7 @@ export class AlertsController {
     @Query() query: AlertsQuery,
   ): Promise<Page<AlertView>> {
     const rows = await this.alerts.list(
-      scopeOf(principal),
+      listScope(principal, query.tenantId),
       { status: query.status, type: query.type, connectionId: query.connectionId },
       { take: query.limit + 1, after: positionAfter(query) },
     );

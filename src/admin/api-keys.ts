@@ -9,6 +9,7 @@ import {
   ApiTags,
 } from "@nestjs/swagger";
 import { IsIn, IsString, IsUUID, Length } from "class-validator";
+import { listScope, TenantListQuery } from "./filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { ROLES, type Role } from "../auth/api-key.js";
 import { ApiKeysRepository, type CreatedApiKey } from "../auth/api-keys.repository.js";
@@ -73,9 +74,9 @@ export class ApiKeysController {
   @Get()
   async list(
     @CurrentPrincipal() principal: Principal,
-    @Query() query: ListQuery,
+    @Query() query: TenantListQuery,
   ): Promise<Page<{ id: string }>> {
-    const rows = await this.keys.list(scopeOf(principal), pageAfter("createdAt", query));
+    const rows = await this.keys.list(listScope(principal, query.tenantId), pageAfter("createdAt", query));
     return toPage(rows, query, (row) => row.createdAt);
   }
 

@@ -2,6 +2,7 @@
 // transaction as the action it records.
 import { Controller, Get, Injectable, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import { listScope, TenantListQuery } from "./filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
@@ -86,8 +87,11 @@ export class AuditController {
 
   @Get()
   @ApiOkResponse({ description: "admin actions, newest first: action, target, the API key that did it" })
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListQuery): Promise<Page<unknown>> {
-    const rows = await this.audit.list(scopeOf(principal), pageAfter("createdAt", query));
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: TenantListQuery,
+  ): Promise<Page<unknown>> {
+    const rows = await this.audit.list(listScope(principal, query.tenantId), pageAfter("createdAt", query));
     return toPage(rows, query, (row) => row.createdAt);
   }
 }

@@ -1,6 +1,7 @@
 // Conflicts: the same idempotency key delivered with a different payload digest (kept, never applied).
 import { Controller, Get, Injectable, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import { listScope, TenantListQuery } from "./filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
@@ -43,10 +44,10 @@ export class ConflictsController {
   @ApiOkResponse({ description: "same key, different payload digest: the stored receipt and both digests" })
   async list(
     @CurrentPrincipal() principal: Principal,
-    @Query() query: ListQuery,
+    @Query() query: TenantListQuery,
   ): Promise<Page<ConflictView>> {
     return toPage(
-      await this.conflicts.list(scopeOf(principal), pageAfter("createdAt", query)),
+      await this.conflicts.list(listScope(principal, query.tenantId), pageAfter("createdAt", query)),
       query,
       (row) => row.createdAt,
     );

@@ -9,7 +9,7 @@ import { PrismaService } from "../database/prisma.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { type Operation, OPERATIONS } from "../jobs/operations.js";
 import { JOB_STATUSES, type JobStatus } from "../jobs/state/job-states.js";
-import { TimeRangeQuery, timeRange } from "./filters.js";
+import { TimeRangeQuery, timeRange, listScope } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
 import { Optional } from "../common/validation.js";
@@ -154,7 +154,11 @@ export class JobsController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: JobsQuery,
   ): Promise<Page<JobView & { result: JobResult }>> {
-    return toPage(await this.jobs.list(scopeOf(principal), query), query, (row) => row.createdAt);
+    return toPage(
+      await this.jobs.list(listScope(principal, query.tenantId), query),
+      query,
+      (row) => row.createdAt,
+    );
   }
 
   @Get(":id")

@@ -2,6 +2,7 @@
 import { Body, Controller, Get, HttpCode, Injectable, Param, Post, Query } from "@nestjs/common";
 import { ApiAcceptedResponse, ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsString, IsUUID, Length } from "class-validator";
+import { listScope, TenantListQuery } from "./filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
@@ -13,7 +14,7 @@ import { LeadMarkReplied, MarkRepliedBody } from "./lead-mark-replied.js";
 import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
 import { NoNul, Optional } from "../common/validation.js";
 
-export class LeadsQuery extends ListQuery {
+export class LeadsQuery extends TenantListQuery {
   @ApiPropertyOptional({ format: "uuid" })
   @Optional()
   @IsUUID()
@@ -136,7 +137,11 @@ export class LeadsController {
 
   @Get()
   async list(@CurrentPrincipal() principal: Principal, @Query() query: LeadsQuery): Promise<Page<LeadView>> {
-    return toPage(await this.leads.list(scopeOf(principal), query), query, (row) => row.createdAt);
+    return toPage(
+      await this.leads.list(listScope(principal, query.tenantId), query),
+      query,
+      (row) => row.createdAt,
+    );
   }
 
   @Get(":id")

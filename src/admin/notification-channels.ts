@@ -26,6 +26,7 @@ import {
 } from "class-validator";
 import { ALERT_TYPES, type AlertType, CHANNEL_TYPES, type ChannelType } from "../alerts/alert-types.js";
 import { NotificationChannels } from "../alerts/notification-channels.repository.js";
+import { listScope, TenantListQuery } from "./filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
@@ -107,9 +108,9 @@ export class NotificationChannelsController {
   @Get()
   async list(
     @CurrentPrincipal() principal: Principal,
-    @Query() query: ListQuery,
+    @Query() query: TenantListQuery,
   ): Promise<Page<ChannelView>> {
-    const rows = await this.channels.list(scopeOf(principal), {
+    const rows = await this.channels.list(listScope(principal, query.tenantId), {
       take: query.limit + 1,
       after: positionAfter(query),
     });

@@ -8,7 +8,7 @@ import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/
 import { PrismaService } from "../database/prisma.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { EVENT_KINDS, type EventKind, PROVIDERS, type Provider } from "../providers/provider-event.js";
-import { TimeRangeQuery, timeRange } from "./filters.js";
+import { TimeRangeQuery, timeRange, listScope } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { JOB_VIEW } from "./jobs.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
@@ -99,7 +99,11 @@ export class ReceiptsController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: ReceiptsQuery,
   ): Promise<Page<ReceiptView>> {
-    return toPage(await this.receipts.list(scopeOf(principal), query), query, (row) => row.receivedAt);
+    return toPage(
+      await this.receipts.list(listScope(principal, query.tenantId), query),
+      query,
+      (row) => row.receivedAt,
+    );
   }
 
   @Get(":id")

@@ -1,0 +1,114 @@
+// GET /admin/jobs/summary (api.md "Console and users"): matching jobs counted by connection, operation
+// and error code, for the console's failures screen.
+import { Controller, Get, Injectable, Query } from "@nestjs/common";
+import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { IsIn, IsUUID } from "class-validator";
+import { AdminApi } from "../auth/api-key.guard.js";
+import { CurrentPrincipal } from "../auth/current-principal.js";
+import { type Principal, type TenantScope, tenantParam } from "../auth/principal.js";
+import { AppError } from "../common/app-error.js";
+import { DateTimeField, Optional } from "../common/validation.js";
+import { PrismaService } from "../database/prisma.service.js";
+import { type Operation, OPERATIONS } from "../jobs/operations.js";
+import { JOB_STATUSES, type JobStatus } from "../jobs/state/job-states.js";
+import { listScope } from "./filters.js";
+
+/** The failures: what the summary counts when no `status` is given. */
+const FAILED: JobStatus[] = ["dead", "blocked"];
+
+export class JobsSummaryQuery {
+  @ApiPropertyOptional({ enum: JOB_STATUSES, description: "default: dead and blocked" })
+  @Optional()
+  @IsIn(JOB_STATUSES)
+  status?: JobStatus;
+
+  @ApiPropertyOptional({ enum: OPERATIONS })
+  @Optional()
+  @IsIn(OPERATIONS)
+  operation?: Operation;
+
+  @ApiPropertyOptional({ format: "uuid" })
+  @Optional()
+  @IsUUID()
+  connectionId?: string;
+
+  @ApiPropertyOptional({ format: "uuid", description: "operators: only this tenant's jobs" })
+  @Optional()
+  @IsUUID()
+  tenantId?: string;
+
+  @ApiPropertyOptional({ format: "date-time", description: "inclusive lower bound on the job's creation" })
+  @Optional()
+  @DateTimeField("from")
+  from?: Date;
+
+  @ApiPropertyOptional({ format: "date-time", description: "exclusive upper bound" })
+  @Optional()
+  @DateTimeField("to")
+  to?: Date;
+}
+
+export interface JobsSummaryGroup {
+  connectionId: string | null;
+  operation: string;
+  /** The job's last error code; null for jobs without one. */
+  errorCode: string | null;
+  count: number;
+  /** The group's oldest and newest job creation. */
+  oldest: Date;
+  newest: Date;
+}
+
+/** At most this many groups, the largest first: a screen's worth. */
+const MAX_GROUPS = 200;
+
+@Injectable()
+export class JobsSummaryRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async groups(scope: TenantScope, query: JobsSummaryQuery): Promise<JobsSummaryGroup[]> {
+    const { rows } = await this.prisma.pool.query<JobsSummaryGroup & { count: string }>(
+      `SELECT connection_id AS "connectionId", operation, last_error_code AS "errorCode",
+              count(*) AS count, min(created_at) AS oldest, max(created_at) AS newest
+       FROM jobs
+       WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid) AND status = ANY($2::text[])
+         AND ($3::text IS NULL OR operation = $3) AND ($4::uuid IS NULL OR connection_id = $4::uuid)
+         AND ($5::timestamptz IS NULL OR created_at >= $5) AND ($6::timestamptz IS NULL OR created_at < $6)
+       GROUP BY connection_id, operation, last_error_code
+       ORDER BY count(*) DESC, max(created_at) DESC
+       LIMIT ${MAX_GROUPS}`,
+      [
+        tenantParam(scope),
+        query.status ? [query.status] : FAILED,
+        query.operation ?? null,
+        query.connectionId ?? null,
+        query.from ?? null,
+        query.to ?? null,
+      ],
+    );
+    return rows.map((row) => ({ ...row, count: Number(row.count) }));
+  }
+}
+
+@ApiTags("jobs")
+@AdminApi()
+@Controller("admin/jobs/summary")
+export class JobsSummaryController {
+  constructor(private readonly summary: JobsSummaryRepository) {}
+
+  @Get()
+  @ApiOkResponse({
+    description:
+      "`{ groups: [{ connectionId, operation, errorCode, count, oldest, newest }] }`, largest first",
+  })
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: JobsSummaryQuery,
+  ): Promise<{ groups: JobsSummaryGroup[] }> {
+    if (query.from && query.to && query.from >= query.to)
+      throw new AppError(400, "validation_failed", "Invalid input: from.", {
+        from: ["from must be before to"],
+      });
+    return { groups: await this.summary.groups(listScope(principal, query.tenantId), query) };
+  }
+}

@@ -1,0 +1,81 @@
+// GET /admin/overview (api.md "Console and users"): the console's first figures for a tenant, or for
+// every tenant (operators without `?tenantId`).
+import { Controller, Get, Injectable, Query } from "@nestjs/common";
+import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { IsUUID } from "class-validator";
+import { AdminApi } from "../auth/api-key.guard.js";
+import { CurrentPrincipal } from "../auth/current-principal.js";
+import { type Principal, type TenantScope, tenantParam } from "../auth/principal.js";
+import { Optional } from "../common/validation.js";
+import { PrismaService } from "../database/prisma.service.js";
+import { listScope } from "./filters.js";
+
+export class OverviewQuery {
+  @ApiPropertyOptional({ format: "uuid", description: "operators: only this tenant" })
+  @Optional()
+  @IsUUID()
+  tenantId?: string;
+}
+
+export interface Overview {
+  leads24h: number;
+  receipts24h: number;
+  /** Jobs that went dead or blocked in the last 24 h (their last change). */
+  failed24h: number;
+  openAlerts: number;
+  /** Connections not disabled; `attention`: paused, a credential error, a grant to renew, or a failing registration or reconciliation. */
+  connections: { total: number; attention: number };
+}
+
+const DAY_MS = 86_400_000;
+
+@Injectable()
+export class OverviewRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Five counts in one round trip, each filtered by the scope's tenant. */
+  async figures(scope: TenantScope, now: Date): Promise<Overview> {
+    const since = new Date(now.getTime() - DAY_MS);
+    const { rows } = await this.prisma.pool.query<Record<string, string>>(
+      `SELECT
+         (SELECT count(*) FROM leads WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
+            AND created_at >= $2) AS leads,
+         (SELECT count(*) FROM receipts WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
+            AND received_at >= $2) AS receipts,
+         (SELECT count(*) FROM jobs WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
+            AND status IN ('dead', 'blocked') AND updated_at >= $2) AS failed,
+         (SELECT count(*) FROM alerts WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
+            AND status = 'open') AS alerts,
+         (SELECT count(*) FROM connections WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
+            AND status <> 'disabled') AS total,
+         (SELECT count(*) FROM connections WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
+            AND status <> 'disabled'
+            AND (status IN ('paused', 'credential_error') OR oauth_status = 'reauthorization_required'
+              OR registration_status = 'error' OR reconcile_status = 'error')) AS attention`,
+      [tenantParam(scope), since],
+    );
+    const row = rows[0]!;
+    return {
+      leads24h: Number(row.leads),
+      receipts24h: Number(row.receipts),
+      failed24h: Number(row.failed),
+      openAlerts: Number(row.alerts),
+      connections: { total: Number(row.total), attention: Number(row.attention) },
+    };
+  }
+}
+
+@ApiTags("overview")
+@AdminApi()
+@Controller("admin/overview")
+export class OverviewController {
+  constructor(private readonly overview: OverviewRepository) {}
+
+  @Get()
+  @ApiOkResponse({
+    description: "`{ leads24h, receipts24h, failed24h, openAlerts, connections: { total, attention } }`",
+  })
+  get(@CurrentPrincipal() principal: Principal, @Query() query: OverviewQuery): Promise<Overview> {
+    return this.overview.figures(listScope(principal, query.tenantId), new Date());
+  }
+}
