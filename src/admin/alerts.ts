@@ -18,7 +18,7 @@ import { Transactions } from "../database/transactions.js";
 import { Optional } from "../common/validation.js";
 import { AuditRepository } from "./audit.js";
 import { IdPipe, notFound } from "./id.pipe.js";
-import { ListQuery, type Page, positionAfter, toPage } from "./pagination.js";
+import { type Page, positionAfter, toPage } from "./pagination.js";
 
 export class AlertsQuery extends TenantListQuery {
   @ApiPropertyOptional({ enum: ALERT_STATUSES })

@@ -19,7 +19,7 @@ import { AppError } from "../common/app-error.js";
 import { Transactions } from "../database/transactions.js";
 import { AuditRepository } from "./audit.js";
 import { IdPipe, notFound } from "./id.pipe.js";
-import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
+import { type Page, pageAfter, toPage } from "./pagination.js";
 import { ownTenant, TenantsRepository } from "./tenants.js";
 import { Optional } from "../common/validation.js";
 

@@ -4,10 +4,10 @@ import { ApiOkResponse, ApiTags } from "@nestjs/swagger";
 import { listScope, TenantListQuery } from "./filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
-import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
+import { type Principal, type TenantScope, tenantWhere } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
+import { type Page, pageAfter, toPage } from "./pagination.js";
 
 const VIEW = {
   id: true,

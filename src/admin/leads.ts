@@ -11,7 +11,7 @@ import type { Prisma } from "../generated/prisma/client.js";
 import { PROVIDERS, type Provider } from "../providers/provider-event.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { LeadMarkReplied, MarkRepliedBody } from "./lead-mark-replied.js";
-import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
+import { type Page, pageAfter, toPage } from "./pagination.js";
 import { NoNul, Optional } from "../common/validation.js";
 
 export class LeadsQuery extends TenantListQuery {

@@ -29,7 +29,7 @@ import { NotificationChannels } from "../alerts/notification-channels.repository
 import { listScope, TenantListQuery } from "./filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
-import { type Principal, scopeOf } from "../auth/principal.js";
+import type { Principal } from "../auth/principal.js";
 import { NoNul, NotMasked, Optional } from "../common/validation.js";
 import { IdPipe } from "./id.pipe.js";
 import { RESENDS_PER_HOUR, TESTS_PER_MINUTE } from "./notification-channel-limits.js";
@@ -38,7 +38,7 @@ import {
   channelView,
   NotificationChannelsAdminService,
 } from "./notification-channels.service.js";
-import { ListQuery, type Page, positionAfter, toPage } from "./pagination.js";
+import { type Page, positionAfter, toPage } from "./pagination.js";
 
 export class CreateChannelBody {
   @IsIn(CHANNEL_TYPES)
