@@ -16,6 +16,7 @@ import { PROVIDERS } from "./providers/provider-event.js";
 import { mountDocs } from "./observability/docs.js";
 import { createLogger } from "./observability/logger.js";
 import { mountQueueDashboard } from "./admin/queue-dashboard.js";
+import { mountConsole } from "./console-static.js";
 import { Queues } from "./queues/queues.js";
 
 const REQUEST_ID_HEADER = "x-request-id";
@@ -223,5 +224,6 @@ export async function createApiApp(
   // Plugins after the root hooks (Fastify runs a root hook added later only after them).
   mountDocs(app);
   mountQueueDashboard(app, app.get(Queues).all(), config.publicBaseUrl);
+  await mountConsole(app);
   return app;
 }

@@ -1,0 +1,126 @@
+// The signed-in frame: the session check (no session: the sign-in page), the navigation, the
+// operator's tenant picker, sign out.
+import { useEffect } from "react";
+import { NavLink, Navigate, Outlet, useLocation, useNavigate, useSearchParams } from "react-router";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, ApiError, setCsrfToken } from "./api/client";
+import { SessionContext, useLink, useSession } from "./session";
+import { ErrorBox } from "./ui";
+
+const SCREENS: [string, string][] = [
+  ["overview", "Overview"],
+  ["connections", "Connections"],
+  ["leads", "Leads"],
+  ["failures", "Failures"],
+  ["alerts", "Alerts"],
+  ["channels", "Notification channels"],
+  ["users", "Users"],
+  ["audit", "Audit"],
+];
+
+export function useSessionQuery() {
+  return useQuery({
+    queryKey: ["session"],
+    queryFn: async () => {
+      const session = await api.get("/console/api/session");
+      setCsrfToken(session.csrfToken);
+      return session;
+    },
+    staleTime: 60_000,
+  });
+}
+
+function TenantPicker() {
+  const [params, setParams] = useSearchParams();
+  const tenants = useQuery({
+    queryKey: ["/admin/tenants"],
+    queryFn: () => api.get("/admin/tenants", { query: { limit: 200 } }),
+  });
+  return (
+    <label className="tenant-picker">
+      Tenant{" "}
+      <select
+        value={params.get("tenantId") ?? ""}
+        onChange={(event) => {
+          const next = new URLSearchParams(params);
+          if (event.target.value) next.set("tenantId", event.target.value);
+          else next.delete("tenantId");
+          next.delete("cursor");
+          setParams(next);
+        }}
+      >
+        <option value="">All tenants</option>
+        {tenants.data?.items.map((tenant) => (
+          <option key={tenant.id} value={tenant.id}>
+            {tenant.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function Frame() {
+  const session = useSession();
+  const link = useLink();
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const signOut = useMutation({
+    mutationFn: () => api.delete("/console/api/session"),
+    onSettled: () => {
+      setCsrfToken(undefined);
+      client.clear();
+      void navigate("/sign-in");
+    },
+  });
+  return (
+    <>
+      <a href="#main" className="skip">
+        Skip to content
+      </a>
+      <header>
+        <strong className="brand">Leadgate</strong>
+        <nav aria-label="Screens">
+          {SCREENS.map(([path, name]) => (
+            <NavLink key={path} to={link(`/${path}`)}>
+              {name}
+            </NavLink>
+          ))}
+        </nav>
+        <div className="who">
+          {session.user.role === "operator" && <TenantPicker />}
+          <span>
+            {session.user.email} ({session.user.role})
+          </span>
+          <button type="button" onClick={() => signOut.mutate()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </>
+  );
+}
+
+export function Layout() {
+  const session = useSessionQuery();
+  const location = useLocation();
+  useEffect(() => {
+    document.getElementById("main")?.focus({ preventScroll: true });
+  }, [location.pathname]);
+  if (session.isPending) return <p aria-busy="true">Loading…</p>;
+  if (session.isError) {
+    if (session.error instanceof ApiError && session.error.status === 401) {
+      const next = `${location.pathname}${location.search}`;
+      return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace />;
+    }
+    return <ErrorBox error={session.error} />;
+  }
+  return (
+    <SessionContext.Provider value={session.data}>
+      <Frame />
+    </SessionContext.Provider>
+  );
+}

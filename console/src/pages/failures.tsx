@@ -1,0 +1,174 @@
+// Failures: dead and blocked jobs grouped by error code and connection (GET /admin/jobs/summary);
+// a group's jobs with their attempts and "Replay"; replaying a filtered set after its dry-run count
+// (POST /admin/replays), with the replay's progress (GET /admin/replays/{id}).
+import { useState } from "react";
+import { Link, useSearchParams } from "react-router";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api } from "../api/client";
+import type { SummaryGroup } from "../api/types";
+import { useCanWrite, useLink, useTenantQuery } from "../session";
+import { Badge, ErrorBox, Loaded, Page, when } from "../ui";
+import { REPLAYABLE, ReplayButton } from "./job-detail";
+import { useConnectionNames } from "./names";
+
+type Status = "dead" | "blocked";
+
+function GroupJobs({ group, status }: { group: SummaryGroup; status: Status }) {
+  const tenant = useTenantQuery();
+  const canWrite = useCanWrite();
+  const link = useLink();
+  const jobs = useQuery({
+    queryKey: ["/admin/jobs", tenant, status, group.operation, group.connectionId],
+    refetchInterval: 2_000,
+    queryFn: () =>
+      api.get("/admin/jobs", {
+        query: {
+          ...tenant,
+          status,
+          operation: group.operation as "crm-delivery",
+          connectionId: group.connectionId ?? undefined,
+        },
+      }),
+  });
+  return (
+    <Loaded
+      query={jobs}
+      empty="None left."
+      isEmpty={(page) => page.items.every((j) => j.lastErrorCode !== group.errorCode)}
+    >
+      {(page) => (
+        <ul className="jobs">
+          {page.items
+            .filter((j) => j.lastErrorCode === group.errorCode)
+            .map((j) => (
+              <li key={j.id} data-testid="failed-job">
+                <Link to={link(`/jobs/${j.id}`)}>{j.operation}</Link> <Badge value={j.status} /> {j.attempts}{" "}
+                attempts, created {when(j.createdAt)}{" "}
+                {canWrite && REPLAYABLE.has(j.status) && <ReplayButton id={j.id} />}
+              </li>
+            ))}
+        </ul>
+      )}
+    </Loaded>
+  );
+}
+
+function ReplaySet({ status, group }: { status: Status; group: SummaryGroup }) {
+  const client = useQueryClient();
+  const filter = {
+    status,
+    operation: group.operation,
+    ...(group.connectionId ? { connectionId: group.connectionId } : {}),
+  };
+  const dryRun = useMutation({
+    mutationFn: () => api.post("/admin/replays", { body: { filter, dryRun: true } }),
+  });
+  const start = useMutation({
+    mutationFn: () =>
+      api.post("/admin/replays", { body: { filter } }) as Promise<{ id: string; matched: number }>,
+  });
+  const progress = useQuery({
+    queryKey: ["/admin/replays", start.data?.id],
+    enabled: !!start.data,
+    queryFn: () => api.get("/admin/replays/{id}", { path: { id: start.data!.id } }),
+    refetchInterval: (query) => {
+      const replay = query.state.data;
+      if (replay && replay.succeeded + replay.failed + replay.skipped >= replay.matched) {
+        void client.invalidateQueries({ queryKey: ["/admin/jobs/summary"] });
+        return false;
+      }
+      return 1_000;
+    },
+  });
+  if (start.data)
+    return (
+      <p role="status" data-testid="replay-progress">
+        {progress.data
+          ? `Replay ${progress.data.status}: ${progress.data.queued} queued, ${progress.data.succeeded} succeeded, ${progress.data.failed} failed of ${progress.data.matched}`
+          : `Replay of ${start.data.matched} started…`}
+      </p>
+    );
+  return (
+    <span className="confirm">
+      {!dryRun.data ? (
+        <button type="button" disabled={dryRun.isPending} onClick={() => dryRun.mutate()}>
+          Replay all like these…
+        </button>
+      ) : (
+        <>
+          <span>{dryRun.data.matched} jobs match.</span>
+          <button
+            type="button"
+            disabled={dryRun.data.matched === 0 || start.isPending}
+            onClick={() => start.mutate()}
+          >
+            Replay {dryRun.data.matched} jobs
+          </button>
+          <button type="button" onClick={() => dryRun.reset()}>
+            Cancel
+          </button>
+        </>
+      )}
+      {(dryRun.isError || start.isError) && <ErrorBox error={dryRun.error ?? start.error} />}
+    </span>
+  );
+}
+
+export default function Failures() {
+  const [params, setParams] = useSearchParams();
+  const tenant = useTenantQuery();
+  const canWrite = useCanWrite();
+  const names = useConnectionNames();
+  const status = (params.get("status") === "blocked" ? "blocked" : "dead") as Status;
+  const [open, setOpen] = useState<string | null>(null);
+  const summary = useQuery({
+    queryKey: ["/admin/jobs/summary", tenant, status],
+    queryFn: () => api.get("/admin/jobs/summary", { query: { ...tenant, status } }),
+    refetchInterval: 5_000,
+  });
+  return (
+    <Page title="Failures">
+      <label>
+        Show{" "}
+        <select
+          value={status}
+          onChange={(e) => {
+            const next = new URLSearchParams(params);
+            next.set("status", e.target.value);
+            setParams(next);
+          }}
+        >
+          <option value="dead">dead jobs (retries exhausted or permanent errors)</option>
+          <option value="blocked">blocked jobs (waiting on a paused or broken connection)</option>
+        </select>
+      </label>
+      <Loaded query={summary} empty={`No ${status} jobs.`} isEmpty={(s) => s.groups.length === 0}>
+        {(s) => (
+          <ul className="groups">
+            {s.groups.map((group) => {
+              const key = `${group.connectionId}|${group.operation}|${group.errorCode}`;
+              return (
+                <li key={key} data-testid="failure-group">
+                  <h2>
+                    <button
+                      type="button"
+                      aria-expanded={open === key}
+                      onClick={() => setOpen(open === key ? null : key)}
+                    >
+                      {group.errorCode ?? "no error code"} · {group.operation} · {names(group.connectionId)}
+                    </button>
+                  </h2>
+                  <p>
+                    <strong>{group.count}</strong> jobs, {when(group.oldest)} – {when(group.newest)}{" "}
+                    {canWrite && <ReplaySet status={status} group={group} />}
+                  </p>
+                  {open === key && <GroupJobs group={group} status={status} />}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </Loaded>
+    </Page>
+  );
+}

@@ -1,0 +1,124 @@
+// Shared pieces of the screens: the loading / empty / error states, confirmations, copy buttons.
+import { useState, type ReactNode } from "react";
+import type { UseQueryResult } from "@tanstack/react-query";
+import { ApiError } from "./api/client";
+
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) return `${error.message} (${error.code})`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function ErrorBox({ error }: { error: unknown }) {
+  return (
+    <p role="alert" className="error">
+      {errorText(error)}
+    </p>
+  );
+}
+
+/** Renders a query's data, or its loading, error or empty state. */
+export function Loaded<T>({
+  query,
+  empty,
+  isEmpty,
+  children,
+}: {
+  query: UseQueryResult<T>;
+  empty?: string;
+  isEmpty?: (data: T) => boolean;
+  children: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <p aria-busy="true">Loading…</p>;
+  if (query.isError) return <ErrorBox error={query.error} />;
+  const data = query.data;
+  if (empty && isEmpty?.(data)) return <p className="empty">{empty}</p>;
+  return <>{children(data)}</>;
+}
+
+export function Page({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section>
+      <h1>{title}</h1>
+      {children}
+    </section>
+  );
+}
+
+/** A destructive action behind a second, explicit click. */
+export function ConfirmButton({
+  label,
+  question,
+  onConfirm,
+  disabled,
+}: {
+  label: string;
+  question: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (!asking)
+    return (
+      <button type="button" className="danger" disabled={disabled} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  return (
+    <span role="group" aria-label={question} className="confirm">
+      <span>{question}</span>
+      <button
+        type="button"
+        className="danger"
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
+        Yes, {label.toLowerCase()}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
+
+export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={() => {
+        void navigator.clipboard?.writeText(text).then(() => setCopied(true));
+      }}
+    >
+      {copied ? "Copied" : label}
+    </button>
+  );
+}
+
+/** A secret shown once, with its copy button. */
+export function ShownOnce({ name, value }: { name: string; value: string }) {
+  return (
+    <div className="secret" role="status">
+      <span>
+        {name} (shown once): <code data-testid="secret">{value}</code>
+      </span>{" "}
+      <CopyButton text={value} />
+    </div>
+  );
+}
+
+export const when = (value: string | null | undefined) => (value ? new Date(value).toLocaleString() : "—");
+export const seconds = (value: number | null | undefined) =>
+  value === null || value === undefined
+    ? "—"
+    : value < 120
+      ? `${Math.round(value)} s`
+      : `${(value / 60).toFixed(1)} min`;
+export const percent = (value: number | null | undefined) =>
+  value === null || value === undefined ? "—" : `${Math.round(value * 100)} %`;
+
+export function Badge({ value }: { value: string }) {
+  return <span className={`badge badge-${value.replace(/[^a-z_]/gi, "")}`}>{value}</span>;
+}

@@ -1,0 +1,45 @@
+// The console (docs/console.md): the single-page app Vite builds into console/dist, served at
+// /console by the API itself. A file of the build is served as it is (its hashed assets cached for a
+// year); any other path under /console/ is a deep link into the app and gets index.html.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import fastifyStatic from "@fastify/static";
+import type { NestFastifyApplication } from "@nestjs/platform-fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "./common/app-error.js";
+import { sendError } from "./common/http-exception.filter.js";
+
+/** console/dist, from src/ (tests) and from dist/ (the build) alike: both sit one level below the root. */
+export const CONSOLE_DIST = fileURLToPath(new URL("../console/dist/", import.meta.url));
+
+const NOT_BUILT = () =>
+  new AppError(503, "console_not_built", "The console is not built: run `npm run build`.");
+const NO_FILE = () => new AppError(404, "not_found", "No such file.");
+
+export async function mountConsole(app: NestFastifyApplication, root = CONSOLE_DIST): Promise<void> {
+  const fastify = app.getHttpAdapter().getInstance();
+  const built = existsSync(`${root}index.html`);
+  if (built) {
+    await fastify.register(fastifyStatic, {
+      root,
+      prefix: "/console/",
+      // One route per built file, so the deep-link route below answers every other path.
+      wildcard: false,
+      index: false,
+      setHeaders: (response, path) => {
+        void response.header(
+          "cache-control",
+          path.includes("/assets/") ? "public, max-age=31536000, immutable" : "no-cache",
+        );
+      },
+    });
+  }
+  const page = (request: FastifyRequest, reply: FastifyReply) => {
+    if (!built) return sendError(reply, request, NOT_BUILT());
+    // A missing asset is a 404, not the page: a stale tab asking for an old chunk must see it fail.
+    if (request.url.startsWith("/console/assets/")) return sendError(reply, request, NO_FILE());
+    return reply.header("cache-control", "no-cache").sendFile("index.html");
+  };
+  fastify.get("/console", page);
+  fastify.get("/console/*", page);
+}
