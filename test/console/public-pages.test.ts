@@ -17,11 +17,13 @@ describe("console in a browser: pages before sign-in", () => {
     const email = page.getByLabel("E-mail");
     await email.focus();
     await page.keyboard.press("Tab");
-    expect(await page.getByLabel("Password").evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await page.getByLabel("Password").evaluate((el) => el === el.ownerDocument.activeElement)).toBe(
+      true,
+    );
     await page.keyboard.press("Tab");
     const button = page.getByRole("button", { name: "Sign in" });
-    expect(await button.evaluate((el) => el === document.activeElement)).toBe(true);
-    const outline = await button.evaluate((el) => getComputedStyle(el).outlineStyle);
+    expect(await button.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    const outline = await page.evaluate<string>("getComputedStyle(document.activeElement).outlineStyle");
     expect(outline).not.toBe("none");
     expect(errors).toEqual([]);
     await context.close();
@@ -31,7 +33,7 @@ describe("console in a browser: pages before sign-in", () => {
     const { context, page } = await newPage(browser(), 375);
     await page.goto(`${app.url}/console/sign-in`);
     await page.getByLabel("E-mail").waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
     await context.close();
   });
 

@@ -49,6 +49,6 @@ describe("console: served at /console", () => {
     const health = await fetch(`${app.url}/health`);
     expect([health.status, await health.json()]).toEqual([200, { status: "ok" }]);
     const admin = await fetch(`${app.url}/admin/overview`);
-    expect([admin.status, (await admin.json()).error]).toEqual([401, "unauthorized"]);
+    expect([admin.status, ((await admin.json()) as { error: string }).error]).toEqual([401, "unauthorized"]);
   });
 });
