@@ -7,7 +7,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { newPage, screenshot, useBrowser, usePublicOrigin } from "../support/browser.js";
-import { accept, fromPage, invite, signIn } from "../support/console.js";
+import { accept, fromPage, invite, openScreen, signIn } from "../support/console.js";
 import type { FakeReply, ReceivedRequest } from "../support/fake-server.js";
 import { useFakeOAuth } from "../support/fake-providers.js";
 import { fixture } from "../support/fixtures.js";
@@ -100,6 +100,27 @@ describe("console in a browser: signed in", () => {
       )
       .then((result) => result.rows[0]);
 
+  /** Two weeks of answered leads on the connection, for the overview's chart (older than 24 h). */
+  const seedHistory = async () => {
+    for (let day = 1; day <= 14; day++)
+      for (let n = 0; n < 3; n++) {
+        const seconds = 30 + ((day * 37 + n * 53) % 400);
+        await app.sql.query(
+          `INSERT INTO leads (tenant_id, connection_id, provider, external_lead_id, last_event_at, created_at,
+                              received_at, provider_created_at, first_response_at, first_response_by,
+                              first_response_seconds, first_response_business_seconds)
+           VALUES ($1, $2, 'yelp', $3, $4, $4, $4, $4, $4::timestamptz + make_interval(secs => $5), 'auto', $5, $5)`,
+          [
+            a.tenantId,
+            connectionId,
+            `seed-${day}-${n}`,
+            new Date(Date.now() - day * 86_400_000 - n * 3_600_000),
+            seconds,
+          ],
+        );
+      }
+  };
+
   beforeAll(async () => {
     origin.forwardTo(app.url);
     a = await createTenant(app.url, "Acme Agency");
@@ -133,7 +154,7 @@ describe("console in a browser: signed in", () => {
 
   it("connect a Yelp account through the fake OAuth server and see it connected", async () => {
     const { page } = admin;
-    await page.getByRole("link", { name: "Connections" }).click();
+    await openScreen(page, "Connections");
     await page.getByText("No connections yet.").waitFor();
     oauth.consentFor.yelp = BUSINESS;
     await page.getByLabel("Business id at the provider").fill(BUSINESS);
@@ -178,7 +199,7 @@ describe("console in a browser: signed in", () => {
     ]);
     leadId = rows[0]!.id;
     const { page } = admin;
-    await page.getByRole("link", { name: "Leads" }).click();
+    await openScreen(page, "Leads");
     await page
       .getByRole("link", { name: /Marta|consoleLead/ })
       .first()
@@ -186,32 +207,39 @@ describe("console in a browser: signed in", () => {
     await page.getByRole("heading", { name: "Lead timeline" }).waitFor();
     await page.getByTestId("first-response").getByText("auto").waitFor();
     const reply = page.getByTestId("job-initial-response");
-    await reply.getByText("succeeded").waitFor();
+    await reply.getByText("succeeded", { exact: true }).waitFor();
     const delivery = page.getByTestId("job-crm-delivery");
-    await delivery.getByText("dead").waitFor();
+    await delivery.getByText("dead", { exact: true }).waitFor();
     await delivery.getByRole("list", { name: "Attempts of crm-delivery" }).getByText(/#1/).waitFor();
-    await page.getByText("thanks for asking Acme Plumbing!").waitFor();
+    const replies = yelp.received.filter(
+      (request) => request.method === "POST" && request.path === `/v3/leads/${LEAD}/events`,
+    );
+    expect(
+      replies.map((request) => (JSON.parse(request.body) as { request_content: string }).request_content),
+    ).toEqual(["Hi Marta, thanks for asking Acme Plumbing!"]);
   }, 60_000);
 
   it("a dead delivery is replayed from Failures and turns succeeded", async () => {
     const { page } = admin;
-    await page.getByRole("link", { name: "Failures" }).click();
+    await openScreen(page, "Failures");
     const group = page.getByTestId("failure-group").filter({ hasText: "crm-delivery" });
     await group.waitFor();
-    await screenshot(page, "failures");
     await group.getByRole("button", { name: /crm-delivery/ }).click();
+    await group.getByTestId("failed-job").waitFor();
+    await screenshot(page, "failures");
     crmState.accept = true;
     await group.getByTestId("failed-job").getByRole("button", { name: "Replay" }).click();
     await group.getByRole("button", { name: "Replay queued" }).waitFor();
     await waitFor(crmJob, (job) => job?.status === "succeeded", 20_000);
     await page.goto(`${origin.url}/console/jobs/${(await crmJob())!.id}`);
-    await page.getByTestId("job-status").getByText("succeeded").waitFor();
+    await page.getByTestId("job-status").getByText("succeeded", { exact: true }).waitFor();
     expect(crm.received.filter((request) => request.path === "/hook")).toHaveLength(2);
     await page.goto(`${origin.url}/console/leads/${leadId}`);
-    await page.getByTestId("job-crm-delivery").getByText("succeeded").waitFor();
+    await page.getByTestId("job-crm-delivery").getByText("succeeded", { exact: true }).waitFor();
     await page.getByRole("list", { name: "Attempts of crm-delivery" }).getByText(/#2/).waitFor();
     await screenshot(page, "lead-timeline");
-    await page.getByRole("link", { name: "Overview" }).click();
+    await seedHistory();
+    await openScreen(page, "Overview");
     await page.getByTestId("leads24h").getByText("1").waitFor();
     await page.getByRole("img", { name: /Median and p90/ }).waitFor();
     await screenshot(page, "overview");
@@ -287,7 +315,7 @@ describe("console in a browser: signed in", () => {
     await accept(app.url, operator);
     const { context, page } = await newPage(browser());
     await signIn(page, origin.url, operator.email);
-    await page.getByRole("link", { name: "Leads" }).click();
+    await openScreen(page, "Leads");
     const picker = page.getByLabel("Tenant");
     await picker.selectOption({ label: "Acme Agency" });
     await page

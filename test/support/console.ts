@@ -81,3 +81,9 @@ export async function fromPage(
     { method, path, csrf },
   );
 }
+
+/** Opens a screen from the navigation bar. */
+export async function openScreen(page: Page, name: string): Promise<void> {
+  await page.getByRole("navigation", { name: "Screens" }).getByRole("link", { name, exact: true }).click();
+  await page.getByRole("heading", { name, level: 1 }).waitFor();
+}
