@@ -5,11 +5,16 @@
 FROM node:22-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY console/package.json ./console/
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json prisma.config.ts ./
 COPY prisma ./prisma
 COPY src ./src
-# `npm run build` generates the Prisma client from prisma/schema.prisma (copied above), then compiles.
+# The console (docs/console.md): its API types come from the committed docs/openapi.json.
+COPY console ./console
+COPY docs/openapi.json ./docs/
+# `npm run build` generates the Prisma client from prisma/schema.prisma (copied above), compiles, and
+# builds the console into console/dist.
 RUN npm run build
 
 FROM node:22-slim AS runtime
@@ -18,8 +23,10 @@ FROM node:22-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY console/package.json ./console/
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/console/dist ./console/dist
 COPY prisma ./prisma
 COPY prisma.config.ts ./
 COPY scripts ./scripts
