@@ -5,7 +5,17 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["dist/", "tmp/", "src/generated/", "node_modules/", "coverage/", "console/dist/", "console/src/api/schema.d.ts"] },
+  {
+    ignores: [
+      "dist/",
+      "tmp/",
+      "src/generated/",
+      "node_modules/",
+      "coverage/",
+      "console/dist/",
+      "console/src/api/schema.d.ts",
+    ],
+  },
   js.configs.recommended,
   {
     files: ["**/*.ts"],
