@@ -53,8 +53,40 @@ function GroupJobs({ group, status }: { group: SummaryGroup; status: Status }) {
   );
 }
 
-function ReplaySet({ status, group }: { status: Status; group: SummaryGroup }) {
+/** The progress of a replay started here (GET /admin/replays/{id}), until every job is done. */
+function ReplayProgress({ id, matched }: { id: string; matched: number }) {
   const client = useQueryClient();
+  const progress = useQuery({
+    queryKey: ["/admin/replays", id],
+    queryFn: () => api.get("/admin/replays/{id}", { path: { id } }),
+    refetchInterval: (query) => {
+      const replay = query.state.data;
+      if (replay && replay.succeeded + replay.failed + replay.skipped >= replay.matched) {
+        void client.invalidateQueries({ queryKey: ["/admin/jobs/summary"] });
+        return false;
+      }
+      return 1_000;
+    },
+  });
+  const replay = progress.data;
+  return (
+    <p role="status" data-testid="replay-progress" className="secret">
+      {replay
+        ? `Replay ${replay.status}: ${replay.queued} queued, ${replay.succeeded} succeeded, ${replay.failed} failed, ${replay.skipped} skipped of ${replay.matched}`
+        : `Replay of ${matched} jobs started…`}
+    </p>
+  );
+}
+
+function ReplaySet({
+  status,
+  group,
+  onStarted,
+}: {
+  status: Status;
+  group: SummaryGroup;
+  onStarted: (replay: { id: string; matched: number }) => void;
+}) {
   const filter = {
     status,
     operation: group.operation,
@@ -66,28 +98,8 @@ function ReplaySet({ status, group }: { status: Status; group: SummaryGroup }) {
   const start = useMutation({
     mutationFn: () =>
       api.post("/admin/replays", { body: { filter } }) as Promise<{ id: string; matched: number }>,
+    onSuccess: onStarted,
   });
-  const progress = useQuery({
-    queryKey: ["/admin/replays", start.data?.id],
-    enabled: !!start.data,
-    queryFn: () => api.get("/admin/replays/{id}", { path: { id: start.data!.id } }),
-    refetchInterval: (query) => {
-      const replay = query.state.data;
-      if (replay && replay.succeeded + replay.failed + replay.skipped >= replay.matched) {
-        void client.invalidateQueries({ queryKey: ["/admin/jobs/summary"] });
-        return false;
-      }
-      return 1_000;
-    },
-  });
-  if (start.data)
-    return (
-      <p role="status" data-testid="replay-progress">
-        {progress.data
-          ? `Replay ${progress.data.status}: ${progress.data.queued} queued, ${progress.data.succeeded} succeeded, ${progress.data.failed} failed of ${progress.data.matched}`
-          : `Replay of ${start.data.matched} started…`}
-      </p>
-    );
   return (
     <span className="confirm">
       {!dryRun.data ? (
@@ -99,7 +111,7 @@ function ReplaySet({ status, group }: { status: Status; group: SummaryGroup }) {
           <span>{dryRun.data.matched} jobs match.</span>
           <button
             type="button"
-            disabled={dryRun.data.matched === 0 || start.isPending}
+            disabled={dryRun.data.matched === 0 || start.isPending || start.isSuccess}
             onClick={() => start.mutate()}
           >
             Replay {dryRun.data.matched} jobs
@@ -121,6 +133,7 @@ export default function Failures() {
   const names = useConnectionNames();
   const status = (params.get("status") === "blocked" ? "blocked" : "dead") as Status;
   const [open, setOpen] = useState<string | null>(null);
+  const [replay, setReplay] = useState<{ id: string; matched: number } | null>(null);
   const summary = useQuery({
     queryKey: ["/admin/jobs/summary", tenant, status],
     queryFn: () => api.get("/admin/jobs/summary", { query: { ...tenant, status } }),
@@ -142,6 +155,7 @@ export default function Failures() {
           <option value="blocked">blocked jobs (waiting on a paused or broken connection)</option>
         </select>
       </label>
+      {replay && <ReplayProgress id={replay.id} matched={replay.matched} />}
       <Loaded query={summary} empty={`No ${status} jobs.`} isEmpty={(s) => s.groups.length === 0}>
         {(s) => (
           <ul className="groups">
@@ -160,7 +174,7 @@ export default function Failures() {
                   </h2>
                   <p>
                     <strong>{group.count}</strong> jobs, {when(group.oldest)} – {when(group.newest)}{" "}
-                    {canWrite && <ReplaySet status={status} group={group} />}
+                    {canWrite && <ReplaySet status={status} group={group} onStarted={setReplay} />}
                   </p>
                   {open === key && <GroupJobs group={group} status={status} />}
                 </li>

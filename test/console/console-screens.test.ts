@@ -1,0 +1,195 @@
+// The console's write screens in a real browser, signed in as a tenant-admin: the reply template's
+// live preview and its business hours saved; a rotated secret shown once that works at once; a
+// notification channel added, tested (its outcome shown) and deleted; an alert acknowledged and
+// resolved; a filtered set of dead deliveries replayed after its dry-run count, with its progress.
+import type { BrowserContext, Page } from "playwright-core";
+import { type Admin, adminAs, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
+import { newPage, useBrowser, usePublicOrigin } from "../support/browser.js";
+import { accept, invite, openScreen, signIn } from "../support/console.js";
+import { useApp, useFakeServer } from "../support/harness.js";
+import { post } from "../support/http.js";
+import { waitFor } from "../support/wait.js";
+
+describe("console in a browser: the write screens", () => {
+  const browser = useBrowser();
+  const origin = usePublicOrigin();
+  const receiver = useFakeServer({ status: 200, body: {} });
+  const crmState = { accept: false };
+  const crm = useFakeServer({ status: 400, body: {} }, () =>
+    crmState.accept ? { status: 200, body: {} } : { status: 400, body: { error: "nope" } },
+  );
+  const app = useApp({
+    worker: true,
+    env: () => ({
+      PUBLIC_BASE_URL: origin.url,
+      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+      DISPATCHER_INTERVAL_MS: "300",
+      JOB_BACKOFF_BASE_MS: "50",
+    }),
+  });
+  let a: { tenantId: string; admin: Admin };
+  let yelpId: string;
+  let formId: string;
+  let session: { context: BrowserContext; page: Page };
+
+  beforeAll(async () => {
+    origin.forwardTo(app.url);
+    // A Yelp connection with pasted credentials, made through the service (no Yelp to prove them to).
+    const yelp = await app.createConnection({
+      provider: "yelp",
+      externalAccountId: "screensBiz_01",
+      displayName: "Acme Plumbing",
+      inboundAuth: { type: "none" },
+      credentials: { accessToken: "yelp-access-token" },
+    });
+    a = { tenantId: yelp.tenantId, admin: adminAs(app.url, OPERATOR_KEY) };
+    yelpId = yelp.connectionId;
+    const form = await a.admin.post("/admin/connections", {
+      tenantId: a.tenantId,
+      provider: "staticforms",
+      externalAccountId: "contact-form",
+      displayName: "Contact form",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: `${crm.url}/hook` } },
+    });
+    expect(form.status).toBe(201);
+    formId = form.body.connection.id as string;
+    const user = await invite(app.url, OPERATOR_KEY, "tenant-admin", a.tenantId);
+    await accept(app.url, user);
+    session = await newPage(browser());
+    await signIn(session.page, origin.url, user.email);
+  });
+
+  afterAll(async () => {
+    await session?.context.close();
+  });
+
+  it("the reply template: a live preview of the unsaved text; saved with business hours", async () => {
+    const { page } = session;
+    await page.goto(`${origin.url}/console/connections/${yelpId}`);
+    await page.getByLabel("Send an automatic first reply").check();
+    await page.getByLabel(/^Reply text/).fill("Hello {{lead.firstName|there}}, we got your request!");
+    await page
+      .getByTestId("preview-text")
+      .getByText(/^Hello .+, we got your request!$/)
+      .waitFor();
+    await page.getByLabel("Always open").uncheck();
+    await page.getByLabel("Time zone").fill("America/Chicago");
+    await page.getByLabel(/^mon/).fill("08:00-12:00, 13:00-18:00");
+    await page.getByRole("button", { name: "Save reply settings" }).click();
+    await page.getByText("Saved.").waitFor();
+    const { rows } = await app.sql.query<{ settings: Record<string, unknown> }>(
+      "SELECT settings FROM connections WHERE id = $1",
+      [yelpId],
+    );
+    expect(rows[0]!.settings).toMatchObject({
+      autoResponse: { enabled: true, text: "Hello {{lead.firstName|there}}, we got your request!" },
+      businessHours: {
+        timezone: "America/Chicago",
+        weekly: {
+          mon: [
+            ["08:00", "12:00"],
+            ["13:00", "18:00"],
+          ],
+          tue: [],
+        },
+      },
+    });
+  }, 60_000);
+
+  it("a rotated secret is shown once, with a copy button, and works at once", async () => {
+    const { page } = session;
+    await page.goto(`${origin.url}/console/connections/${formId}`);
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    const secret = await page.getByTestId("secret").innerText();
+    await page.getByRole("button", { name: "Copy" }).waitFor();
+    const delivered = await post(
+      `${app.url}/webhooks/staticforms/${formId}`,
+      JSON.stringify(staticFormsDelivery()),
+      { authorization: `Bearer ${secret}` },
+    );
+    expect(delivered.status).toBe(202);
+    await page.reload();
+    await page.getByRole("heading", { name: "Contact form" }).waitFor();
+    expect(await page.getByTestId("secret").count()).toBe(0);
+    expect(await page.locator("body").innerText()).not.toContain(secret);
+  }, 60_000);
+
+  it("a filtered set of dead deliveries is replayed after its dry-run count, with its progress", async () => {
+    const { rows: before } = await app.sql.query<{ id: string }>(
+      "SELECT id FROM jobs WHERE tenant_id = $1 AND operation = 'crm-delivery'",
+      [a.tenantId],
+    );
+    const secret = await (async () => {
+      const rotated = await a.admin.post(`/admin/connections/${formId}/rotate-secret`, { graceSeconds: 0 });
+      return rotated.body.secrets.bearerToken as string;
+    })();
+    for (let n = 0; n < 2; n++)
+      expect(
+        (
+          await post(`${app.url}/webhooks/staticforms/${formId}`, JSON.stringify(staticFormsDelivery()), {
+            authorization: `Bearer ${secret}`,
+          })
+        ).status,
+      ).toBe(202);
+    const dead = () =>
+      app.sql
+        .query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM jobs WHERE tenant_id = $1 AND operation = 'crm-delivery' AND status = 'dead'",
+          [a.tenantId],
+        )
+        .then((result) => result.rows[0]!.n);
+    const expected = before.length + 2;
+    await waitFor(dead, (n) => n === expected, 20_000);
+    const { page } = session;
+    await openScreen(page, "Failures");
+    const group = page.getByTestId("failure-group").filter({ hasText: "crm-delivery" });
+    await group.getByRole("button", { name: "Replay all like these…" }).click();
+    await group.getByText(`${expected} jobs match.`).waitFor();
+    crmState.accept = true;
+    await group.getByRole("button", { name: `Replay ${expected} jobs` }).click();
+    await page.getByTestId("replay-progress").getByText(`${expected} succeeded`).waitFor({ timeout: 20_000 });
+    expect(await dead()).toBe(0);
+  }, 60_000);
+
+  it("a notification channel: added (its secret shown once), tested with the outcome shown, deleted", async () => {
+    const { page } = session;
+    await openScreen(page, "Notification channels");
+    await page.getByText("No channels").waitFor();
+    await page.getByLabel("URL").fill(`${receiver.url}/alerts`);
+    await page.getByRole("button", { name: "Add channel" }).click();
+    expect((await page.getByTestId("secret").innerText()).startsWith("whsec_")).toBe(true);
+    await page.getByRole("button", { name: "Send a test" }).click();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^Delivered/ })
+      .waitFor({ timeout: 20_000 });
+    expect(receiver.received.filter((request) => request.path === "/alerts")).toHaveLength(1);
+    await page.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("button", { name: "Yes, delete" }).click();
+    await page.getByText("No channels").waitFor();
+    // The file's own database: this was its only channel.
+    const { rows } = await app.sql.query("SELECT count(*)::int AS n FROM notification_channels");
+    expect(rows).toEqual([{ n: 0 }]);
+  }, 60_000);
+
+  it("an alert is acknowledged, then resolved", async () => {
+    const { rows } = await app.sql.query<{ id: string }>(
+      `INSERT INTO alerts (tenant_id, type, connection_id, group_key, summary)
+       VALUES ($1, 'job.dead', $2, 'console-test', 'Deliveries to the CRM are failing') RETURNING id`,
+      [a.tenantId, formId],
+    );
+    const status = async () =>
+      (await app.sql.query<{ status: string }>("SELECT status FROM alerts WHERE id = $1", [rows[0]!.id]))
+        .rows[0]!.status;
+    const { page } = session;
+    await openScreen(page, "Alerts");
+    await page.getByText("Deliveries to the CRM are failing").waitFor();
+    await page.getByRole("button", { name: "Acknowledge" }).click();
+    await waitFor(status, (s) => s === "acknowledged");
+    await page.getByLabel("Status").selectOption("acknowledged");
+    await page.getByRole("button", { name: "Resolve" }).click();
+    await waitFor(status, (s) => s === "resolved");
+    await page.getByText("No acknowledged alerts.").waitFor();
+  }, 60_000);
+});
