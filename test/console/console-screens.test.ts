@@ -192,4 +192,27 @@ describe("console in a browser: the write screens", () => {
     await waitFor(status, (s) => s === "resolved");
     await page.getByText("No acknowledged alerts.").waitFor();
   }, 60_000);
+
+  it("a user invited from the Users screen gets a working link; disabling ends their access", async () => {
+    const { page } = session;
+    await openScreen(page, "Users");
+    const email = `new-${Date.now()}@agency.test`;
+    await page.getByRole("form", { name: "Invite a user" }).getByLabel("E-mail").fill(email);
+    await page.getByLabel("Role").selectOption("tenant-viewer");
+    await page.getByRole("button", { name: "Invite" }).click();
+    const url = await page.getByTestId("invitation-url").innerText();
+    expect(url.startsWith(`${origin.url}/console/accept-invitation?token=`)).toBe(true);
+    await accept(app.url, { email, url, token: new URL(url).searchParams.get("token")! });
+    const other = await newPage(browser());
+    await signIn(other.page, origin.url, email);
+    const row = page.getByRole("row", { name: new RegExp(email) });
+    await page.reload();
+    await row.getByRole("button", { name: "Disable" }).click();
+    await row.getByRole("button", { name: "Yes, disable" }).click();
+    await waitFor(
+      async () => (await other.page.request.get(`${origin.url}/console/api/session`)).status(),
+      (status) => status === 401,
+    );
+    await other.context.close();
+  }, 60_000);
 });
