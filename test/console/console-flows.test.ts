@@ -7,7 +7,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { newPage, screenshot, useBrowser, usePublicOrigin } from "../support/browser.js";
-import { accept, fromPage, invite, openScreen, signIn } from "../support/console.js";
+import { accept, fromPage, invite, openScreen, signIn } from "../support/console-browser.js";
 import type { FakeReply, ReceivedRequest } from "../support/fake-server.js";
 import { useFakeOAuth } from "../support/fake-providers.js";
 import { fixture } from "../support/fixtures.js";

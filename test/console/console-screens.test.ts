@@ -5,7 +5,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import { type Admin, adminAs, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
 import { newPage, useBrowser, usePublicOrigin } from "../support/browser.js";
-import { accept, invite, openScreen, signIn } from "../support/console.js";
+import { accept, invite, openScreen, signIn } from "../support/console-browser.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
