@@ -159,8 +159,10 @@ export interface User {
   email: string;
   role: Role;
   tenantId: string | null;
-  status?: string;
-  createdAt?: string;
+  createdAt: string;
+  disabledAt: string | null;
+  /** False until the invitation is accepted. */
+  accepted: boolean;
 }
 export interface AuditEntry {
   id: string;
@@ -168,9 +170,8 @@ export interface AuditEntry {
   targetType: string | null;
   targetId: string | null;
   createdAt: string;
-  apiKeyId?: string | null;
-  userId?: string | null;
-  actor?: unknown;
+  apiKeyId: string | null;
+  userId: string | null;
 }
 
 type Invitation = { url: string; expiresAt: string };
@@ -193,7 +194,7 @@ export interface Answers {
     "/admin/replays/{id}": Replay;
     "/admin/notification-channels": Page<Channel>;
     "/admin/users": Page<User>;
-    "/admin/audit": Page<AuditEntry & Record<string, unknown>>;
+    "/admin/audit": Page<AuditEntry>;
   };
   post: {
     "/console/api/session": Session;

@@ -6,10 +6,13 @@ import type { AuditEntry } from "../api/types";
 import { useTenantQuery } from "../session";
 import { Loaded, Page, when } from "../ui";
 
-const actor = (entry: AuditEntry & Record<string, unknown>) => {
-  const named = entry.actor ?? entry.userEmail ?? entry.userId ?? entry.apiKeyName ?? entry.apiKeyId;
-  return typeof named === "string" ? named : named ? JSON.stringify(named) : "—";
-};
+/** The user or API key behind an entry (their ids: the audit log names both). */
+const actor = (entry: AuditEntry) =>
+  entry.userId
+    ? `user ${entry.userId.slice(0, 8)}`
+    : entry.apiKeyId
+      ? `API key ${entry.apiKeyId.slice(0, 8)}`
+      : "—";
 
 export default function Audit() {
   const [params, setParams] = useSearchParams();

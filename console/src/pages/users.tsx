@@ -103,29 +103,34 @@ export default function Users() {
                 </tr>
               </thead>
               <tbody>
-                {page.items.map((u) => (
-                  <tr key={u.id}>
-                    <td>{u.email}</td>
-                    <td>{u.role}</td>
-                    <td>{u.status ?? "—"}</td>
-                    {canWrite && (
-                      <td>
-                        {u.status === "invited" && (
-                          <button type="button" onClick={() => reinvite.mutate(u.id)}>
-                            New invitation
-                          </button>
-                        )}{" "}
-                        {u.status !== "disabled" && (
-                          <ConfirmButton
-                            label="Disable"
-                            question={`Disable ${u.email}? Their sessions end now.`}
-                            onConfirm={() => disable.mutate(u.id)}
-                          />
-                        )}
-                      </td>
-                    )}
-                  </tr>
-                ))}
+                {page.items
+                  .map((u) => ({
+                    ...u,
+                    status: u.disabledAt ? "disabled" : u.accepted ? "active" : "invited",
+                  }))
+                  .map((u) => (
+                    <tr key={u.id}>
+                      <td>{u.email}</td>
+                      <td>{u.role}</td>
+                      <td>{u.status}</td>
+                      {canWrite && (
+                        <td>
+                          {u.status === "invited" && (
+                            <button type="button" onClick={() => reinvite.mutate(u.id)}>
+                              New invitation
+                            </button>
+                          )}{" "}
+                          {u.status !== "disabled" && (
+                            <ConfirmButton
+                              label="Disable"
+                              question={`Disable ${u.email}? Their sessions end now.`}
+                              onConfirm={() => disable.mutate(u.id)}
+                            />
+                          )}
+                        </td>
+                      )}
+                    </tr>
+                  ))}
               </tbody>
             </table>
           </div>
