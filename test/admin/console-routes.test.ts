@@ -159,7 +159,8 @@ describe("admin API: overview, jobs summary, ?tenantId", () => {
   });
 
   it("?tenantId on operators' lists: leads, jobs, alerts, audit only of that tenant; a tenant gets nothing of another", async () => {
-    for (const path of ["/admin/leads", "/admin/jobs", "/admin/alerts", "/admin/audit", "/admin/receipts"]) {
+    const lists = ["/admin/leads", "/admin/jobs", "/admin/alerts", "/admin/audit", "/admin/receipts"];
+    for (const path of [...lists, "/admin/notification-channels", "/admin/conflicts", "/admin/api-keys"]) {
       const ofB = await operator().get(`${path}?tenantId=${b.tenantId}`);
       expect(ofB.status).toBe(200);
       expect(ofB.body.items.every((row: { tenantId: string }) => row.tenantId === b.tenantId)).toBe(true);
