@@ -37,10 +37,13 @@ export function parseInviteArgs(argv: string[]): InviteArgs | string {
     else if (arg.startsWith("--") || email !== undefined) return `unexpected argument ${arg}`;
     else email = arg;
   }
-  if (email === undefined || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return "an e-mail address is required";
-  if (!(USER_ROLES as readonly string[]).includes(role)) return `--role must be one of ${USER_ROLES.join(", ")}`;
+  if (email === undefined || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+    return "an e-mail address is required";
+  if (!(USER_ROLES as readonly string[]).includes(role))
+    return `--role must be one of ${USER_ROLES.join(", ")}`;
   if (role === "operator" && tenantId !== null) return "an operator belongs to no tenant: drop --tenant";
-  if (role !== "operator" && (tenantId === null || !UUID.test(tenantId))) return "--tenant <tenant id> is required for a tenant role";
+  if (role !== "operator" && (tenantId === null || !UUID.test(tenantId)))
+    return "--tenant <tenant id> is required for a tenant role";
   return { email, role: role as UserRole, tenantId };
 }
 

@@ -94,7 +94,9 @@ export class AuditController {
   constructor(private readonly audit: AuditRepository) {}
 
   @Get()
-  @ApiOkResponse({ description: "admin actions, newest first: action, target, the API key or user that did it" })
+  @ApiOkResponse({
+    description: "admin actions, newest first: action, target, the API key or user that did it",
+  })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListQuery): Promise<Page<unknown>> {
     const rows = await this.audit.list(scopeOf(principal), pageAfter("createdAt", query));
     return toPage(rows, query, (row) => row.createdAt);

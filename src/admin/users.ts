@@ -64,7 +64,9 @@ export class UsersController {
 
   @Post()
   @HttpCode(201)
-  @ApiCreatedResponse({ description: "`{ user, invitation: { url, expiresAt } }`: the URL is shown this once" })
+  @ApiCreatedResponse({
+    description: "`{ user, invitation: { url, expiresAt } }`: the URL is shown this once",
+  })
   @ApiConflictResponse({ description: "user_exists: the e-mail is taken (in any case, in any tenant)" })
   async create(
     @CurrentPrincipal() principal: Principal,
@@ -89,7 +91,9 @@ export class UsersController {
 
   @Post(":id/invitation")
   @HttpCode(201)
-  @ApiCreatedResponse({ description: "`{ invitation }`: a new invitation; the user's older one stops working" })
+  @ApiCreatedResponse({
+    description: "`{ invitation }`: a new invitation; the user's older one stops working",
+  })
   @ApiConflictResponse({ description: "already_accepted: the user has set a password, or is disabled" })
   async invite(
     @CurrentPrincipal() principal: Principal,
@@ -120,7 +124,8 @@ export class UsersController {
 
   @Get()
   async list(@CurrentPrincipal() principal: Principal, @Query() query: UsersQuery): Promise<Page<UserView>> {
-    const tenant = principal.role === "operator" ? (query.tenantId ?? null) : ownTenant(principal, query.tenantId);
+    const tenant =
+      principal.role === "operator" ? (query.tenantId ?? null) : ownTenant(principal, query.tenantId);
     const rows = await this.users.list(tenant, pageAfter("createdAt", query));
     return toPage(rows, query, (row) => row.createdAt);
   }

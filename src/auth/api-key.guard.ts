@@ -69,7 +69,11 @@ export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
 const unauthorized = () =>
   new AppError(401, "unauthorized", "A valid API key is required: Authorization: Bearer <api key>.");
 const sessionEnded = () =>
-  new AppError(401, "unauthorized", "The session has ended (signed out, expired or disabled): sign in again.");
+  new AppError(
+    401,
+    "unauthorized",
+    "The session has ended (signed out, expired or disabled): sign in again.",
+  );
 
 /**
  * Authenticates admin requests by API key: the row is found by the key's prefix, the key's hash is

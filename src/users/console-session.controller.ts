@@ -64,7 +64,8 @@ export class ConsoleSessionController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: "the password is set; the invitation is used up" })
   @ApiBadRequestResponse({
-    description: "invalid_invitation (used, replaced, expired, unknown), or validation_failed (a weak password)",
+    description:
+      "invalid_invitation (used, replaced, expired, unknown), or validation_failed (a weak password)",
   })
   async accept(@Body() body: AcceptInvitationBody): Promise<void> {
     await this.invitations.accept(body.token, body.password);
@@ -73,8 +74,12 @@ export class ConsoleSessionController {
   @Post("session")
   @HttpCode(200)
   @ApiOkResponse({ description: "`{ user, csrfToken }` and the session cookie (HttpOnly, SameSite=Lax)" })
-  @ApiUnauthorizedResponse({ description: "invalid_credentials: a wrong e-mail or password (the same answer for both)" })
-  @ApiTooManyRequestsResponse({ description: "rate_limited: 10 failures per e-mail or 50 per address in 15 minutes" })
+  @ApiUnauthorizedResponse({
+    description: "invalid_credentials: a wrong e-mail or password (the same answer for both)",
+  })
+  @ApiTooManyRequestsResponse({
+    description: "rate_limited: 10 failures per e-mail or 50 per address in 15 minutes",
+  })
   async create(
     @Body() body: SignInBody,
     @Req() request: FastifyRequest,
@@ -103,7 +108,10 @@ export class ConsoleSessionController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: "signed out: the session ends, the cookie is cleared" })
   @ApiForbiddenResponse({ description: "csrf_failed: X-CSRF-Token missing or wrong" })
-  async destroy(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
+  async destroy(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
     const session = await this.auth.fromHeaders(request.headers);
     if (!session) throw notSignedIn();
     this.auth.checkCsrf(session, request.method, request.headers);

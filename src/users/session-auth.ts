@@ -26,7 +26,11 @@ export class SessionAuth {
     if (isRead(method)) return;
     const given = headers["x-csrf-token"];
     if (typeof given !== "string" || !secretsEqual(given, session.csrfToken)) {
-      throw new AppError(403, "csrf_failed", "A request with a session cookie must carry X-CSRF-Token: the session's csrfToken.");
+      throw new AppError(
+        403,
+        "csrf_failed",
+        "A request with a session cookie must carry X-CSRF-Token: the session's csrfToken.",
+      );
     }
   }
 }

@@ -50,11 +50,18 @@ export class SessionsRepository {
         AND s.last_seen_at > now() - make_interval(hours => ${SESSION_IDLE_HOURS})
         AND s.created_at > now() - make_interval(days => ${SESSION_MAX_DAYS})`;
     if (!row) return undefined;
-    if (row.stale) await this.prisma.session.update({ where: { id: row.id }, data: { lastSeenAt: new Date() } });
+    if (row.stale)
+      await this.prisma.session.update({ where: { id: row.id }, data: { lastSeenAt: new Date() } });
     return {
       id: row.id,
       csrfToken: row.csrf_token,
-      user: { id: row.user_id, email: row.email, role: row.role, tenantId: row.tenant_id, createdAt: row.created_at },
+      user: {
+        id: row.user_id,
+        email: row.email,
+        role: row.role,
+        tenantId: row.tenant_id,
+        createdAt: row.created_at,
+      },
     };
   }
 

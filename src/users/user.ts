@@ -24,7 +24,9 @@ export interface UserView {
   accepted: boolean;
 }
 
-export function toUserView(row: Prisma.UserGetPayload<{ select: typeof USER_VIEW }> & { passwordHash: string | null }): UserView {
+export function toUserView(
+  row: Prisma.UserGetPayload<{ select: typeof USER_VIEW }> & { passwordHash: string | null },
+): UserView {
   return {
     id: row.id,
     email: row.email,

@@ -36,7 +36,10 @@ export class UsersRepository {
     return row ? toUserView(row) : undefined;
   }
 
-  async list(tenant: string | null, page: { take: number; where?: Prisma.UserWhereInput }): Promise<UserView[]> {
+  async list(
+    tenant: string | null,
+    page: { take: number; where?: Prisma.UserWhereInput },
+  ): Promise<UserView[]> {
     const rows = await this.prisma.user.findMany({
       where: { ...scoped(tenant), ...page.where },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],

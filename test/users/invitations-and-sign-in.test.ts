@@ -33,13 +33,17 @@ describe("console users: invitations and sign-in", () => {
     expect(JSON.stringify(stored.rows)).not.toContain(token);
 
     expect((await acceptInvitation(app.url, url.toString(), PASSWORD)).status).toBe(204);
-    const { rows } = await app.sql.query("SELECT password_hash FROM users WHERE id = $1", [created.body.user.id]);
+    const { rows } = await app.sql.query("SELECT password_hash FROM users WHERE id = $1", [
+      created.body.user.id,
+    ]);
     expect(rows[0].password_hash).toMatch(/^\$argon2id\$/);
 
     const session = await signIn(app.url, email, PASSWORD);
     expect(session.status).toBe(200);
     expect(session.body.user).toMatchObject({ id: created.body.user.id, email, role: "operator" });
-    expect(session.setCookie).toMatch(/^leadgate_session=[^;]+; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax$/);
+    expect(session.setCookie).toMatch(
+      /^leadgate_session=[^;]+; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax$/,
+    );
     const cookie = session.cookie!;
     expect(JSON.stringify((await app.sql.query("SELECT * FROM sessions")).rows)).not.toContain(
       cookie.split("=")[1],
@@ -59,11 +63,13 @@ describe("console users: invitations and sign-in", () => {
     expect(made.status).toBe(201);
     const tenantId = ((await made.json()) as { tenant: { id: string } }).tenant.id;
     const audit = await app.operator.get(`/admin/audit`);
-    expect(audit.body.items.find((entry: { targetId: string }) => entry.targetId === tenantId)).toMatchObject({
-      action: "tenant.create",
-      userId: created.body.user.id,
-      apiKeyId: null,
-    });
+    expect(audit.body.items.find((entry: { targetId: string }) => entry.targetId === tenantId)).toMatchObject(
+      {
+        action: "tenant.create",
+        userId: created.body.user.id,
+        apiKeyId: null,
+      },
+    );
     expect(await fetch(`${app.url}/console/api/session`).then((r) => r.status)).toBe(401);
   });
 
@@ -100,7 +106,8 @@ describe("console users: invitations and sign-in", () => {
 
     const other = await signedInUser(app.url, { role: "operator" });
     const ip = "192.0.2.250";
-    for (let i = 0; i < 50; i++) expect((await signIn(app.url, uniqueEmail("x"), "nope", ip)).status).toBe(401);
+    for (let i = 0; i < 50; i++)
+      expect((await signIn(app.url, uniqueEmail("x"), "nope", ip)).status).toBe(401);
     expect((await signIn(app.url, other.email, PASSWORD, ip)).status).toBe(429);
     expect((await signIn(app.url, other.email, PASSWORD, "192.0.2.251")).status).toBe(200);
   });
@@ -114,8 +121,12 @@ describe("console users: invitations and sign-in", () => {
     expect(await acceptInvitation(app.url, first.body.invitation.url, PASSWORD)).toEqual(invalid);
 
     const passwordOf = async () =>
-      (await app.sql.query("SELECT password_hash FROM users WHERE id = $1", [first.body.user.id])).rows[0]
-        .password_hash;
+      (
+        await app.sql.query<{ password_hash: string | null }>(
+          "SELECT password_hash FROM users WHERE id = $1",
+          [first.body.user.id],
+        )
+      ).rows[0]!.password_hash;
     for (const weak of ["short pass", email, email.toUpperCase()]) {
       const answer = await acceptInvitation(app.url, again.body.invitation.url, weak);
       expect([answer.status, answer.body.error, Object.keys(answer.body.details)]).toEqual([
@@ -136,9 +147,10 @@ describe("console users: invitations and sign-in", () => {
     expect([accepted.status, accepted.body.error]).toEqual([409, "already_accepted"]);
 
     const late = await invite({ email: uniqueEmail("late"), role: "operator" });
-    await app.sql.query("UPDATE user_invitations SET expires_at = now() - interval '1 second' WHERE user_id = $1", [
-      late.body.user.id,
-    ]);
+    await app.sql.query(
+      "UPDATE user_invitations SET expires_at = now() - interval '1 second' WHERE user_id = $1",
+      [late.body.user.id],
+    );
     expect(await acceptInvitation(app.url, late.body.invitation.url, PASSWORD)).toEqual(invalid);
     expect(await passwordOf()).toBe(hash);
   });
@@ -149,17 +161,26 @@ describe("console users: invitations and sign-in", () => {
     const email = uniqueEmail("cy");
     expect((await invite({ email, role: "tenant-viewer", tenantId: tenant.tenantId })).status).toBe(201);
     const before = [await count("users"), await count("user_invitations"), await count("audit_entries")];
-    const taken = await invite({ email: email.toUpperCase(), role: "tenant-admin", tenantId: other.tenantId });
+    const taken = await invite({
+      email: email.toUpperCase(),
+      role: "tenant-admin",
+      tenantId: other.tenantId,
+    });
     expect([taken.status, taken.body.error]).toEqual([409, "user_exists"]);
     const operator = await invite({ email: uniqueEmail(), role: "operator" }, tenant.admin);
     expect([operator.status, operator.body.error]).toEqual([403, "forbidden"]);
-    const elsewhere = await invite({ email: uniqueEmail(), role: "tenant-admin", tenantId: other.tenantId }, tenant.admin);
+    const elsewhere = await invite(
+      { email: uniqueEmail(), role: "tenant-admin", tenantId: other.tenantId },
+      tenant.admin,
+    );
     expect([elsewhere.status, elsewhere.body.error]).toEqual([404, "not_found"]);
     const noTenant = await invite({ email: uniqueEmail(), role: "tenant-admin" });
     expect([noTenant.status, Object.keys(noTenant.body.details)]).toEqual([400, ["tenantId"]]);
     const badEmail = await invite({ email: "not-an-email", role: "operator" });
     expect([badEmail.status, Object.keys(badEmail.body.details)]).toEqual([400, ["email"]]);
-    expect([await count("users"), await count("user_invitations"), await count("audit_entries")]).toEqual(before);
+    expect([await count("users"), await count("user_invitations"), await count("audit_entries")]).toEqual(
+      before,
+    );
 
     const own = await invite({ email: uniqueEmail("own"), role: "tenant-admin" }, tenant.admin);
     expect([own.status, own.body.user.tenantId]).toEqual([201, tenant.tenantId]);
@@ -180,7 +201,9 @@ describe("console users: invitations and sign-in", () => {
     expect(stderr).toBe("");
     const lines = stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^${PUBLIC_BASE_URL}/console/accept-invitation\\?token=[A-Za-z0-9_-]{43}$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^${PUBLIC_BASE_URL}/console/accept-invitation\\?token=[A-Za-z0-9_-]{43}$`),
+    );
     expect((await acceptInvitation(app.url, lines[0]!, PASSWORD)).status).toBe(204);
     const session = await signIn(app.url, email, PASSWORD);
     expect([session.status, session.body.user.role]).toEqual([200, "operator"]);

@@ -73,7 +73,11 @@ describe("console sessions on the admin API", () => {
     // No CSRF token needed with a key, whatever cookie comes along.
     const created = await fetch(`${app.url}/admin/tenants`, {
       method: "POST",
-      headers: { cookie: operator.cookie, authorization: `Bearer ${OPERATOR_KEY}`, "content-type": "application/json" },
+      headers: {
+        cookie: operator.cookie,
+        authorization: `Bearer ${OPERATOR_KEY}`,
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ name: "by key" }),
     });
     expect(created.status).toBe(201);
@@ -97,14 +101,20 @@ describe("console sessions on the admin API", () => {
       const disable = await client.delete(`/admin/users/${viewer.id}`);
       expect([disable.status, disable.body.error]).toEqual([403, "forbidden"]);
     }
-    expect([await count("users"), await count("api_keys"), await count("notification_channels")]).toEqual(before);
-    expect((await tenant.admin.get("/admin/api-keys")).body.items.every((k: { revokedAt: null }) => !k.revokedAt)).toBe(
-      true,
+    expect([await count("users"), await count("api_keys"), await count("notification_channels")]).toEqual(
+      before,
     );
+    expect(
+      (await tenant.admin.get("/admin/api-keys")).body.items.every((k: { revokedAt: null }) => !k.revokedAt),
+    ).toBe(true);
   });
 
   it("disabling a user ends its live session and its pending OAuth attempt at once; the audit names who did it", async () => {
-    const admin = await signedInUser(app.url, { role: "tenant-admin", tenantId: tenant.tenantId }, tenant.admin);
+    const admin = await signedInUser(
+      app.url,
+      { role: "tenant-admin", tenantId: tenant.tenantId },
+      tenant.admin,
+    );
     const returnUrl = `${PUBLIC_ORIGIN}/console/connections`;
     const started = await admin.post("/admin/connections/oauth", {
       provider: "yelp",
@@ -151,7 +161,10 @@ describe("console sessions on the admin API", () => {
     const set = (sql: string) => app.sql.query(`UPDATE sessions SET ${sql} WHERE user_id = $1`, [user.id]);
     await set("last_seen_at = now() - interval '11 hours 59 minutes'");
     expect((await user.get("/admin/users")).status).toBe(200);
-    const seen = await app.sql.query("SELECT last_seen_at > now() - interval '1 minute' AS fresh FROM sessions WHERE user_id = $1", [user.id]);
+    const seen = await app.sql.query(
+      "SELECT last_seen_at > now() - interval '1 minute' AS fresh FROM sessions WHERE user_id = $1",
+      [user.id],
+    );
     expect(seen.rows[0].fresh).toBe(true);
     await set("last_seen_at = now() - interval '12 hours 1 minute'");
     expect((await user.get("/admin/users")).status).toBe(401);
@@ -167,10 +180,14 @@ describe("console sessions on the admin API", () => {
   it("the queue dashboard takes an operator's session for reading; its changes only from Leadgate's origin", async () => {
     const operator = await signedInUser(app.url, { role: "operator" });
     const tenantAdmin = await signedInUser(app.url, { role: "tenant-admin", tenantId: tenant.tenantId });
-    const queues = await fetch(`${app.url}/admin/queues/api/queues`, { headers: { cookie: operator.cookie } });
+    const queues = await fetch(`${app.url}/admin/queues/api/queues`, {
+      headers: { cookie: operator.cookie },
+    });
     expect(queues.status).toBe(200);
     const name = ((await queues.json()) as { queues: { name: string }[] }).queues[0]!.name;
-    expect((await fetch(`${app.url}/admin/queues/api/queues`, { headers: { cookie: tenantAdmin.cookie } })).status).toBe(403);
+    expect(
+      (await fetch(`${app.url}/admin/queues/api/queues`, { headers: { cookie: tenantAdmin.cookie } })).status,
+    ).toBe(403);
     const pause = (headers: Record<string, string>) =>
       fetch(`${app.url}/admin/queues/api/queues/${encodeURIComponent(name)}/pause`, {
         method: "PUT",
