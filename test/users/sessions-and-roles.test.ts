@@ -210,3 +210,23 @@ describe("console sessions on the admin API", () => {
     expect(smtp.to(email)[0]!.text).toContain(created.body.invitation.url);
   });
 });
+
+describe("admin rate limits per user", () => {
+  const app = useApp({
+    env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY, TRUST_PROXY: "127.0.0.1", ADMIN_RATE_LIMIT: "8" },
+  });
+
+  it("a user's session is limited to ADMIN_RATE_LIMIT a minute as a key is; other callers are not affected", async () => {
+    const user = await signedInUser(app.url, { role: "operator" });
+    const other = await signedInUser(app.url, { role: "operator" });
+    // signedInUser used the bootstrap key twice per user: the user's own budget is untouched.
+    for (let i = 0; i < 8; i++) expect((await user.get("/admin/users")).status).toBe(200);
+    const refused = await user.get("/admin/users");
+    expect([refused.status, refused.body.error, refused.headers.get("retry-after")]).toEqual([
+      429,
+      "rate_limited",
+      expect.stringMatching(/^\d+$/),
+    ]);
+    expect((await other.get("/admin/users")).status).toBe(200);
+  });
+});
