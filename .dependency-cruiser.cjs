@@ -7,18 +7,19 @@
 //   vocabulary      connections/lifecycle: a connection's states and transitions, as data (the job
 //                   engine reads what a status does to jobs); replies: reply templates, business
 //                   hours and the reply settings a connection inherits (pure functions)
-//   records         leads auth: the lead store, API keys and tenant scopes
+//   records         leads auth users: the lead store, API keys and tenant scopes, console users
+//                   with their invitations and sessions (auth's guard reads users' sessions)
 //   jobs            the job engine: state machine, enqueueing, runner, operation workers, dispatcher,
 //                   and the processors of an event's side effects
 //   domain          connections alerts: the modules that own a connection's and an alert's life,
 //                   with their own jobs (provider sync, notifications) and sweeps
 //   features        ingestion admin replay retention oauth reconciliation: what the HTTP API and the worker offer
-//   entry points    src/*.ts: main.ts worker.ts http.ts reencrypt.ts and the root modules
+//   entry points    src/*.ts: main.ts worker.ts http.ts reencrypt.ts user-invite.ts and the root modules
 const LAYERS = [
   ["infrastructure", "common|config|database|redis|queues|crypto|observability|generated"],
   ["providers", "providers"],
   ["vocabulary", "connections/lifecycle|replies"],
-  ["records", "leads|auth"],
+  ["records", "leads|auth|users"],
   ["jobs", "jobs"],
   ["domain", "connections(?!/lifecycle/)|alerts"],
   ["features", "ingestion|admin|replay|retention|oauth|reconciliation"],

@@ -36,6 +36,8 @@ import { SpeedToLeadRepository } from "./speed-to-lead.repository.js";
 import { LeadsRepository } from "../leads/leads.repository.js";
 import { ReceiptsController, ReceiptsRepository } from "./receipts.js";
 import { TenantsController, TenantsRepository } from "./tenants.js";
+import { UserInvitationMail } from "./user-invitation-mail.js";
+import { UsersController } from "./users.js";
 
 /** The admin API (api.md "Admin API"): every route needs an API key; tenant-admin keys see their tenant only. */
 @Module({
@@ -66,8 +68,10 @@ import { TenantsController, TenantsRepository } from "./tenants.js";
     // No API key: the confirmation link's token authenticates.
     ChannelConfirmationController,
     BackfillsController,
+    UsersController,
   ],
   providers: [
+    UserInvitationMail,
     AuditRepository,
     TenantsRepository,
     ConnectionsAdminService,

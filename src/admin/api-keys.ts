@@ -98,8 +98,8 @@ export class ApiKeysController {
 
   /** Who a new key belongs to, by the caller's role (api.md). */
   private async tenantOfNewKey(principal: Principal, body: CreateApiKeyBody): Promise<string | null> {
-    if (principal.role === "tenant-admin") {
-      if (body.role !== "tenant-admin")
+    if (principal.role !== "operator") {
+      if (body.role === "operator")
         throw new AppError(403, "forbidden", "Only operators create operator keys.");
       return ownTenant(principal, body.tenantId);
     }

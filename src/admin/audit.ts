@@ -1,5 +1,5 @@
-// The audit log: who (which API key) did which admin action, on what, when. Written in the same
-// transaction as the action it records.
+// The audit log: who (which API key or console user) did which admin action, on what, when. Written
+// in the same transaction as the action it records.
 import { Controller, Get, Injectable, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiTags } from "@nestjs/swagger";
 import { listScope, TenantListQuery } from "./filters.js";
@@ -35,7 +35,10 @@ export type AuditAction =
   | "alert.acknowledge"
   | "alert.resolve"
   | "notification-channel.create"
-  | "notification-channel.delete";
+  | "notification-channel.delete"
+  | "user.create"
+  | "user.invite"
+  | "user.disable";
 
 export interface AuditRecord {
   action: AuditAction;
@@ -51,6 +54,7 @@ const VIEW = {
   id: true,
   tenantId: true,
   apiKeyId: true,
+  userId: true,
   action: true,
   targetType: true,
   targetId: true,
@@ -62,10 +66,15 @@ const VIEW = {
 export class AuditRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** `by`: the key that acted (an OAuth callback acts for the key that started the flow). */
-  async record(db: Tx, by: Pick<Principal, "keyId">, ...entries: AuditRecord[]): Promise<void> {
+  /** `by`: the key or user that acted (an OAuth callback acts for whoever started the flow). */
+  async record(db: Tx, by: Pick<Principal, "keyId" | "userId">, ...entries: AuditRecord[]): Promise<void> {
     await db.auditEntry.createMany({
-      data: entries.map((entry) => ({ ...entry, apiKeyId: by.keyId, details: entry.details ?? {} })),
+      data: entries.map((entry) => ({
+        ...entry,
+        apiKeyId: by.keyId,
+        userId: by.userId,
+        details: entry.details ?? {},
+      })),
     });
   }
 
@@ -86,7 +95,9 @@ export class AuditController {
   constructor(private readonly audit: AuditRepository) {}
 
   @Get()
-  @ApiOkResponse({ description: "admin actions, newest first: action, target, the API key that did it" })
+  @ApiOkResponse({
+    description: "admin actions, newest first: action, target, the API key or user that did it",
+  })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: TenantListQuery,

@@ -1,8 +1,9 @@
 // POST /admin/leads/{id}/mark-replied (api.md "First replies: templates, business hours, speed to
 // lead"): the business answered the lead outside the provider. It records the lead's first response
-// (`by: "business"`, at `at`), unless an earlier one exists (LeadsRepository.recordFirstResponse,
+// (`by: "business"`, at `at`), unless an earlier one exists (LeadsRepository.recordFirstResponseIn,
 // the one writer), audits `lead.mark_replied` with `via`, and for a Yelp lead creates the keyed job
-// that tells Yelp (provider-mark-replied, one per lead: a second call creates none).
+// that tells Yelp (provider-mark-replied, one per lead: a second call creates none), all in one
+// transaction.
 import { Injectable } from "@nestjs/common";
 import { ApiPropertyOptional } from "@nestjs/swagger";
 import { IsIn } from "class-validator";
@@ -84,8 +85,15 @@ export class LeadMarkReplied {
       });
     }
     const hours = effectiveSettings(lead.settings, lead.defaults).businessHours;
-    await this.leads.recordFirstResponse(lead.tenantId, lead.id, { at, by: "business" }, hours);
-    const jobs = await this.transactions.run(async (tx) => {
+    // The response, its audit entry and the job that tells the provider commit together.
+    const { recorded, jobs } = await this.transactions.run(async (tx) => {
+      const recorded = await this.leads.recordFirstResponseIn(
+        tx,
+        lead.tenantId,
+        lead.id,
+        { at, by: "business" },
+        hours,
+      );
       await this.audit.record(tx, principal, {
         action: "lead.mark_replied",
         tenantId: lead.tenantId,
@@ -93,9 +101,9 @@ export class LeadMarkReplied {
         targetId: lead.id,
         details: { at: at.toISOString(), via: body.via ?? null },
       });
-      if (!capabilities(lead.provider).marksReplied) return [];
+      if (!capabilities(lead.provider).marksReplied) return { recorded, jobs: [] };
       // One job per lead: a key that exists already creates nothing.
-      return this.state.create(
+      const jobs = await this.state.create(
         [
           {
             tenantId: lead.tenantId,
@@ -106,7 +114,9 @@ export class LeadMarkReplied {
         ],
         tx,
       );
+      return { recorded, jobs };
     });
+    if (recorded) this.leads.observeFirstResponse(recorded);
     await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
   }
 }

@@ -105,7 +105,7 @@ export class NotificationChannelsAdminService {
 
   /** A tenant-admin's channel is its tenant's; an operator's names a tenant, or none (platform). */
   private async tenantOfNew(principal: Principal, tenantId: string | undefined): Promise<string | null> {
-    if (principal.role === "tenant-admin") return ownTenant(principal, tenantId);
+    if (principal.role !== "operator") return ownTenant(principal, tenantId);
     if (tenantId === undefined) return null;
     if (!(await this.tenants.find(PLATFORM, tenantId))) throw notFound("tenant");
     return tenantId;

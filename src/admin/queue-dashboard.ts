@@ -46,7 +46,7 @@ export function sameOriginChange(
 }
 
 /**
- * The BullMQ dashboard at /admin/queues, for operator keys only; its changes only from
+ * The BullMQ dashboard at /admin/queues, for operator keys and operators' console sessions only; its changes only from
  * PUBLIC_BASE_URL's origin (`publicBaseUrl`). It is a Fastify plugin (not a Nest route), so the
  * checks are an onRequest hook in its own encapsulated scope. Mount it before the app listens
  * (Fastify takes no plugins after boot).
@@ -81,7 +81,12 @@ export function mountQueueDashboard(
           }
           let principal;
           try {
-            principal = await guard.authenticate(presentedKey(request.headers.authorization), request.ip);
+            // An operator's console session works too (its changes passed the origin check above).
+            const authorization = presentedKey(request.headers.authorization);
+            principal = await guard.authenticateRequest(
+              { method: request.method, ip: request.ip, headers: { ...request.headers, authorization } },
+              { csrf: false },
+            );
           } catch (error) {
             if (error instanceof AppError && error.status === 429) return sendError(reply, request, error);
           }

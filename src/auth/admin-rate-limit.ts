@@ -8,9 +8,9 @@ import type { Principal } from "./principal.js";
 
 /**
  * Admin requests per minute, counted in Redis so the limits hold across API replicas (while Redis
- * does not answer, each replica counts alone): ADMIN_RATE_LIMIT per API key, and
- * ADMIN_TENANT_RATE_LIMIT per tenant across all its keys, so minting keys does not multiply a
- * tenant's budget. Operator keys belong to no tenant: only their own key limit applies. A caller
+ * does not answer, each replica counts alone): ADMIN_RATE_LIMIT per API key or console user, and
+ * ADMIN_TENANT_RATE_LIMIT per tenant across all its keys and users, so minting keys does not
+ * multiply a tenant's budget. Operators belong to no tenant: only their own limit applies. A caller
  * over a limit gets `429 rate_limited` with `Retry-After`; other keys and tenants are not affected.
  */
 @Injectable()
@@ -43,14 +43,14 @@ export class AdminRateLimit {
   async consume(principal: Principal): Promise<void> {
     await consumeOrRefuse(
       this.perKey,
-      principal.keyId,
-      `This API key is over its limit of ${this.config.adminRateLimit} admin requests per minute; retry later.`,
+      principal.keyId ?? `user:${principal.userId}`,
+      `This ${principal.keyId === null ? "user" : "API key"} is over its limit of ${this.config.adminRateLimit} admin requests per minute; retry later.`,
     );
     if (principal.tenantId === null) return;
     await consumeOrRefuse(
       this.perTenant,
       principal.tenantId,
-      `This tenant is over its limit of ${this.config.adminTenantRateLimit} admin requests per minute across its API keys; retry later.`,
+      `This tenant is over its limit of ${this.config.adminTenantRateLimit} admin requests per minute across its API keys and users; retry later.`,
     );
   }
 }

@@ -3,7 +3,8 @@
 // random, so a slow password hash would add nothing.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
-export const ROLES = ["operator", "tenant-admin"] as const;
+/** A tenant-viewer (a key or a user) only reads: GET and HEAD. */
+export const ROLES = ["operator", "tenant-admin", "tenant-viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
 const FORMAT = /^lg_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/;

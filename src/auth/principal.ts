@@ -1,10 +1,16 @@
 import type { Role } from "./api-key.js";
 
-/** Who is calling the admin API: the key, its role, and the tenant a tenant-admin key belongs to. */
+/**
+ * Who is calling the admin API: an API key or a signed-in console user (exactly one of `keyId` and
+ * `userId`), its role, and the tenant a tenant role belongs to.
+ */
 export interface Principal {
-  keyId: string;
+  /** The API key; null for a user's session. */
+  keyId: string | null;
+  /** The console user; null for an API key. */
+  userId: string | null;
   role: Role;
-  /** null for operator keys. */
+  /** null for operators. */
   tenantId: string | null;
 }
 

@@ -5,13 +5,18 @@ import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { ConfigError, type Env, flag, integer, read, required, url } from "./env.js";
 import { type IpRange, parseIpRange } from "./ip-ranges.js";
+import { type RedisTopology, redisTopology } from "./redis-topology.js";
 import { encryptionKey, previousEncryptionKeys, previousYelpToken, secret } from "./secrets.js";
 
 export { ConfigError } from "./env.js";
+export type { RedisNode, RedisTopology } from "./redis-topology.js";
 
 export interface AppConfig {
   databaseUrl: string;
+  /** The server, or with Sentinel only its password, TLS (`rediss:`) and database. */
   redisUrl: string;
+  /** One server (REDIS_URL) or the master a set of Sentinels elects. */
+  redisTopology: RedisTopology;
   redisPrefix: string;
   port: number;
   publicBaseUrl: string;
@@ -367,6 +372,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   return {
     databaseUrl: url(env, "DATABASE_URL", LOCAL_DATABASE_URL, ["postgresql:", "postgres:"]),
     redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis:", "rediss:"]),
+    redisTopology: redisTopology(env),
     redisPrefix: redisPrefix(env),
     port,
     publicBaseUrl: publicBaseUrl(env, port),

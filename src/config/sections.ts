@@ -6,7 +6,7 @@ import type { AppConfig } from "./config.js";
 
 export const CONFIG_SECTIONS = {
   database: ["databaseUrl"],
-  redis: ["redisUrl", "redisPrefix"],
+  redis: ["redisUrl", "redisTopology", "redisPrefix"],
   http: ["port", "publicBaseUrl", "httpRequestTimeoutMs", "httpKeepAliveTimeoutMs", "trustProxy"],
   crypto: ["encryptionKey", "previousEncryptionKeys"],
   auth: [

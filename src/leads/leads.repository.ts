@@ -2,6 +2,7 @@ import { Injectable } from "@nestjs/common";
 import { SqlBatch } from "../common/sql-batch.js";
 import { RetryableError } from "../common/outbound/errors.js";
 import { PrismaService } from "../database/prisma.service.js";
+import type { Tx } from "../database/transactions.js";
 import { Metrics } from "../observability/metrics.js";
 import type { JsonObject, Provider } from "../providers/provider-event.js";
 import { type BusinessHours, businessSeconds } from "../replies/business-hours.js";
@@ -37,6 +38,14 @@ export interface FirstResponse {
 }
 
 /** When a receipt of the lead came in, and the provider's time of the lead's first event it gives. */
+/** A first response this call recorded: its seconds on the wall and business clocks. */
+export interface RecordedResponse {
+  provider: Provider;
+  by: FirstResponse["by"];
+  seconds: number;
+  businessSeconds: number;
+}
+
 export interface LeadArrival {
   /** When Leadgate stored this receipt. */
   receivedAt: Date;
@@ -156,8 +165,56 @@ export class LeadsRepository {
     leadId: string,
     response: FirstResponse,
     hours: BusinessHours | null,
-  ): Promise<{ seconds: number; businessSeconds: number } | undefined> {
-    const { rows: leads } = await this.sql.query<{ since: Date }>(
+  ): Promise<RecordedResponse | undefined> {
+    const recorded = await this.writeFirstResponse(
+      <Row>(text: string, values: unknown[]) =>
+        this.sql.query(text, values).then((result) => result.rows as Row[]),
+      tenantId,
+      leadId,
+      response,
+      hours,
+    );
+    if (recorded) this.observeFirstResponse(recorded);
+    return recorded;
+  }
+
+  /**
+   * recordFirstResponse inside the caller's transaction, for a write that must commit with others
+   * (mark-replied's audit entry and job). The caller observes the answer after the commit
+   * (observeFirstResponse), so a rolled-back response is not counted.
+   */
+  recordFirstResponseIn(
+    tx: Tx,
+    tenantId: string,
+    leadId: string,
+    response: FirstResponse,
+    hours: BusinessHours | null,
+  ): Promise<RecordedResponse | undefined> {
+    return this.writeFirstResponse(
+      (text, values) => tx.$queryRawUnsafe(text, ...values),
+      tenantId,
+      leadId,
+      response,
+      hours,
+    );
+  }
+
+  /** The histogram counts responses recorded, a correction to an earlier one too. */
+  observeFirstResponse(recorded: RecordedResponse): void {
+    this.metrics.firstResponseSeconds.observe(
+      { provider: recorded.provider, by: recorded.by },
+      recorded.seconds,
+    );
+  }
+
+  private async writeFirstResponse(
+    query: <Row>(text: string, values: unknown[]) => Promise<Row[]>,
+    tenantId: string,
+    leadId: string,
+    response: FirstResponse,
+    hours: BusinessHours | null,
+  ): Promise<RecordedResponse | undefined> {
+    const leads = await query<{ since: Date }>(
       `SELECT COALESCE(provider_created_at, received_at, created_at) AS since FROM leads
        WHERE tenant_id = $1::uuid AND id = $2::uuid`,
       [tenantId, leadId],
@@ -166,7 +223,7 @@ export class LeadsRepository {
     const { since } = leads[0];
     const seconds = Math.max(0, (response.at.getTime() - since.getTime()) / 1000);
     const inHours = hours ? businessSeconds(hours, since, response.at) : seconds;
-    const { rows } = await this.sql.query<{ provider: Provider }>(
+    const rows = await query<{ provider: Provider }>(
       `UPDATE leads SET first_response_at = $3, first_response_by = $4, first_response_seconds = $5,
               first_response_business_seconds = $6, updated_at = now()
        WHERE tenant_id = $1::uuid AND id = $2::uuid AND (first_response_at IS NULL OR first_response_at > $3)
@@ -174,9 +231,7 @@ export class LeadsRepository {
       [tenantId, leadId, response.at, response.by, seconds, inHours],
     );
     if (!rows[0]) return undefined;
-    // A correction to an earlier response is observed too: the histogram counts responses recorded.
-    this.metrics.firstResponseSeconds.observe({ provider: rows[0].provider, by: response.by }, seconds);
-    return { seconds, businessSeconds: inHours };
+    return { provider: rows[0].provider, by: response.by, seconds, businessSeconds: inHours };
   }
 
   private async idOf(key: LeadKey): Promise<string> {

@@ -15,7 +15,9 @@ export const ATTEMPT_TTL_MS = 10 * 60 * 1000;
 
 export interface NewAttempt {
   tenantId: string;
-  apiKeyId: string;
+  /** Who started it: an API key or a console user (exactly one). */
+  apiKeyId: string | null;
+  userId: string | null;
   provider: OAuthProvider;
   connectionId: string | null;
   fields: ConnectionFields;
@@ -28,7 +30,8 @@ export interface NewAttempt {
 export interface ConsumedAttempt {
   id: string;
   tenantId: string;
-  apiKeyId: string;
+  apiKeyId: string | null;
+  userId: string | null;
   provider: OAuthProvider;
   connectionId: string | null;
   fields: ConnectionFields;
@@ -53,6 +56,7 @@ export class OAuthAttemptsRepository {
         id,
         tenantId: attempt.tenantId,
         apiKeyId: attempt.apiKeyId,
+        userId: attempt.userId,
         provider: attempt.provider,
         connectionId: attempt.connectionId,
         stateHash: hashOf(attempt.state),
@@ -74,7 +78,8 @@ export class OAuthAttemptsRepository {
     const { rows } = await this.prisma.pool.query<{
       id: string;
       tenantId: string;
-      apiKeyId: string;
+      apiKeyId: string | null;
+      userId: string | null;
       connectionId: string | null;
       fields: ConnectionFields;
       returnUrl: string | null;
@@ -82,7 +87,7 @@ export class OAuthAttemptsRepository {
     }>(
       `UPDATE oauth_attempts SET consumed_at = now()
        WHERE state_hash = $1 AND provider = $2 AND consumed_at IS NULL AND expires_at > now()
-       RETURNING id, tenant_id AS "tenantId", api_key_id AS "apiKeyId", connection_id AS "connectionId",
+       RETURNING id, tenant_id AS "tenantId", api_key_id AS "apiKeyId", user_id AS "userId", connection_id AS "connectionId",
          fields, return_url AS "returnUrl", code_verifier AS "codeVerifier"`,
       [hashOf(state), provider],
     );

@@ -1,3 +1,4 @@
+import { AuthModule } from "../auth/auth.module.js";
 import { Module } from "@nestjs/common";
 import { AdminModule } from "../admin/admin.module.js";
 import { OutboundModule } from "../common/outbound/outbound.module.js";
@@ -11,7 +12,7 @@ import { OAuthStates } from "./oauth-states.js";
 
 /** Connecting Yelp and Thumbtack accounts with OAuth (api.md "Connecting provider accounts"). */
 @Module({
-  imports: [AdminModule, ConnectionsModule, JobsModule, OutboundModule],
+  imports: [AdminModule, AuthModule, ConnectionsModule, JobsModule, OutboundModule],
   controllers: [OAuthAdminController, OAuthCallbackController],
   providers: [OAuthService, OAuthAttemptsRepository, OAuthStates],
 })

@@ -2,7 +2,7 @@
 // provider accounts"): start (an attempt, the authorize URL), reconnect, and the callback that
 // consumes the attempt once, exchanges the code, proves the grant reaches the account, and only then
 // writes the connection and its audit row in one transaction.
-import { CONFIG, type OAuthConfig } from "../config/sections.js";
+import { CONFIG, type HttpConfig, type OAuthConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { AuditRepository } from "../admin/audit.js";
 import type { StartOAuthBody } from "./oauth.dto.js";
@@ -42,6 +42,7 @@ import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 import { ConnectionStore } from "../connections/connection-store.js";
 import { capabilities, registersWebhook } from "../providers/capabilities.js";
 import { ApiKeysRepository } from "../auth/api-keys.repository.js";
+import { UsersRepository } from "../users/users.repository.js";
 import { type ConsumedAttempt, OAuthAttemptsRepository } from "./oauth-attempts.repository.js";
 import { invalidState, OAuthStates } from "./oauth-states.js";
 import type { ConnectionFields } from "./oauth.dto.js";
@@ -74,6 +75,8 @@ export class OAuthService {
 
   constructor(
     @Inject(CONFIG.oauth) private readonly config: OAuthConfig,
+    @Inject(CONFIG.http) private readonly http: HttpConfig,
+    private readonly users: UsersRepository,
     private readonly prisma: PrismaService,
     private readonly transactions: Transactions,
     private readonly attempts: OAuthAttemptsRepository,
@@ -184,6 +187,7 @@ export class OAuthService {
     const { expiresAt } = await this.attempts.create({
       tenantId,
       apiKeyId: by.keyId,
+      userId: by.userId,
       provider,
       connectionId,
       fields,
@@ -226,11 +230,15 @@ export class OAuthService {
    * the attempt was consumed) wins or waits, and if it wins nothing is written.
    */
   private async store(attempt: ConsumedAttempt, tokens: TokenSet): Promise<string> {
-    const by = { keyId: attempt.apiKeyId };
+    const by = { keyId: attempt.apiKeyId, userId: attempt.userId };
     const { connectionId, released } = await this.transactions.run(async (tx) => {
-      if (!(await this.keys.lockUnrevoked(tx, attempt.apiKeyId))) {
+      const stillTrusted =
+        attempt.apiKeyId !== null
+          ? await this.keys.lockUnrevoked(tx, attempt.apiKeyId)
+          : await this.users.lockEnabled(tx, attempt.userId!);
+      if (!stillTrusted) {
         this.logger.warn({
-          msg: "oauth callback refused: the API key that started it was revoked",
+          msg: "oauth callback refused: the API key that started it was revoked, or its user disabled",
           tenantId: attempt.tenantId,
           provider: attempt.provider,
           connectionId: attempt.connectionId,
@@ -309,20 +317,24 @@ export class OAuthService {
     return this.syncs.start(tx, { tenantId: attempt.tenantId, connectionId }, "sync");
   }
 
-  /** `returnUrl` must be on OAUTH_RETURN_URL_ORIGINS: Leadgate sends browsers nowhere else. */
+  /**
+   * `returnUrl` must be on PUBLIC_BASE_URL's origin (the console) or on OAUTH_RETURN_URL_ORIGINS:
+   * Leadgate sends browsers nowhere else.
+   */
   private checkReturnUrl(returnUrl: string | undefined): string | null {
     if (returnUrl === undefined) return null;
     const origin = new URL(returnUrl).origin;
-    if (!this.config.oauthReturnUrlOrigins.includes(origin)) {
+    const own = new URL(this.http.publicBaseUrl).origin;
+    if (origin !== own && !this.config.oauthReturnUrlOrigins.includes(origin)) {
       throw new AppError(400, "validation_failed", "Invalid input: returnUrl.", {
-        returnUrl: ["its origin must be one of OAUTH_RETURN_URL_ORIGINS"],
+        returnUrl: ["its origin must be PUBLIC_BASE_URL's or one of OAUTH_RETURN_URL_ORIGINS"],
       });
     }
     return returnUrl;
   }
 
   private async tenantOfNew(by: Principal, tenantId: string | undefined): Promise<string> {
-    if (by.role === "tenant-admin") return ownTenant(by, tenantId);
+    if (by.role !== "operator") return ownTenant(by, tenantId);
     if (tenantId === undefined) {
       throw new AppError(400, "validation_failed", "Invalid input: tenantId.", {
         tenantId: ["required when an operator key connects an account"],

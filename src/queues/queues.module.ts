@@ -3,7 +3,8 @@ import { type DynamicModule, Module, type Provider } from "@nestjs/common";
 import { DiscoveryModule } from "@nestjs/core";
 import { BullModule, getQueueToken } from "@nestjs/bullmq";
 import type { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { createRedis } from "../redis/redis.js";
 import { REDIS } from "../redis/redis.module.js";
 import { QUEUE_CONNECTION, QUEUE_ROLE, QueueLifecycle, type QueueRole } from "./queue-lifecycle.js";
 import { QUEUE_NAMES, type QueueName } from "./queue-names.js";
@@ -41,7 +42,7 @@ export class QueuesModule {
       provide: QUEUE_CONNECTION,
       inject: [CONFIG.redis],
       useFactory: (config: RedisConfig): Redis => {
-        const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+        const connection = createRedis(config, "patient");
         connection.on("error", () => undefined); // logged by RedisModule's client
         return connection;
       },

@@ -1,7 +1,7 @@
 import { CONFIG, type RedisConfig } from "../config/sections.js";
 import { Global, Inject, Logger, Module, type OnModuleDestroy } from "@nestjs/common";
 import type { Redis } from "ioredis";
-import { createFailFastRedis } from "./redis.js";
+import { createRedis } from "./redis.js";
 
 /** Injection token of the process's fail-fast Redis client (health checks, rate limits, enqueue). */
 export const REDIS = Symbol("REDIS");
@@ -15,7 +15,7 @@ const logger = new Logger("redis");
       provide: REDIS,
       inject: [CONFIG.redis],
       useFactory: (config: RedisConfig): Redis => {
-        const client = createFailFastRedis(config.redisUrl);
+        const client = createRedis(config, "fail-fast");
         let down = false;
         client.on("error", (error: Error) => {
           if (!down) logger.warn({ msg: "redis unreachable", error: error.message });

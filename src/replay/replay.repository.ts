@@ -111,7 +111,7 @@ export class ReplayRepository {
   async createBatch(
     tx: Tx,
     scope: TenantScope,
-    input: { apiKeyId: string; filter: BulkFilter; limit: number },
+    input: { apiKeyId: string | null; filter: BulkFilter; limit: number },
   ): Promise<{ id: string; matched: number }> {
     const batch = await tx.replayBatch.create({
       data: {

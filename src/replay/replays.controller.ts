@@ -123,7 +123,7 @@ export class ReplaysController {
   ) {
     const scope = scopeOf(principal);
     const { status, ...rest } = body.filter;
-    if (principal.role === "tenant-admin") ownTenant(principal, rest.tenantId);
+    if (principal.role !== "operator") ownTenant(principal, rest.tenantId);
     const filter = { ...rest, statuses: [status ?? "dead"] };
     const limit = body.limit ?? 10_000;
     if (body.dryRun === true) {

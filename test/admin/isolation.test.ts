@@ -29,7 +29,7 @@ describe("admin API: isolation matrix over the route table", () => {
     a = await createTenant(app.url, "Agency A");
     b = await createTenant(app.url, "Agency B");
     // Tenant A gets one of everything: connection, receipt, jobs, lead, conflict, key, replay batch,
-    // audit rows, an alert, a notification channel.
+    // audit rows, an alert, a notification channel, a user.
     const connection = await a.admin.post("/admin/connections", {
       provider: "staticforms",
       externalAccountId: "form-a",
@@ -61,7 +61,14 @@ describe("admin API: isolation matrix over the route table", () => {
       url: `${crm.url}/alerts`,
     });
     expect(channel.status).toBe(201);
+    // A console user of A's, invitation not yet accepted (so a new invitation is possible).
+    const user = await a.admin.post("/admin/users", {
+      email: "viewer@agency-a.example",
+      role: "tenant-viewer",
+    });
+    expect(user.status).toBe(201);
     Object.assign(idsOfA, {
+      users: user.body.user.id,
       tenants: a.tenantId,
       "api-keys": key.body.id,
       connections: connection.body.connection.id,

@@ -170,4 +170,25 @@ describe("mark-replied", () => {
     expect((await app.operator.post(`/admin/leads/not-a-uuid/mark-replied`, {})).status).toBe(404);
     expect(await writes(l.id)).toEqual({ lead: { first_response_at: null }, audit: 0, jobs: 0 });
   });
+
+  it("is one transaction: when the job cannot be written, neither the response nor the audit entry is", async () => {
+    const c = await connect("yelp");
+    const l = await lead(c, "yelp");
+    // A real failure inside Postgres, in this test file's own database: the job insert is refused.
+    await app.sql.query(`CREATE FUNCTION refuse_mark_job() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN RAISE EXCEPTION 'refused by the test' USING ERRCODE = 'P0001'; END $$`);
+    await app.sql.query(`CREATE TRIGGER refuse_mark_job BEFORE INSERT ON jobs FOR EACH ROW
+      WHEN (NEW.operation = 'provider-mark-replied') EXECUTE FUNCTION refuse_mark_job()`);
+    try {
+      const answer = await app.operator.post(`/admin/leads/${l.id}/mark-replied`, { via: "phone" });
+      expect(answer.status).toBe(500);
+      expect(await writes(l.id)).toEqual({ lead: { first_response_at: null }, audit: 0, jobs: 0 });
+    } finally {
+      await app.sql.query("DROP TRIGGER refuse_mark_job ON jobs");
+      await app.sql.query("DROP FUNCTION refuse_mark_job()");
+    }
+    // Once the fault is gone, the same call records all three.
+    expect((await app.operator.post(`/admin/leads/${l.id}/mark-replied`, { via: "phone" })).status).toBe(202);
+    expect(await writes(l.id)).toMatchObject({ audit: 1, jobs: 1 });
+  });
 });

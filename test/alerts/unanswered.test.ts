@@ -1,20 +1,34 @@
 // lead.unanswered (api.md "First replies: templates, business hours, speed to lead"): the real
 // worker's sweep, run at the times the test chooses, over leads written as the worker leaves them
-// (awaits_response set at creation); the alerts as GET /admin/alerts shows them.
+// (awaits_response set at creation), and once end to end (webhooks to the real API and worker,
+// Thumbtack's API on loopback); the alerts as GET /admin/alerts shows them.
 import { randomBytes } from "node:crypto";
 import { UnansweredSweep } from "../../src/alerts/unanswered-sweep.js";
 import { LeadsRepository } from "../../src/leads/leads.repository.js";
 import { OPERATOR_KEY } from "../support/admin.js";
-import { useApp } from "../support/harness.js";
+import { fixture } from "../support/fixtures.js";
+import { useApp, useFakeServer } from "../support/harness.js";
+import { post } from "../support/http.js";
+import { waitFor } from "../support/wait.js";
 
 const SECOND = 1000;
 const ALWAYS_CLOSED = { timezone: "America/New_York", weekly: {} };
 
 describe("alerts: lead.unanswered (the unanswered-lead sweep)", () => {
+  // Thumbtack's API on loopback: the lead has no messages yet (the check before a reply).
+  const thumbtack = useFakeServer({ status: 201, body: {} }, (request) =>
+    request.method === "GET" ? { status: 200, body: { messages: [] } } : undefined,
+  );
   // The sweep's own timer is far off: each test runs it at the "now" it chooses.
   const app = useApp({
     worker: true,
-    env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY, UNANSWERED_SWEEP_SECONDS: "3600" },
+    env: () => ({
+      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+      UNANSWERED_SWEEP_SECONDS: "3600",
+      THUMBTACK_API_BASE_URL: thumbtack.url,
+      JOB_BACKOFF_BASE_MS: "50",
+      DISPATCHER_INTERVAL_MS: "300",
+    }),
   });
   const sweep = () => app.worker.get(UnansweredSweep);
 
@@ -105,5 +119,69 @@ describe("alerts: lead.unanswered (the unanswered-lead sweep)", () => {
     const found = await sweep().run(now);
     expect(found.unanswered.has(closed.connectionId)).toBe(false);
     expect(await alerts(closed.connectionId)).toEqual([]);
+  });
+
+  it("end to end: a Thumbtack lead by webhook, nobody answers, the alert opens; the business's message by webhook resolves it", async () => {
+    const c = await app.createConnection({
+      provider: "thumbtack",
+      externalAccountId: "700000000000000404",
+      displayName: "Evergreen Deck & Fence",
+      inboundAuth: { type: "basic" },
+      credentials: { accessToken: "tt-access-token-abcdef", refreshToken: "tt-refresh-token-abcdef" },
+      settings: { responseTarget: { seconds: 60 } }, // no autoResponse: nobody replies for the business
+    });
+    const basic = `Basic ${Buffer.from(`${c.secrets.username}:${c.secrets.password}`).toString("base64")}`;
+    const deliver = async (body: unknown) =>
+      expect(
+        (
+          await post(`${app.url}/webhooks/thumbtack/${c.connectionId}`, JSON.stringify(body), {
+            authorization: basic,
+          })
+        ).status,
+      ).toBe(202);
+    const created = new Date(Date.now() - 120 * SECOND); // a fresh lead, two minutes old
+    const negotiation = fixture("thumbtack/negotiation-created-v4.json").json as {
+      data: Record<string, unknown>;
+    };
+    negotiation.data.createdAt = created.toISOString();
+    await deliver(negotiation);
+    const awaiting = await waitFor(
+      async () =>
+        (
+          await app.sql.query<{ awaits_response: boolean; first_response_at: Date | null }>(
+            "SELECT awaits_response, first_response_at FROM leads WHERE connection_id = $1",
+            [c.connectionId],
+          )
+        ).rows,
+      (rows) => rows.length === 1,
+    );
+    expect(awaiting).toEqual([{ awaits_response: true, first_response_at: null }]);
+
+    await sweep().run(new Date());
+    expect(await alerts(c.connectionId)).toEqual([
+      expect.objectContaining({ status: "open", summary: expect.stringContaining("1 lead past") }),
+    ]);
+
+    const message = fixture("thumbtack/message-created-v4-business.json").json as {
+      data: Record<string, unknown>;
+    };
+    const sentAt = new Date(Date.now() - 30 * SECOND);
+    message.data.sentAt = sentAt.toISOString();
+    await deliver(message);
+    const answered = await waitFor(
+      async () =>
+        (
+          await app.sql.query<{ first_response_at: Date | null; first_response_by: string | null }>(
+            "SELECT first_response_at, first_response_by FROM leads WHERE connection_id = $1",
+            [c.connectionId],
+          )
+        ).rows[0],
+      (row) => row?.first_response_at !== null,
+    );
+    expect(answered).toEqual({ first_response_at: sentAt, first_response_by: "business" });
+
+    const after = await sweep().run(new Date());
+    expect(after.unanswered.has(c.connectionId)).toBe(false);
+    expect(await alerts(c.connectionId)).toEqual([expect.objectContaining({ status: "resolved" })]);
   });
 });

@@ -28,6 +28,35 @@ describe("entry points", () => {
     expect(worker.output()).not.toContain(badKey);
   });
 
+  it.each([
+    [
+      "dist/main.js",
+      {
+        REDIS_SENTINELS: "127.0.0.1:26379",
+        REDIS_SENTINEL_NAME: "leadgate",
+        REDIS_CLUSTER_NODES: "127.0.0.1:7000",
+      },
+      /^leadgate: configuration error: REDIS_SENTINELS and REDIS_CLUSTER_NODES are both set/,
+    ],
+    [
+      "dist/worker.js",
+      { REDIS_CLUSTER_NODES: "127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002" },
+      /^leadgate: configuration error: REDIS_CLUSTER_NODES is not supported yet/,
+    ],
+    [
+      "dist/worker.js",
+      { REDIS_SENTINELS: "127.0.0.1:26379" },
+      /REDIS_SENTINEL_NAME is required with REDIS_SENTINELS/,
+    ],
+  ])("%s refuses a Redis topology it cannot honour, in one line (%j)", async (script, env, line) => {
+    const child = app.spawn(script, env);
+    const { code } = await child.exited;
+    expect(code).toBe(78);
+    const lines = child.output().trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(line);
+  });
+
   it("starts the API, answers /health, and exits 0 on SIGTERM", async () => {
     const port = await freePort();
     const api = app.spawn("dist/main.js", { PORT: String(port) });

@@ -322,7 +322,12 @@ describe("speed to lead", () => {
     const answeredAt = new Date("2026-03-11T08:05:00-04:00");
     await expect(
       leads.recordFirstResponse(c.tenantId, rows[0]!.id, { at: answeredAt, by: "business" }, hours),
-    ).resolves.toEqual({ seconds: 14 * 3600 + 10 * 60, businessSeconds: 600 });
+    ).resolves.toEqual({
+      provider: "yelp",
+      by: "business",
+      seconds: 14 * 3600 + 10 * 60,
+      businessSeconds: 600,
+    });
     // A later response changes nothing; an earlier one that shows up late corrects it.
     await expect(
       leads.recordFirstResponse(
@@ -339,7 +344,7 @@ describe("speed to lead", () => {
         { at: new Date("2026-03-10T17:58:00-04:00"), by: "auto" },
         hours,
       ),
-    ).resolves.toEqual({ seconds: 180, businessSeconds: 180 });
+    ).resolves.toEqual({ provider: "yelp", by: "auto", seconds: 180, businessSeconds: 180 });
     expect(await leadOf(c.tenantId)).toMatchObject({
       first_response_by: "auto",
       first_response_seconds: 180,

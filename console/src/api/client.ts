@@ -2,11 +2,10 @@
 // query types come from docs/openapi.json through openapi-typescript), same-origin credentials (the
 // session cookie), and the session's CSRF token on every request that is not a GET.
 import type { paths } from "./schema";
-import type { PendingPaths } from "./pending";
 import type { Answers } from "./types";
 
-/** The documented routes; PendingPaths only until the users branch's routes are in the document. */
-export type Paths = Omit<PendingPaths, keyof paths> & paths;
+/** The documented routes (docs/openapi.json). */
+export type Paths = paths;
 type Method = "get" | "post" | "patch" | "delete";
 export type PathOf<M extends Method> = {
   [P in keyof Paths]: undefined extends Paths[P][M & keyof Paths[P]] ? never : P;

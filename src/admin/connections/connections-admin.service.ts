@@ -386,7 +386,7 @@ export class ConnectionsAdminService {
 
   /** A tenant-admin creates in its own tenant; an operator names the tenant. */
   private async tenantOfNew(by: Principal, tenantId: string | undefined): Promise<string> {
-    if (by.role === "tenant-admin") return ownTenant(by, tenantId);
+    if (by.role !== "operator") return ownTenant(by, tenantId);
     if (tenantId === undefined) {
       throw new AppError(400, "validation_failed", "Invalid input: tenantId.", {
         tenantId: ["required when an operator key creates a connection"],

@@ -1,0 +1,166 @@
+// Console users (api.md "Console and users"): operators invite anyone; a tenant-admin invites and
+// disables its own tenant's admins and viewers. The invitation URL is shown once, to the inviter
+// (and mailed when SMTP_URL is set).
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from "@nestjs/common";
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from "@nestjs/swagger";
+import { IsEmail, IsIn, IsUUID, Length } from "class-validator";
+import { AdminApi } from "../auth/api-key.guard.js";
+import { CurrentPrincipal } from "../auth/current-principal.js";
+import { type Principal, scopeOf, tenantParam } from "../auth/principal.js";
+import { AppError } from "../common/app-error.js";
+import { Optional } from "../common/validation.js";
+import { Transactions } from "../database/transactions.js";
+import { type Invitation, InvitationsRepository } from "../users/invitations.repository.js";
+import { USER_ROLES, type UserRole, type UserView } from "../users/user.js";
+import { UsersRepository } from "../users/users.repository.js";
+import { AuditRepository } from "./audit.js";
+import { IdPipe, notFound } from "./id.pipe.js";
+import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
+import { ownTenant, TenantsRepository } from "./tenants.js";
+import { UserInvitationMail } from "./user-invitation-mail.js";
+
+export class CreateUserBody {
+  @ApiProperty({ example: "ana@example.com" })
+  @IsEmail()
+  @Length(3, 320)
+  email!: string;
+
+  @ApiProperty({ enum: USER_ROLES })
+  @IsIn(USER_ROLES)
+  role!: UserRole;
+
+  @ApiPropertyOptional({ description: "required for a tenant role created by an operator" })
+  @Optional()
+  @IsUUID()
+  tenantId?: string;
+}
+
+export class UsersQuery extends ListQuery {
+  @ApiPropertyOptional({ description: "operators: one tenant's users" })
+  @Optional()
+  @IsUUID()
+  tenantId?: string;
+}
+
+@ApiTags("users")
+@AdminApi()
+@Controller("admin/users")
+export class UsersController {
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly users: UsersRepository,
+    private readonly invitations: InvitationsRepository,
+    private readonly tenants: TenantsRepository,
+    private readonly audit: AuditRepository,
+    private readonly mail: UserInvitationMail,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiCreatedResponse({
+    description: "`{ user, invitation: { url, expiresAt } }`: the URL is shown this once",
+  })
+  @ApiConflictResponse({ description: "user_exists: the e-mail is taken (in any case, in any tenant)" })
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateUserBody,
+  ): Promise<{ user: UserView; invitation: Invitation }> {
+    const tenantId = await this.tenantOfNewUser(principal, body);
+    const created = await this.transactions.run(async (tx) => {
+      const user = await this.users.create(tx, { email: body.email, role: body.role, tenantId });
+      const invitation = await this.invitations.issue(tx, user.id);
+      await this.audit.record(tx, principal, {
+        action: "user.create",
+        tenantId,
+        targetType: "user",
+        targetId: user.id,
+        details: { role: body.role },
+      });
+      return { user, invitation };
+    });
+    await this.mail.send(created.user.id, created.user.email, created.invitation);
+    return created;
+  }
+
+  @Post(":id/invitation")
+  @HttpCode(201)
+  @ApiCreatedResponse({
+    description: "`{ invitation }`: a new invitation; the user's older one stops working",
+  })
+  @ApiConflictResponse({ description: "already_accepted: the user has set a password, or is disabled" })
+  async invite(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+  ): Promise<{ invitation: Invitation }> {
+    const user = await this.users.find(tenantParam(scopeOf(principal)), id);
+    if (!user) throw notFound("user");
+    if (user.accepted || user.disabledAt !== null) {
+      throw new AppError(
+        409,
+        "already_accepted",
+        "This user has accepted its invitation (or is disabled): a new invitation is only for a user who has not.",
+      );
+    }
+    const invitation = await this.transactions.run(async (tx) => {
+      const issued = await this.invitations.issue(tx, id);
+      await this.audit.record(tx, principal, {
+        action: "user.invite",
+        tenantId: user.tenantId,
+        targetType: "user",
+        targetId: id,
+      });
+      return issued;
+    });
+    await this.mail.send(id, user.email, invitation);
+    return { invitation };
+  }
+
+  @Get()
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: UsersQuery): Promise<Page<UserView>> {
+    const tenant =
+      principal.role === "operator" ? (query.tenantId ?? null) : ownTenant(principal, query.tenantId);
+    const rows = await this.users.list(tenant, pageAfter("createdAt", query));
+    return toPage(rows, query, (row) => row.createdAt);
+  }
+
+  @Delete(":id")
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: "disabled: its sessions and pending OAuth attempts end at once" })
+  async disable(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      const user = await this.users.disable(tx, tenantParam(scopeOf(principal)), id);
+      if (!user) throw notFound("user");
+      await this.audit.record(tx, principal, {
+        action: "user.disable",
+        tenantId: user.tenantId,
+        targetType: "user",
+        targetId: id,
+      });
+    });
+  }
+
+  /** Who a new user belongs to, by the caller's role (api.md): tenant-admins never create operators. */
+  private async tenantOfNewUser(principal: Principal, body: CreateUserBody): Promise<string | null> {
+    if (principal.role !== "operator") {
+      if (body.role === "operator") throw new AppError(403, "forbidden", "Only operators create operators.");
+      return ownTenant(principal, body.tenantId);
+    }
+    if (body.role === "operator") {
+      if (body.tenantId !== undefined) throw invalidTenant("an operator belongs to no tenant");
+      return null;
+    }
+    if (body.tenantId === undefined) throw invalidTenant("required for a tenant role");
+    if (!(await this.tenants.find(scopeOf(principal), body.tenantId))) throw notFound("tenant");
+    return body.tenantId;
+  }
+}
+
+const invalidTenant = (problem: string) =>
+  new AppError(400, "validation_failed", "Invalid input: tenantId.", { tenantId: [problem] });

@@ -1,0 +1,121 @@
+// The console's sign-in routes (api.md "Console and users"): accepting an invitation, signing in,
+// who is signed in, signing out. Login and acceptance need no CSRF token; signing out does.
+import { CONFIG, type HttpConfig } from "../config/sections.js";
+import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Req, Res, UsePipes } from "@nestjs/common";
+import {
+  ApiBadRequestResponse,
+  ApiForbiddenResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiProperty,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from "@nestjs/swagger";
+import { IsString, Length } from "class-validator";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "../common/app-error.js";
+import { adminValidationPipe } from "../common/validation.js";
+import { InvitationsRepository } from "./invitations.repository.js";
+import { SessionAuth } from "./session-auth.js";
+import { clearedSessionCookie, sessionCookie } from "./session-cookie.js";
+import { SessionsRepository } from "./sessions.repository.js";
+import { SignIn } from "./sign-in.js";
+import type { SessionUser } from "./user.js";
+
+export class AcceptInvitationBody {
+  @ApiProperty({ description: "the token of the invitation URL" })
+  @IsString()
+  @Length(1, 200)
+  token!: string;
+
+  @ApiProperty({ description: "at least 12 characters, not the e-mail" })
+  @IsString()
+  password!: string;
+}
+
+export class SignInBody {
+  @ApiProperty({ example: "ana@example.com" })
+  @IsString()
+  @Length(1, 320)
+  email!: string;
+
+  @ApiProperty()
+  @IsString()
+  @Length(1, 1024)
+  password!: string;
+}
+
+const notSignedIn = () => new AppError(401, "unauthorized", "Not signed in: sign in at /console.");
+
+@ApiTags("console")
+@UsePipes(adminValidationPipe)
+@Controller("console/api")
+export class ConsoleSessionController {
+  constructor(
+    private readonly invitations: InvitationsRepository,
+    private readonly signIn: SignIn,
+    private readonly sessions: SessionsRepository,
+    private readonly auth: SessionAuth,
+    @Inject(CONFIG.http) private readonly http: HttpConfig,
+  ) {}
+
+  @Post("invitations/accept")
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: "the password is set; the invitation is used up" })
+  @ApiBadRequestResponse({
+    description:
+      "invalid_invitation (used, replaced, expired, unknown), or validation_failed (a weak password)",
+  })
+  async accept(@Body() body: AcceptInvitationBody): Promise<void> {
+    await this.invitations.accept(body.token, body.password);
+  }
+
+  @Post("session")
+  @HttpCode(200)
+  @ApiOkResponse({ description: "`{ user, csrfToken }` and the session cookie (HttpOnly, SameSite=Lax)" })
+  @ApiUnauthorizedResponse({
+    description: "invalid_credentials: a wrong e-mail or password (the same answer for both)",
+  })
+  @ApiTooManyRequestsResponse({
+    description: "rate_limited: 10 failures per e-mail or 50 per address in 15 minutes",
+  })
+  async create(
+    @Body() body: SignInBody,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ user: SessionUser; csrfToken: string }> {
+    const { user, token, csrfToken } = await this.signIn.signIn(body.email, body.password, request.ip);
+    void reply.header("set-cookie", sessionCookie(token, this.http.publicBaseUrl));
+    void reply.header("cache-control", "no-store");
+    return { user, csrfToken };
+  }
+
+  @Get("session")
+  @ApiOkResponse({ description: "`{ user, csrfToken }`: who is signed in" })
+  @ApiUnauthorizedResponse({ description: "no live session" })
+  async show(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<{ user: SessionUser; csrfToken: string }> {
+    const session = await this.auth.fromHeaders(request.headers);
+    if (!session) throw notSignedIn();
+    void reply.header("cache-control", "no-store");
+    return { user: session.user, csrfToken: session.csrfToken };
+  }
+
+  @Delete("session")
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: "signed out: the session ends, the cookie is cleared" })
+  @ApiForbiddenResponse({ description: "csrf_failed: X-CSRF-Token missing or wrong" })
+  async destroy(
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    const session = await this.auth.fromHeaders(request.headers);
+    if (!session) throw notSignedIn();
+    this.auth.checkCsrf(session, request.method, request.headers);
+    await this.sessions.revoke(session.id);
+    void reply.header("set-cookie", clearedSessionCookie(this.http.publicBaseUrl));
+  }
+}

@@ -1,0 +1,46 @@
+// Console passwords: argon2id (OWASP's second configuration: 19 MiB, 2 passes). A sign-in with an
+// unknown e-mail verifies against a dummy hash, so it costs as long as a wrong password.
+import { hash, verify } from "@node-rs/argon2";
+import { AppError } from "../common/app-error.js";
+
+const OPTIONS = {
+  algorithm: 2 /* Algorithm.Argon2id (an ambient const enum) */,
+  memoryCost: 19_456,
+  timeCost: 2,
+  parallelism: 1,
+};
+
+export const MIN_PASSWORD_LENGTH = 12;
+const MAX_PASSWORD_LENGTH = 1024;
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, OPTIONS);
+}
+
+let dummy: Promise<string> | undefined;
+
+/** Verifies `password` against `stored`, or against a dummy hash when there is none (same cost). */
+export async function passwordMatches(stored: string | null, password: string): Promise<boolean> {
+  dummy ??= hash("leadgate-dummy-password", OPTIONS);
+  const against = stored ?? (await dummy);
+  const ok = await verify(against, password).catch(() => false);
+  return stored !== null && ok;
+}
+
+/** `400 validation_failed` unless `password` may be chosen by the user of `email`. */
+export function checkNewPassword(password: unknown, email: string): string {
+  const problem =
+    typeof password !== "string"
+      ? "must be a string"
+      : [...password].length < MIN_PASSWORD_LENGTH
+        ? `must be at least ${MIN_PASSWORD_LENGTH} characters`
+        : password.length > MAX_PASSWORD_LENGTH
+          ? `must be at most ${MAX_PASSWORD_LENGTH} characters`
+          : password.trim().toLowerCase() === email.toLowerCase()
+            ? "must not be the e-mail address"
+            : undefined;
+  if (problem !== undefined) {
+    throw new AppError(400, "validation_failed", "Invalid input: password.", { password: [problem] });
+  }
+  return password as string;
+}
