@@ -84,11 +84,11 @@ type Answer<M extends Method, P> = P extends keyof Answers[M] ? Answers[M][P] : 
 
 export const api = {
   get: <P extends PathOf<"get">>(path: P, options?: CallOptions<P, "get">) =>
-    call<Answer<"get", P>>("get", path, options as CallOptions<unknown, Method>),
+    call<Answer<"get", P>>("get", path, options),
   post: <P extends PathOf<"post">>(path: P, options?: CallOptions<P, "post">) =>
-    call<Answer<"post", P>>("post", path, options as CallOptions<unknown, Method>),
+    call<Answer<"post", P>>("post", path, options),
   patch: <P extends PathOf<"patch">>(path: P, options?: CallOptions<P, "patch">) =>
-    call<Answer<"patch", P>>("patch", path, options as CallOptions<unknown, Method>),
+    call<Answer<"patch", P>>("patch", path, options),
   delete: <P extends PathOf<"delete">>(path: P, options?: CallOptions<P, "delete">) =>
-    call<Answer<"delete", P>>("delete", path, options as CallOptions<unknown, Method>),
+    call<Answer<"delete", P>>("delete", path, options),
 };
