@@ -1,13 +1,21 @@
 // The browser of the console tests (docs/testing.md "Browser tests"): Debian's Chromium driven by
 // playwright-core, one browser per test file. Without Chromium the file fails with the one line
 // that says how to get it: never a silent skip.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { createServer, type Server, type Socket, connect } from "node:net";
-import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { pathToFileURL } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-export const SCREENSHOTS = new URL("../../docs/console-screenshots/", import.meta.url);
+/**
+ * Where screenshots go: docs/console-screenshots/ (the pictures of docs/console.md) with
+ * SCREENSHOTS=docs, else a temporary folder, so a test run leaves the working tree clean.
+ */
+export const SCREENSHOTS =
+  process.env.SCREENSHOTS === "docs"
+    ? new URL("../../docs/console-screenshots/", import.meta.url)
+    : pathToFileURL(`${tmpdir()}/leadgate-console-screenshots-${process.pid}/`);
 
 /** Launches Chromium in beforeAll (closed in afterAll); `browser()` gives it to the tests. */
 export function useBrowser(): () => Browser {

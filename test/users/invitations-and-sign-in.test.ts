@@ -77,7 +77,7 @@ describe("console users: invitations and sign-in", () => {
     const user = await signedInUser(app.url, { role: "operator" });
     const attempts = { unknown: [] as number[], wrong: [] as number[] };
     const answers = new Set<string>();
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 9; i++) {
       const ip = `192.0.2.${10 + i}`;
       const unknown = await signIn(app.url, uniqueEmail("nobody"), PASSWORD, ip);
       const wrong = await signIn(app.url, user.email, `${PASSWORD}-not`, ip);
@@ -90,9 +90,10 @@ describe("console users: invitations and sign-in", () => {
     ]);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const [a, b] = [median(attempts.unknown), median(attempts.wrong)];
-    // Both verify an argon2id hash (tens of ms); without the dummy hash an unknown e-mail answers in ~1 ms.
+    // Both verify an argon2id hash (tens of ms); without the dummy hash an unknown e-mail answers in
+    // ~1 ms, a tenth of the other or less. The bound leaves room for a machine loaded by other tests.
     expect(Math.min(a, b)).toBeGreaterThan(5);
-    expect(Math.abs(a - b) / Math.max(a, b)).toBeLessThan(0.5);
+    expect(Math.min(a, b) / Math.max(a, b)).toBeGreaterThan(1 / 3);
   });
 
   it("10 failures per e-mail, then 429 even with the right password; 50 per address", async () => {
