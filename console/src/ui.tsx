@@ -110,12 +110,19 @@ export function ShownOnce({ name, value }: { name: string; value: string }) {
 }
 
 export const when = (value: string | null | undefined) => (value ? new Date(value).toLocaleString() : "—");
+/** A duration as people say it: 42 s, 3.3 min, 5.2 h, 12 days. */
 export const seconds = (value: number | null | undefined) =>
   value === null || value === undefined
     ? "—"
     : value < 120
       ? `${Math.round(value)} s`
-      : `${(value / 60).toFixed(1)} min`;
+      : value < 7200
+        ? `${(value / 60).toFixed(1)} min`
+        : value < 172_800
+          ? `${(value / 3600).toFixed(1)} h`
+          : `${Math.round(value / 86_400)} days`;
+/** "1 job", "3 jobs". */
+export const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 export const percent = (value: number | null | undefined) =>
   value === null || value === undefined ? "—" : `${Math.round(value * 100)} %`;
 

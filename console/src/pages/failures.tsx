@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api/client";
 import type { SummaryGroup } from "../api/types";
 import { useCanWrite, useLink, useTenantQuery } from "../session";
-import { Badge, ErrorBox, Loaded, Page, when } from "../ui";
+import { Badge, count, ErrorBox, Loaded, Page, when } from "../ui";
 import { REPLAYABLE, ReplayButton } from "./job-detail";
 import { useConnectionNames } from "./names";
 
@@ -42,8 +42,8 @@ function GroupJobs({ group, status }: { group: SummaryGroup; status: Status }) {
             .filter((j) => j.lastErrorCode === group.errorCode)
             .map((j) => (
               <li key={j.id} data-testid="failed-job">
-                <Link to={link(`/jobs/${j.id}`)}>{j.operation}</Link> <Badge value={j.status} /> {j.attempts}{" "}
-                attempts, created {when(j.createdAt)}{" "}
+                <Link to={link(`/jobs/${j.id}`)}>{j.operation}</Link> <Badge value={j.status} />{" "}
+                {count(j.attempts, "attempt")}, created {when(j.createdAt)}{" "}
                 {canWrite && REPLAYABLE.has(j.status) && <ReplayButton id={j.id} />}
               </li>
             ))}
@@ -173,7 +173,7 @@ export default function Failures() {
                     </button>
                   </h2>
                   <p>
-                    <strong>{group.count}</strong> jobs, {when(group.oldest)} – {when(group.newest)}{" "}
+                    <strong>{count(group.count, "job")}</strong>, {when(group.oldest)} – {when(group.newest)}{" "}
                     {canWrite && <ReplaySet status={status} group={group} onStarted={setReplay} />}
                   </p>
                   {open === key && <GroupJobs group={group} status={status} />}

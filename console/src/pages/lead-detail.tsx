@@ -14,6 +14,9 @@ const OPERATION_NAMES: Record<string, string> = {
   "crm-delivery": "CRM delivery",
   "provider-mark-replied": "Marked replied at the provider",
 };
+/** A receipt's jobs are created together: shown in the order they run (a lead, then its reply and delivery). */
+const ORDER = Object.keys(OPERATION_NAMES);
+const rank = (operation: string) => (ORDER.includes(operation) ? ORDER.indexOf(operation) : ORDER.length);
 
 function ReceiptJobs({ receipt }: { receipt: Receipt }) {
   const link = useLink();
@@ -25,13 +28,15 @@ function ReceiptJobs({ receipt }: { receipt: Receipt }) {
     <Loaded query={jobs} empty="No side effects." isEmpty={(page) => page.items.length === 0}>
       {(page) => (
         <ul className="jobs">
-          {[...page.items].reverse().map((job) => (
-            <li key={job.id} data-testid={`job-${job.operation}`}>
-              <strong>{OPERATION_NAMES[job.operation] ?? job.operation}</strong> <Badge value={job.status} />{" "}
-              <Link to={link(`/jobs/${job.id}`)}>details</Link>
-              <Attempts id={job.id} />
-            </li>
-          ))}
+          {[...page.items]
+            .sort((a, b) => rank(a.operation) - rank(b.operation))
+            .map((job) => (
+              <li key={job.id} data-testid={`job-${job.operation}`}>
+                <strong>{OPERATION_NAMES[job.operation] ?? job.operation}</strong>{" "}
+                <Badge value={job.status} /> <Link to={link(`/jobs/${job.id}`)}>details</Link>
+                <Attempts id={job.id} />
+              </li>
+            ))}
         </ul>
       )}
     </Loaded>
