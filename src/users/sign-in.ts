@@ -1,7 +1,7 @@
 import { CONFIG, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import type { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../common/app-error.js";
 import { REDIS } from "../redis/redis.module.js";
 import { passwordMatches } from "./passwords.js";
@@ -19,9 +19,11 @@ const invalidCredentials = () =>
 
 /**
  * Signing in with an e-mail and a password. A wrong e-mail and a wrong password get the same
- * answer after the same work (an unknown e-mail is verified against a dummy hash). Failures are
- * counted in Redis per e-mail (its hash) and per client address over 15 minutes: past 10 per e-mail
- * or 50 per address, attempts get `429 rate_limited` without a password check.
+ * answer after the same work (an unknown e-mail is verified against a dummy hash). Attempts are
+ * counted in Redis per e-mail (its hash) and per client address over 15 minutes, each taken (an
+ * atomic increment) before its password is checked, so a burst of parallel guesses cannot pass
+ * the check together; a success gives its points back. Past 10 per e-mail or 50 per address,
+ * attempts get `429 rate_limited` without a password check.
  */
 @Injectable()
 export class SignIn {
@@ -54,36 +56,44 @@ export class SignIn {
     ip: string,
   ): Promise<{ user: SessionUser; token: string; csrfToken: string }> {
     const emailKey = hashToken(normalizeEmail(email));
-    await this.refuseIfOver(this.perEmail, emailKey, FAILURES_PER_EMAIL);
-    await this.refuseIfOver(this.perAddress, ip, FAILURES_PER_ADDRESS);
+    await this.take([
+      [this.perEmail, emailKey],
+      [this.perAddress, ip],
+    ]);
     const row = await this.users.findForSignIn(email);
     const usable = row !== null && row.disabledAt === null ? row.passwordHash : null;
     if (!(await passwordMatches(usable, password))) {
-      await Promise.all([this.fail(this.perEmail, emailKey), this.fail(this.perAddress, ip)]);
       this.logger.warn({ msg: "sign-in failed", ip });
       throw invalidCredentials();
     }
-    await this.perEmail.delete(emailKey).catch(() => undefined);
+    // Not a failure: the e-mail's count starts again, the address gets its point back.
+    await Promise.all([
+      this.perEmail.delete(emailKey).catch(() => undefined),
+      this.perAddress.reward(ip, 1).catch(() => undefined),
+    ]);
     const session = await this.sessions.create(row!.id);
     this.logger.log({ msg: "signed in", userId: row!.id });
     const { id, email: stored, role, tenantId, createdAt } = row!;
     return { user: { id, email: stored, role: role as UserRole, tenantId, createdAt }, ...session };
   }
 
-  private async refuseIfOver(limiter: RateLimiterRedis, key: string, points: number): Promise<void> {
-    const state = await limiter.get(key).catch(() => null);
-    if (state !== null && state.consumedPoints >= points) {
-      throw new AppError(
-        429,
-        "rate_limited",
-        "Too many failed sign-ins for this e-mail or from this address; retry later.",
-        undefined,
-        { "retry-after": String(Math.max(1, Math.ceil(state.msBeforeNext / 1000))) },
-      );
-    }
-  }
-
-  private async fail(limiter: RateLimiterRedis, key: string): Promise<void> {
-    await limiter.penalty(key, 1).catch(() => undefined);
+  /**
+   * Takes one attempt from each limiter: `429` when any is past its points. A Redis failure beyond
+   * the in-memory insurance leaves the attempt unthrottled rather than refuse every sign-in.
+   */
+  private async take(limits: [RateLimiterRedis, string][]): Promise<void> {
+    const taken = await Promise.allSettled(limits.map(([limiter, key]) => limiter.consume(key, 1)));
+    const refusals = taken.flatMap((result) =>
+      result.status === "rejected" && result.reason instanceof RateLimiterRes ? [result.reason] : [],
+    );
+    if (refusals.length === 0) return;
+    const waitMs = Math.max(...refusals.map((refusal) => refusal.msBeforeNext));
+    throw new AppError(
+      429,
+      "rate_limited",
+      "Too many failed sign-ins for this e-mail or from this address; retry later.",
+      undefined,
+      { "retry-after": String(Math.max(1, Math.ceil(waitMs / 1000))) },
+    );
   }
 }

@@ -113,6 +113,24 @@ describe("console users: invitations and sign-in", () => {
     expect((await signIn(app.url, other.email, PASSWORD, "192.0.2.251")).status).toBe(200);
   });
 
+  it("a burst of parallel guesses cannot pass the limits together: at most 10 per e-mail, 50 per address are checked", async () => {
+    const user = await signedInUser(app.url, { role: "operator" });
+    const perEmail = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => signIn(app.url, user.email, `wrong-${i}`, `198.51.100.${i + 1}`)),
+    );
+    const statuses = (answers: { status: number }[]) =>
+      answers.reduce<Record<number, number>>(
+        (counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }),
+        {},
+      );
+    expect(statuses(perEmail)).toEqual({ 401: 10, 429: 30 });
+    const ip = "198.51.100.200";
+    const perAddress = await Promise.all(
+      Array.from({ length: 120 }, () => signIn(app.url, uniqueEmail("burst"), "nope", ip)),
+    );
+    expect(statuses(perAddress)).toEqual({ 401: 50, 429: 70 });
+  });
+
   it("an invitation works once, not after a newer one, not after 72 h; a weak password writes nothing", async () => {
     const email = uniqueEmail("bo");
     const first = await invite({ email, role: "operator" });
