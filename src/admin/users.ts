@@ -101,13 +101,6 @@ export class UsersController {
   ): Promise<{ invitation: Invitation }> {
     const user = await this.users.find(tenantParam(scopeOf(principal)), id);
     if (!user) throw notFound("user");
-    if (user.accepted || user.disabledAt !== null) {
-      throw new AppError(
-        409,
-        "already_accepted",
-        "This user has accepted its invitation (or is disabled): a new invitation is only for a user who has not.",
-      );
-    }
     const invitation = await this.transactions.run(async (tx) => {
       const issued = await this.invitations.issue(tx, id);
       await this.audit.record(tx, principal, {

@@ -22,6 +22,13 @@ const invalidInvitation = () =>
     `This invitation is unknown, already used, replaced by a newer one or expired (${INVITATION_HOURS} h): ask for a new one.`,
   );
 
+const alreadyAccepted = () =>
+  new AppError(
+    409,
+    "already_accepted",
+    "This user has accepted its invitation (or is disabled): a new invitation is only for a user who has not.",
+  );
+
 @Injectable()
 export class InvitationsRepository {
   constructor(
@@ -29,8 +36,17 @@ export class InvitationsRepository {
     @Inject(CONFIG.http) private readonly http: HttpConfig,
   ) {}
 
-  /** A new invitation of `userId`, in the caller's transaction; the user's older ones stop working. */
+  /**
+   * A new invitation of `userId`, in the caller's transaction; the user's older ones stop working.
+   * The user's row is locked first, as an acceptance locks it, so a re-invitation and an acceptance
+   * (or two re-invitations) run one after the other: `409 already_accepted` once a password is set
+   * or the user is disabled, and never two live invitations.
+   */
   async issue(tx: Tx, userId: string): Promise<Invitation> {
+    const [user] = await tx.$queryRaw<{ open: boolean }[]>`
+      SELECT password_hash IS NULL AND disabled_at IS NULL AS open FROM users
+      WHERE id = ${userId}::uuid FOR UPDATE`;
+    if (!user?.open) throw alreadyAccepted();
     const token = newToken();
     await tx.userInvitation.updateMany({
       where: { userId, usedAt: null, voidedAt: null },
@@ -61,13 +77,18 @@ export class InvitationsRepository {
     if (!found) throw invalidInvitation();
     const passwordHash = await hashPassword(checkNewPassword(password, found.email));
     const accepted = await this.prisma.$transaction(async (tx) => {
+      // The user's row first, as issue() locks it: an acceptance and a re-invitation serialize.
+      await tx.$queryRaw`
+        SELECT u.id FROM users u JOIN user_invitations i ON i.user_id = u.id
+        WHERE i.token_hash = ${hash} FOR UPDATE OF u`;
       const used = await tx.$queryRaw<{ user_id: string }[]>`
         UPDATE user_invitations SET used_at = now()
         WHERE token_hash = ${hash} AND used_at IS NULL AND voided_at IS NULL AND expires_at > now()
         RETURNING user_id`;
       if (used.length === 0) return false;
       const updated = await tx.user.updateMany({
-        where: { id: used[0]!.user_id, disabledAt: null },
+        // A user with a password keeps it: an invitation never resets one.
+        where: { id: used[0]!.user_id, disabledAt: null, passwordHash: null },
         data: { passwordHash },
       });
       if (updated.count === 0) throw invalidInvitation();

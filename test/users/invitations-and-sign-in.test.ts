@@ -116,7 +116,7 @@ describe("console users: invitations and sign-in", () => {
   it("a burst of parallel guesses cannot pass the limits together: at most 10 per e-mail, 50 per address are checked", async () => {
     const user = await signedInUser(app.url, { role: "operator" });
     const perEmail = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => signIn(app.url, user.email, `wrong-${i}`, `198.51.100.${i + 1}`)),
+      Array.from({ length: 40 }, (_, i) => signIn(app.url, user.email, `wrong-${i}`, `203.0.113.${101 + i}`)),
     );
     const statuses = (answers: { status: number }[]) =>
       answers.reduce<Record<number, number>>(
@@ -124,7 +124,7 @@ describe("console users: invitations and sign-in", () => {
         {},
       );
     expect(statuses(perEmail)).toEqual({ 401: 10, 429: 30 });
-    const ip = "198.51.100.200";
+    const ip = "203.0.113.200";
     const perAddress = await Promise.all(
       Array.from({ length: 120 }, () => signIn(app.url, uniqueEmail("burst"), "nope", ip)),
     );
@@ -172,6 +172,58 @@ describe("console users: invitations and sign-in", () => {
     );
     expect(await acceptInvitation(app.url, late.body.invitation.url, PASSWORD)).toEqual(invalid);
     expect(await passwordOf()).toBe(hash);
+  });
+
+  it("re-invitations and acceptances in parallel: never two live invitations, never a password reset by one", async () => {
+    const live = async (userId: string) =>
+      (
+        await app.sql.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM user_invitations WHERE user_id = $1 AND used_at IS NULL AND voided_at IS NULL",
+          [userId],
+        )
+      ).rows[0]!.n;
+    // Five re-invitations at once: each voids the one before it, so exactly one stays live.
+    const pending = await invite({ email: uniqueEmail("para"), role: "operator" });
+    const id = pending.body.user.id as string;
+    const again = await Promise.all(
+      Array.from({ length: 5 }, () => app.operator.post(`/admin/users/${id}/invitation`)),
+    );
+    expect(again.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(await live(id)).toBe(1);
+
+    // An acceptance racing re-invitations: once the password is set, no invitation stays live.
+    const racing = await invite({ email: uniqueEmail("race"), role: "operator" });
+    const raced = racing.body.user.id as string;
+    const [accepted, ...reinvited] = await Promise.all([
+      acceptInvitation(app.url, racing.body.invitation.url as string, PASSWORD),
+      ...Array.from({ length: 4 }, () => app.operator.post(`/admin/users/${raced}/invitation`)),
+    ]);
+    const { rows } = await app.sql.query("SELECT password_hash FROM users WHERE id = $1", [raced]);
+    if (accepted.status === 204) {
+      // Every re-invitation came before the acceptance (voided) or after it (refused): none is live.
+      expect(rows[0].password_hash).not.toBeNull();
+      expect(await live(raced)).toBe(0);
+      expect(reinvited.every((answer) => [201, 409].includes(answer.status))).toBe(true);
+      expect((await app.operator.post(`/admin/users/${raced}/invitation`)).status).toBe(409);
+    } else {
+      // A re-invitation voided the link first: no password, and exactly the newest link is live.
+      expect(accepted.status).toBe(400);
+      expect(rows[0].password_hash).toBeNull();
+      expect(await live(raced)).toBe(1);
+    }
+
+    // An accepted user's invitation made live again behind the API's back cannot reset its password.
+    const done = await invite({ email: uniqueEmail("done"), role: "operator" });
+    const url = done.body.invitation.url as string;
+    expect((await acceptInvitation(app.url, url, PASSWORD)).status).toBe(204);
+    const passwordOf = async () =>
+      (await app.sql.query("SELECT password_hash FROM users WHERE id = $1", [done.body.user.id])).rows[0]
+        .password_hash as string;
+    const before = await passwordOf();
+    await app.sql.query("UPDATE user_invitations SET used_at = NULL WHERE user_id = $1", [done.body.user.id]);
+    const reset = await acceptInvitation(app.url, url, "another long password 123");
+    expect([reset.status, reset.body?.error]).toEqual([400, "invalid_invitation"]);
+    expect(await passwordOf()).toBe(before);
   });
 
   it("an e-mail is unique in any case; tenant-admins invite only into their own tenant, never operators", async () => {
