@@ -1,7 +1,7 @@
 // Jobs: every side effect with its status and its attempt history.
 import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
-import { IsIn, IsUUID } from "class-validator";
+import { IsIn, IsUUID, Matches } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/principal.js";
@@ -13,6 +13,9 @@ import { TimeRangeQuery, timeRange, listScope } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
 import { Optional } from "../common/validation.js";
+
+/** What an error code looks like (`http_400`, `timeout`, `destination_forbidden`). */
+const ERROR_CODE = /^[a-z0-9_.:-]{1,64}$/;
 
 export class JobsQuery extends TimeRangeQuery {
   @ApiPropertyOptional({ enum: JOB_STATUSES })
@@ -29,6 +32,15 @@ export class JobsQuery extends TimeRangeQuery {
   @Optional()
   @IsUUID()
   receiptId?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "the job's last error code (`lastErrorCode`, e.g. `http_400`): one group of GET /admin/jobs/summary",
+    pattern: ERROR_CODE.source,
+  })
+  @Optional()
+  @Matches(ERROR_CODE)
+  errorCode?: string;
 }
 
 export const JOB_VIEW = {
@@ -94,6 +106,7 @@ export class JobsAdminRepository {
         operation: query.operation,
         connectionId: query.connectionId,
         receiptId: query.receiptId,
+        lastErrorCode: query.errorCode,
         createdAt: timeRange(query),
       },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -10,6 +10,7 @@ export interface BulkFilter {
   statuses: ReplayableStatus[];
   operation?: string;
   connectionId?: string;
+  errorCode?: string;
   provider?: string;
   tenantId?: string;
   from?: Date;
@@ -40,6 +41,7 @@ function matching(scope: TenantScope, filter: BulkFilter, first: number): { sql:
     filter.tenantId ?? null,
     filter.from ?? null,
     filter.to ?? null,
+    filter.errorCode ?? null,
   ];
   const p = (n: number) => `$${first + n}`;
   const sql = `FROM jobs j LEFT JOIN connections c ON c.id = j.connection_id AND c.tenant_id = j.tenant_id
@@ -50,7 +52,8 @@ function matching(scope: TenantScope, filter: BulkFilter, first: number): { sql:
       AND (${p(4)}::text IS NULL OR c.provider = ${p(4)})
       AND (${p(5)}::uuid IS NULL OR j.tenant_id = ${p(5)}::uuid)
       AND (${p(6)}::timestamptz IS NULL OR j.created_at >= ${p(6)})
-      AND (${p(7)}::timestamptz IS NULL OR j.created_at < ${p(7)})`;
+      AND (${p(7)}::timestamptz IS NULL OR j.created_at < ${p(7)})
+      AND (${p(8)}::text IS NULL OR j.last_error_code = ${p(8)})`;
   return { sql, params };
 }
 

@@ -43,7 +43,7 @@ export class ReplayJobBody {
 
 /** The jobs a bulk replay takes: the job list's filters (from, to: job creation), plus the receipt's provider. */
 export class ReplayFilter extends IntersectionType(
-  PickType(JobsQuery, ["operation", "connectionId", "from", "to"] as const),
+  PickType(JobsQuery, ["operation", "connectionId", "errorCode", "from", "to"] as const),
   PickType(ReceiptsQuery, ["provider"] as const),
 ) {
   @ApiPropertyOptional({ enum: REPLAYABLE, default: "dead" })

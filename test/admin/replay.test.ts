@@ -277,4 +277,47 @@ describe("admin API: replay", () => {
     );
     expect(audit.rows).toEqual([{ action: "replay.create", api_key_id: tenant.keyId, matched: 250 }]);
   }, 120_000);
+
+  it("errorCode narrows the job list and a bulk replay to one failures group; a malformed one is 400", async () => {
+    answers.set("/codes", 400);
+    const c = await connect("/codes");
+    for (let n = 0; n < 6; n++) expect((await c.deliver(`sub_codes_${n}`)).status).toBe(202);
+    const dead = await waitFor(
+      async () => (await crmJobs(c.id)).filter((job) => job.status === "dead"),
+      (jobs) => jobs.length === 6,
+      30_000,
+    );
+    // Two of the six died of another error, as a 400 and a 422 from the same CRM would group apart.
+    const other = dead.slice(0, 2).map((job) => job.id);
+    await app.sql.query("UPDATE jobs SET last_error_code = 'http_422' WHERE id = ANY($1::uuid[])", [other]);
+    const list = await tenant.admin.get(`/admin/jobs?connectionId=${c.id}&status=dead&errorCode=http_422`);
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((job: { id: string }) => job.id).sort()).toEqual([...other].sort());
+
+    answers.set("/codes", 200);
+    const filter = { status: "dead", operation: "crm-delivery", connectionId: c.id, errorCode: "http_422" };
+    const dry = await tenant.admin.post("/admin/replays", { filter, dryRun: true });
+    expect([dry.status, dry.body.matched]).toEqual([200, 2]);
+    const started = await tenant.admin.post("/admin/replays", { filter });
+    expect([started.status, started.body.matched]).toEqual([202, 2]);
+    await waitFor(
+      () => tenant.admin.get(`/admin/replays/${started.body.id}`),
+      (answer) => answer.body.status === "done",
+      30_000,
+    );
+    const after = await crmJobs(c.id);
+    expect(
+      after
+        .filter((job) => job.status === "succeeded")
+        .map((job) => job.id)
+        .sort(),
+    ).toEqual([...other].sort());
+    expect(after.filter((job) => job.status === "dead")).toHaveLength(4);
+
+    for (const bad of ["HTTP 400", "x".repeat(65)]) {
+      expect((await tenant.admin.get(`/admin/jobs?errorCode=${encodeURIComponent(bad)}`)).status).toBe(400);
+      const refused = await tenant.admin.post("/admin/replays", { filter: { errorCode: bad }, dryRun: true });
+      expect([refused.status, refused.body.error]).toEqual([400, "validation_failed"]);
+    }
+  });
 });

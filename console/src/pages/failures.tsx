@@ -18,7 +18,7 @@ function GroupJobs({ group, status }: { group: SummaryGroup; status: Status }) {
   const canWrite = useCanWrite();
   const link = useLink();
   const jobs = useQuery({
-    queryKey: ["/admin/jobs", tenant, status, group.operation, group.connectionId],
+    queryKey: ["/admin/jobs", tenant, status, group.operation, group.connectionId, group.errorCode],
     refetchInterval: 2_000,
     queryFn: () =>
       api.get("/admin/jobs", {
@@ -27,6 +27,7 @@ function GroupJobs({ group, status }: { group: SummaryGroup; status: Status }) {
           status,
           operation: group.operation as "crm-delivery",
           connectionId: group.connectionId ?? undefined,
+          errorCode: group.errorCode ?? undefined,
         },
       }),
   });
@@ -87,10 +88,14 @@ function ReplaySet({
   group: SummaryGroup;
   onStarted: (replay: { id: string; matched: number }) => void;
 }) {
+  // Exactly the group's jobs: its error code, connection and operation, in the tenant shown.
+  const tenant = useTenantQuery();
   const filter = {
+    ...tenant,
     status,
     operation: group.operation,
     ...(group.connectionId ? { connectionId: group.connectionId } : {}),
+    ...(group.errorCode ? { errorCode: group.errorCode } : {}),
   };
   const dryRun = useMutation({
     mutationFn: () => api.post("/admin/replays", { body: { filter, dryRun: true } }),
