@@ -40,8 +40,13 @@ describe("entry points", () => {
     ],
     [
       "dist/worker.js",
-      { REDIS_CLUSTER_NODES: "127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002" },
-      /^leadgate: configuration error: REDIS_CLUSTER_NODES is not supported yet/,
+      { REDIS_CLUSTER_NODES: "127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002", REDIS_PREFIX: "{leadgate}" },
+      /^leadgate: configuration error: REDIS_PREFIX may not hold \{ \} with REDIS_CLUSTER_NODES/,
+    ],
+    [
+      "dist/main.js",
+      { REDIS_CLUSTER_NODES: "127.0.0.1:7000", REDIS_URL: "redis://127.0.0.1:6379/4" },
+      /^leadgate: configuration error: REDIS_URL names database 4, but a Redis Cluster has database 0 only/,
     ],
     [
       "dist/worker.js",
