@@ -50,7 +50,8 @@ describe("entry points", () => {
     ],
     [
       "dist/worker.js",
-      { REDIS_SENTINELS: "127.0.0.1:26379" },
+      // (REDIS_CLUSTER_NODES: set by the suite's env under `npm run test:cluster`; empty is unset.)
+      { REDIS_SENTINELS: "127.0.0.1:26379", REDIS_CLUSTER_NODES: "" },
       /REDIS_SENTINEL_NAME is required with REDIS_SENTINELS/,
     ],
   ])("%s refuses a Redis topology it cannot honour, in one line (%j)", async (script, env, line) => {

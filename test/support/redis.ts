@@ -1,6 +1,7 @@
 // The tests' Redis: the local server (127.0.0.1:6379), or under `npm run test:cluster` the cluster
 // that globalSetup started (LEADGATE_TEST_REDIS_CLUSTER_NODES). Tests that look into Redis, or
 // point an app at a Redis that is not there, go through these so they hold on either topology.
+import { once } from "node:events";
 import { Cluster, Redis } from "ioredis";
 import type { AppConfig } from "../../src/config/config.js";
 
@@ -30,6 +31,7 @@ export function testRedis(config: Pick<AppConfig, "redisUrl" | "redisTopology">)
 /** KEYS `pattern` over the whole keyspace: on a cluster, of every master. */
 export async function keysMatching(redis: Redis | Cluster, pattern: string): Promise<string[]> {
   if (!redis.isCluster) return redis.keys(pattern);
+  if (redis.status !== "ready") await once(redis, "ready"); // its masters are known once it is
   const masters = (redis as Cluster).nodes("master");
   return (await Promise.all(masters.map((node) => node.keys(pattern)))).flat();
 }
