@@ -5,6 +5,7 @@
 // more than one master; the ingest limiter counts on the cluster (it batches many connections'
 // keys, which live on different masters) and still refuses exactly what is over the limit.
 import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { Cluster } from "ioredis";
 import { QUEUE_NAMES, queuePrefix } from "../../src/queues/queue-names.js";
 import { useApp, useFakeServer } from "../support/harness.js";
@@ -48,7 +49,8 @@ describe("Redis Cluster: ingest → CRM on three masters", () => {
     const worker = app.spawn("dist/worker.js");
     await Promise.all([api.waitFor(/api listening/), worker.waitFor(/worker started/)]);
     redis = new Cluster([{ host: "127.0.0.1", port: cluster.ports[0]! }]);
-    app.defer(async () => redis.disconnect());
+    app.defer(() => Promise.resolve(redis.disconnect()));
+    await once(redis, "ready");
   });
 
   const deliver = (c: TestConnection, submissionId: string) =>
