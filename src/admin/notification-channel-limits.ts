@@ -1,6 +1,6 @@
 import { CONFIG, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/redis.js";
 import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 import { consumeOrRefuse } from "../common/rate-limit.js";
 import { REDIS } from "../redis/redis.module.js";
@@ -22,7 +22,7 @@ export class ChannelActionLimits {
   private readonly tests: RateLimiterRedis;
   private readonly resends: RateLimiterRedis;
 
-  constructor(@Inject(REDIS) redis: Redis, @Inject(CONFIG.redis) redisConfig: RedisConfig) {
+  constructor(@Inject(REDIS) redis: RedisClient, @Inject(CONFIG.redis) redisConfig: RedisConfig) {
     const limiter = (name: string, points: number, duration: number) =>
       new RateLimiterRedis({
         points,

@@ -1,6 +1,6 @@
 import { CONFIG, type AuthConfig, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/redis.js";
 import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 import { consumeOrRefuse } from "../common/rate-limit.js";
 import { REDIS } from "../redis/redis.module.js";
@@ -19,7 +19,7 @@ export class AdminRateLimit {
   private readonly perTenant: RateLimiterRedis;
 
   constructor(
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     @Inject(CONFIG.auth) private readonly config: AuthConfig,
     @Inject(CONFIG.redis) redisConfig: RedisConfig,
   ) {

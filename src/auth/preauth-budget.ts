@@ -1,6 +1,6 @@
 import { CONFIG, type AuthConfig, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/redis.js";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../common/app-error.js";
 import { REDIS } from "../redis/redis.module.js";
@@ -30,7 +30,7 @@ export class PreauthBudget {
   private readonly exhaustedUntil = new Map<string, number>();
 
   constructor(
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     @Inject(CONFIG.auth) config: AuthConfig,
     @Inject(CONFIG.redis) redisConfig: RedisConfig,
   ) {

@@ -189,6 +189,14 @@ function redisPrefix(env: Env): string {
   if (!/^[A-Za-z0-9_{}.-]{1,64}$/.test(value)) {
     throw new ConfigError("REDIS_PREFIX", "may hold only letters, digits, _ . - { } (at most 64)");
   }
+  // On a cluster each queue's hash tag is `{<prefix>.<queue>}`: a brace in the prefix would end it
+  // early and put every queue in one slot.
+  if (read(env, "REDIS_CLUSTER_NODES") !== undefined && /[{}]/.test(value)) {
+    throw new ConfigError(
+      "REDIS_PREFIX",
+      "may not hold { } with REDIS_CLUSTER_NODES (Leadgate adds the hash tags)",
+    );
+  }
   return value;
 }
 

@@ -97,13 +97,32 @@ describe("the Redis topology (REDIS_SENTINELS, REDIS_SENTINEL_NAME, REDIS_CLUSTE
     );
   });
 
-  it("validates REDIS_CLUSTER_NODES, then refuses it: Cluster is not supported yet, never ignored", () => {
+  it("a cluster: its nodes; REDIS_URL keeps its password, TLS and database 0 only", () => {
     expect(errorOf({ REDIS_CLUSTER_NODES: "127.0.0.1:7000,nope" }).message).toBe(
       'REDIS_CLUSTER_NODES must be a comma-separated list of host:port (got "nope")',
     );
-    const error = errorOf({ REDIS_CLUSTER_NODES: "127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002" });
-    expect(error.variable).toBe("REDIS_CLUSTER_NODES");
-    expect(error.message).toMatch(/^REDIS_CLUSTER_NODES is not supported yet/);
-    expect(error.message.split("\n")).toHaveLength(1);
+    const config = loadConfig({
+      ...BASE,
+      REDIS_URL: "rediss://:secret@ignored.example:6379/0",
+      REDIS_CLUSTER_NODES: "127.0.0.1:7000, [::1]:7001,redis-2.internal:7002",
+    });
+    expect(config.redisTopology).toEqual({
+      kind: "cluster",
+      nodes: [
+        { host: "127.0.0.1", port: 7000 },
+        { host: "::1", port: 7001 },
+        { host: "redis-2.internal", port: 7002 },
+      ],
+    });
+    const database = errorOf({ REDIS_URL: "redis://127.0.0.1/2", REDIS_CLUSTER_NODES: "127.0.0.1:7000" });
+    expect(database.message).toBe("REDIS_URL names database 2, but a Redis Cluster has database 0 only");
+    const named = errorOf({ REDIS_SENTINEL_NAME: "mymaster", REDIS_CLUSTER_NODES: "127.0.0.1:7000" });
+    expect(named.message).toBe("REDIS_SENTINEL_NAME is set without REDIS_SENTINELS");
+  });
+
+  it("a cluster refuses a REDIS_PREFIX with braces: Leadgate adds one hash tag per queue", () => {
+    const error = errorOf({ REDIS_PREFIX: "{leadgate}", REDIS_CLUSTER_NODES: "127.0.0.1:7000" });
+    expect(error.variable).toBe("REDIS_PREFIX");
+    expect(loadConfig({ ...BASE, REDIS_PREFIX: "{leadgate}" }).redisPrefix).toBe("{leadgate}");
   });
 });

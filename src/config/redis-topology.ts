@@ -1,7 +1,6 @@
-// Which Redis Leadgate talks to (api.md "Running"): one server at REDIS_URL, or the master a set of
-// Sentinels names (REDIS_SENTINELS + REDIS_SENTINEL_NAME). REDIS_CLUSTER_NODES is parsed and
-// checked against the topology rule, but refused: Cluster connections are not built yet, and a set
-// variable must never be ignored silently.
+// Which Redis Leadgate talks to (api.md "Running"): one server at REDIS_URL, the master a set of
+// Sentinels names (REDIS_SENTINELS + REDIS_SENTINEL_NAME), or a Redis Cluster reached through any of
+// REDIS_CLUSTER_NODES. At most one of Sentinel and Cluster (the topology rule).
 import { isIP } from "node:net";
 import { ConfigError, type Env, read } from "./env.js";
 
@@ -11,11 +10,15 @@ export interface RedisNode {
 }
 
 /**
- * `standalone`: REDIS_URL is the server. `sentinel`: the master `name` that `sentinels` elect; from
- * REDIS_URL only the password, TLS (`rediss:`) and database are used, its host is ignored.
+ * `standalone`: REDIS_URL is the server. `sentinel`: the master `name` that `sentinels` elect.
+ * `cluster`: the cluster that `nodes` (some or all of its masters and replicas) belong to. With
+ * either of the last two, REDIS_URL gives only the password, TLS (`rediss:`) and database (a
+ * cluster has database 0 only); its host is ignored.
  */
 export type RedisTopology =
-  { kind: "standalone" } | { kind: "sentinel"; sentinels: RedisNode[]; name: string };
+  | { kind: "standalone" }
+  | { kind: "sentinel"; sentinels: RedisNode[]; name: string }
+  | { kind: "cluster"; nodes: RedisNode[] };
 
 const HOSTNAME =
   /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -67,21 +70,22 @@ export function redisTopology(env: Env): RedisTopology {
       "and REDIS_CLUSTER_NODES are both set: choose one Redis topology (Sentinel or Cluster)",
     );
   }
-  if (clusterNodes) {
-    throw new ConfigError(
-      "REDIS_CLUSTER_NODES",
-      "is not supported yet: unset it and use REDIS_URL (one server) or REDIS_SENTINELS",
-    );
+  if (!sentinels && read(env, "REDIS_SENTINEL_NAME") !== undefined) {
+    throw new ConfigError("REDIS_SENTINEL_NAME", "is set without REDIS_SENTINELS");
   }
-  if (!sentinels) {
-    if (read(env, "REDIS_SENTINEL_NAME") !== undefined) {
-      throw new ConfigError("REDIS_SENTINEL_NAME", "is set without REDIS_SENTINELS");
-    }
-    return { kind: "standalone" };
-  }
+  if (!sentinels && !clusterNodes) return { kind: "standalone" };
   const database = new URL(read(env, "REDIS_URL") ?? "redis://127.0.0.1").pathname.replace(/^\//, "");
   if (!/^\d{0,5}$/.test(database)) {
     throw new ConfigError("REDIS_URL", `may name only a database number after its host (got "/${database}")`);
   }
-  return { kind: "sentinel", sentinels, name: masterName(env) };
+  if (clusterNodes) {
+    if (Number(database || 0) !== 0) {
+      throw new ConfigError(
+        "REDIS_URL",
+        `names database ${database}, but a Redis Cluster has database 0 only`,
+      );
+    }
+    return { kind: "cluster", nodes: clusterNodes };
+  }
+  return { kind: "sentinel", sentinels: sentinels!, name: masterName(env) };
 }

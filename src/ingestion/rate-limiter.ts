@@ -1,6 +1,6 @@
 import { CONFIG, type IngestConfig, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/redis.js";
 import { AppError } from "../common/app-error.js";
 import { NaturalBatcher } from "../common/natural-batcher.js";
 import { withTimeout } from "../common/with-timeout.js";
@@ -58,7 +58,7 @@ export class RateLimiter {
   );
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(CONFIG.ingest) private readonly config: IngestConfig,
     @Inject(CONFIG.redis) private readonly redisConfig: RedisConfig,
     private readonly metrics: Metrics,
@@ -109,21 +109,16 @@ export class RateLimiter {
     const waiting = new Map<string, number>();
     for (const id of ids) waiting.set(id, (waiting.get(id) ?? 0) + 1);
     const connections = [...waiting].map(([id, n]) => ({ id, reserved: Math.max(n, this.lease) }));
-    const pipeline = this.redis.pipeline();
-    for (const { id, reserved } of connections) {
-      const key = `${this.redisConfig.redisPrefix}:rate:${id}:${window}`;
-      pipeline.set(key, 0, "PX", this.windowMs * 2, "NX").incrby(key, reserved);
-    }
-    let results: [Error | null, unknown][] | null;
+    let results: [Error | null, unknown][];
     try {
-      results = await withTimeout(pipeline.exec(), REDIS_TIMEOUT_MS, "redis");
+      results = await withTimeout(this.count(connections, window), REDIS_TIMEOUT_MS, "redis");
     } catch (error) {
       return this.skipped(ids, error instanceof Error ? error.message : String(error));
     }
     // Deliveries each connection may still pass in this batch; the rest of its grant is leased.
     const passes = new Map<string, number>();
     connections.forEach(({ id, reserved }, index) => {
-      const [error, total] = results?.[index * 2 + 1] ?? [new Error("no result")];
+      const [error, total] = results[index] ?? [new Error("no result")];
       if (error) return; // not counted: let through
       const grant = granted(this.config.webhookRateLimit, Number(total), reserved);
       const pass = Math.min(grant, waiting.get(id)!);
@@ -137,6 +132,38 @@ export class RateLimiter {
       passes.set(id, pass - 1);
       return pass > 0;
     });
+  }
+
+  /**
+   * Per connection, SET NX (the window's key with its expiry) then INCRBY; the INCRBY's reply per
+   * connection. One server: one pipeline, one round trip. A cluster refuses a pipeline whose keys
+   * live on several masters (each connection's key hashes to its own slot), so there each
+   * connection's two commands go on their own, and the client's automatic pipelining sends the
+   * batch to each master in one write: one round trip per master, in parallel.
+   */
+  private async count(
+    connections: { id: string; reserved: number }[],
+    window: number,
+  ): Promise<[Error | null, unknown][]> {
+    const key = (id: string) => `${this.redisConfig.redisPrefix}:rate:${id}:${window}`;
+    const ttl = this.windowMs * 2;
+    if (this.redis.isCluster) {
+      const redis = this.redis;
+      return Promise.all(
+        connections.map(({ id, reserved }) => {
+          void redis.set(key(id), 0, "PX", ttl, "NX").catch(() => undefined); // as in the pipeline: the INCRBY decides
+          return redis.incrby(key(id), reserved).then(
+            (total): [null, number] => [null, total],
+            (error: Error): [Error, null] => [error, null],
+          );
+        }),
+      );
+    }
+    const pipeline = this.redis.pipeline();
+    for (const { id, reserved } of connections)
+      pipeline.set(key(id), 0, "PX", ttl, "NX").incrby(key(id), reserved);
+    const replies = (await pipeline.exec()) ?? [];
+    return connections.map((_, index) => replies[index * 2 + 1] ?? [new Error("no result"), null]);
   }
 
   private skipped(ids: string[], reason: string): undefined[] {

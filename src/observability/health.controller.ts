@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { Controller, Get, Inject } from "@nestjs/common";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/redis.js";
 import { AppError } from "../common/app-error.js";
 import { withTimeout } from "../common/with-timeout.js";
 import { PrismaService } from "../database/prisma.service.js";
@@ -23,7 +23,7 @@ async function probe(check: () => Promise<unknown>): Promise<CheckResult> {
 export class HealthController {
   constructor(
     private readonly prisma: PrismaService,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   /** Liveness: answers while the process runs. */

@@ -1,6 +1,6 @@
 import { CONFIG, type JobsConfig, type ProvidersConfig, type RedisConfig } from "../config/sections.js";
 import { Module } from "@nestjs/common";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/redis.js";
 import { ProviderQuota } from "../common/outbound/provider-quota.js";
 import { QUEUE_CONNECTION } from "../queues/queue-lifecycle.js";
 import { FollowUpRegistry } from "./follow-up-registry.js";
@@ -23,7 +23,7 @@ import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
       provide: ProviderQuota,
       inject: [QUEUE_CONNECTION, CONFIG.redis, CONFIG.providers, CONFIG.jobs],
       useFactory: (
-        redis: Redis,
+        redis: RedisClient,
         { redisPrefix }: RedisConfig,
         providers: ProvidersConfig,
         jobs: JobsConfig,

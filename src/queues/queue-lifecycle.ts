@@ -9,7 +9,7 @@ import {
 import { DiscoveryService } from "@nestjs/core";
 import { BullRegistrar, WorkerHost } from "@nestjs/bullmq";
 import type { Worker } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/redis.js";
 import { unconsumed } from "./queue-names.js";
 import { Queues } from "./queues.js";
 
@@ -33,7 +33,7 @@ export class QueueLifecycle implements OnApplicationBootstrap, OnModuleDestroy, 
 
   constructor(
     @Inject(QUEUE_ROLE) private readonly role: QueueRole,
-    @Inject(QUEUE_CONNECTION) private readonly connection: Redis,
+    @Inject(QUEUE_CONNECTION) private readonly connection: RedisClient,
     private readonly queues: Queues,
     private readonly registrar: BullRegistrar,
     private readonly discovery: DiscoveryService,

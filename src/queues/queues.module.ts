@@ -3,11 +3,11 @@ import { type DynamicModule, Module, type Provider } from "@nestjs/common";
 import { DiscoveryModule } from "@nestjs/core";
 import { BullModule, getQueueToken } from "@nestjs/bullmq";
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/redis.js";
 import { createRedis } from "../redis/redis.js";
 import { REDIS } from "../redis/redis.module.js";
 import { QUEUE_CONNECTION, QUEUE_ROLE, QueueLifecycle, type QueueRole } from "./queue-lifecycle.js";
-import { QUEUE_NAMES, type QueueName } from "./queue-names.js";
+import { QUEUE_NAMES, type QueueName, queuePrefix } from "./queue-names.js";
 import { Queues } from "./queues.js";
 
 /** Holds the process's BullMQ connection (QUEUE_CONNECTION) for QueuesModule and BullModule. */
@@ -41,7 +41,7 @@ export class QueuesModule {
     return QueuesModule.create("worker", {
       provide: QUEUE_CONNECTION,
       inject: [CONFIG.redis],
-      useFactory: (config: RedisConfig): Redis => {
+      useFactory: (config: RedisConfig): RedisClient => {
         const connection = createRedis(config, "patient");
         connection.on("error", () => undefined); // logged by RedisModule's client
         return connection;
@@ -66,21 +66,28 @@ export class QueuesModule {
         BullModule.forRootAsync({
           imports: [connectionModule],
           inject: [CONFIG.redis, QUEUE_CONNECTION],
-          useFactory: (config: RedisConfig, client: Redis) => ({
+          useFactory: (config: RedisConfig, client: RedisClient) => ({
             connection: client,
             prefix: config.redisPrefix,
           }),
           // Workers start in QueueLifecycle, after the boot's checks, not when Nest initializes modules.
           extraOptions: { manualRegistration: true },
         }),
-        BullModule.registerQueue(...QUEUE_NAMES.map((name) => ({ name }))),
+        // Each queue's prefix (and so its workers'): REDIS_PREFIX, or its own hash tag on a cluster.
+        BullModule.registerQueueAsync(
+          ...QUEUE_NAMES.map((name) => ({
+            name,
+            inject: [CONFIG.redis],
+            useFactory: (config: RedisConfig) => ({ prefix: queuePrefix(config, name) }),
+          })),
+        ),
       ],
       providers: [
         { provide: QUEUE_ROLE, useValue: role },
         {
           provide: Queues,
           inject: [QUEUE_CONNECTION, ...QUEUE_NAMES.map((name) => getQueueToken(name))],
-          useFactory: (client: Redis, ...queues: Queue[]) =>
+          useFactory: (client: RedisClient, ...queues: Queue[]) =>
             new Queues(
               Object.fromEntries(QUEUE_NAMES.map((name, i) => [name, queues[i]])) as Record<QueueName, Queue>,
               client,

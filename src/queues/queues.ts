@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/redis.js";
 import { QUEUE_NAMES, type QueueName } from "./queue-names.js";
 
 /**
@@ -9,7 +9,7 @@ import { QUEUE_NAMES, type QueueName } from "./queue-names.js";
 export class Queues {
   constructor(
     private readonly byName: Record<QueueName, Queue>,
-    private readonly connection: Redis,
+    private readonly connection: RedisClient,
   ) {
     // A queue re-emits its connection's errors: logged once by the connection's owner, not per queue.
     for (const queue of this.all()) queue.on("error", () => undefined);

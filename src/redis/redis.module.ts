@@ -1,6 +1,6 @@
 import { CONFIG, type RedisConfig } from "../config/sections.js";
 import { Global, Inject, Logger, Module, type OnModuleDestroy } from "@nestjs/common";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis.js";
 import { createRedis } from "./redis.js";
 
 /** Injection token of the process's fail-fast Redis client (health checks, rate limits, enqueue). */
@@ -14,7 +14,7 @@ const logger = new Logger("redis");
     {
       provide: REDIS,
       inject: [CONFIG.redis],
-      useFactory: (config: RedisConfig): Redis => {
+      useFactory: (config: RedisConfig): RedisClient => {
         const client = createRedis(config, "fail-fast");
         let down = false;
         client.on("error", (error: Error) => {
@@ -32,7 +32,7 @@ const logger = new Logger("redis");
   exports: [REDIS],
 })
 export class RedisModule implements OnModuleDestroy {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
 
   onModuleDestroy(): void {
     this.redis.disconnect();

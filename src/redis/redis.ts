@@ -1,8 +1,9 @@
 // The one home of every ioredis connection Leadgate opens (the API's fail-fast client, the worker's
 // BullMQ connection; BullMQ duplicates the latter for its blocking commands, with these options).
-// The topology (config/redis-topology.ts) decides where it goes: REDIS_URL's server, or the master
-// that REDIS_SENTINELS elect under REDIS_SENTINEL_NAME, followed through a failover.
-import { Redis, type RedisOptions } from "ioredis";
+// The topology (config/redis-topology.ts) decides where it goes: REDIS_URL's server, the master
+// that REDIS_SENTINELS elect under REDIS_SENTINEL_NAME (followed through a failover), or the Redis
+// Cluster that REDIS_CLUSTER_NODES belong to.
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import type { RedisConfig } from "../config/sections.js";
 
 /**
@@ -12,6 +13,9 @@ import type { RedisConfig } from "../config/sections.js";
  * and retries every command until Redis answers again (BullMQ wants `maxRetriesPerRequest: null`).
  */
 export type RedisConnectionKind = "fail-fast" | "patient";
+
+/** A connection to one server or master (`Redis`), or to a whole cluster (`Cluster`, `isCluster`). */
+export type RedisClient = Redis | Cluster;
 
 /** A command refused by a node that is (now) a replica: reconnect, asking the sentinels for the master. */
 const isReadOnly = (error: Error) => error.message.startsWith("READONLY");
@@ -58,13 +62,61 @@ function sentinelOptions(config: RedisConfig): RedisOptions {
   };
 }
 
-/** A new connection of `kind` to the configured Redis (one server or the Sentinel-elected master). */
+const reconnectDelay = (attempt: number) => Math.min(attempt * 200, 2_000);
+
+/**
+ * The same two kinds on a cluster. Cluster-wide: offline queue and reconnection (ioredis reconnects
+ * the nodes itself, and follows MOVED/ASK and a replica's promotion by refreshing the slot map).
+ * Per node (`redisOptions`): credentials, TLS and the retries of a command. The fail-fast client
+ * pipelines automatically: commands of one tick go to each master in one write, which is what lets
+ * the ingest limiter's many single-key reservations cost one round trip per master.
+ */
+const CLUSTER_KINDS: Record<RedisConnectionKind, { cluster: ClusterOptions; node: RedisOptions }> = {
+  "fail-fast": {
+    cluster: {
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+      clusterRetryStrategy: reconnectDelay,
+      slotsRefreshTimeout: 2_000,
+    },
+    node: { maxRetriesPerRequest: 1, connectTimeout: 2_000 },
+  },
+  // BullMQ: `maxRetriesPerRequest: null` on the nodes its blocking commands go to.
+  patient: { cluster: { clusterRetryStrategy: reconnectDelay }, node: { maxRetriesPerRequest: null } },
+};
+
+/** REDIS_URL's credentials and TLS, for every node of a cluster; its host is ignored. */
+function clusterOptions(
+  config: RedisConfig,
+  kind: RedisConnectionKind,
+  lazyConnect: boolean,
+): ClusterOptions {
+  const url = new URL(config.redisUrl);
+  const { cluster, node } = CLUSTER_KINDS[kind];
+  return {
+    ...cluster,
+    enableReadyCheck: true,
+    lazyConnect,
+    redisOptions: {
+      ...node,
+      username: url.username ? decodeURIComponent(url.username) : undefined,
+      password: url.password ? decodeURIComponent(url.password) : undefined,
+      tls: url.protocol === "rediss:" ? {} : undefined,
+    },
+  };
+}
+
+/** A new connection of `kind` to the configured Redis (one server, the Sentinel-elected master, a cluster). */
 export function createRedis(
   config: RedisConfig,
   kind: RedisConnectionKind,
-  options: RedisOptions = {},
-): Redis {
+  options: Pick<RedisOptions, "lazyConnect"> = {},
+): RedisClient {
+  const topology = config.redisTopology;
+  if (topology.kind === "cluster") {
+    return new Cluster(topology.nodes, clusterOptions(config, kind, options.lazyConnect ?? false));
+  }
   const settings = { ...KINDS[kind], ...options };
-  if (config.redisTopology.kind === "sentinel") return new Redis({ ...sentinelOptions(config), ...settings });
+  if (topology.kind === "sentinel") return new Redis({ ...sentinelOptions(config), ...settings });
   return new Redis(config.redisUrl, settings);
 }

@@ -1,6 +1,6 @@
 import { CONFIG, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/redis.js";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../common/app-error.js";
 import { REDIS } from "../redis/redis.module.js";
@@ -34,7 +34,7 @@ export class SignIn {
   constructor(
     private readonly users: UsersRepository,
     private readonly sessions: SessionsRepository,
-    @Inject(REDIS) redis: Redis,
+    @Inject(REDIS) redis: RedisClient,
     @Inject(CONFIG.redis) redisConfig: RedisConfig,
   ) {
     const limiter = (name: string, points: number) =>

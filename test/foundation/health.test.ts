@@ -1,6 +1,7 @@
 import type { RunningApi } from "../support/app.js";
 import { useApp } from "../support/harness.js";
 import { freePort } from "../support/process.js";
+import { deadRedisEnv } from "../support/redis.js";
 
 describe("GET /health/ready", () => {
   const app = useApp();
@@ -12,10 +13,9 @@ describe("GET /health/ready", () => {
   });
 
   it("answers 503 naming Redis when Redis is unreachable", async () => {
-    const deadRedis = `redis://127.0.0.1:${await freePort()}`;
     let api: RunningApi | undefined;
     try {
-      api = await app.startApi({ REDIS_URL: deadRedis });
+      api = await app.startApi(deadRedisEnv(await freePort()));
       const response = await fetch(`${api.url}/health/ready`);
       expect(response.status).toBe(503);
       expect(response.headers.get("retry-after")).toBeTruthy();

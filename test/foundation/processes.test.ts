@@ -40,12 +40,18 @@ describe("entry points", () => {
     ],
     [
       "dist/worker.js",
-      { REDIS_CLUSTER_NODES: "127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002" },
-      /^leadgate: configuration error: REDIS_CLUSTER_NODES is not supported yet/,
+      { REDIS_CLUSTER_NODES: "127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002", REDIS_PREFIX: "{leadgate}" },
+      /^leadgate: configuration error: REDIS_PREFIX may not hold \{ \} with REDIS_CLUSTER_NODES/,
+    ],
+    [
+      "dist/main.js",
+      { REDIS_CLUSTER_NODES: "127.0.0.1:7000", REDIS_URL: "redis://127.0.0.1:6379/4" },
+      /^leadgate: configuration error: REDIS_URL names database 4, but a Redis Cluster has database 0 only/,
     ],
     [
       "dist/worker.js",
-      { REDIS_SENTINELS: "127.0.0.1:26379" },
+      // (REDIS_CLUSTER_NODES: set by the suite's env under `npm run test:cluster`; empty is unset.)
+      { REDIS_SENTINELS: "127.0.0.1:26379", REDIS_CLUSTER_NODES: "" },
       /REDIS_SENTINEL_NAME is required with REDIS_SENTINELS/,
     ],
   ])("%s refuses a Redis topology it cannot honour, in one line (%j)", async (script, env, line) => {

@@ -1,12 +1,13 @@
 // Invariants 2 and 3: receipt and jobs commit together or not at all, and no 2xx without a
 // commit. Redis is only the executor: an outage does not fail ingest.
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { bullJobId } from "../../src/jobs/operations.js";
+import { type QueueName, queuePrefix } from "../../src/queues/queue-names.js";
 import { storedFor } from "../support/database.js";
 import type { RunningApi } from "../support/app.js";
 import { useApp } from "../support/harness.js";
 import { freePort } from "../support/process.js";
+import { deadRedisEnv, testRedis } from "../support/redis.js";
 import type { TestConnection } from "../support/tenants.js";
 import { get, post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
@@ -42,10 +43,13 @@ describe("ingest under failure", () => {
     );
     // The CRM delivery waits for the lead-upsert, whose success hands it over.
     expect(rows.map((row) => row.operation)).toEqual(["lead-upsert"]);
-    const redis = new Redis();
+    const redis = testRedis(app.config);
     try {
       for (const row of rows) {
-        const queue = new Queue(row.operation, { connection: redis, prefix: app.config.redisPrefix });
+        const queue = new Queue(row.operation, {
+          connection: redis,
+          prefix: queuePrefix(app.config, row.operation as QueueName),
+        });
         // Enqueueing happens right after the answer.
         const job = await waitFor(
           () => queue.getJob(bullJobId(row.job_key)),
@@ -129,7 +133,7 @@ describe("ingest under failure", () => {
   });
 
   it("Redis unreachable during ingest: 202, the job rows are there and queued, the failure is counted", async () => {
-    const noRedis = await app.startApi({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+    const noRedis = await app.startApi(deadRedisEnv(await freePort()));
     try {
       const answer = await send(noRedis, "no-redis-1");
       expect(answer.status).toBe(202);

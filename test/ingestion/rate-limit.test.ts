@@ -1,12 +1,12 @@
 // The per-connection ingest rate limit is counted in Redis, so it holds across API replicas:
 // over the limit, `429 rate_limited` with Retry-After and nothing written.
 import { randomBytes } from "node:crypto";
-import { Redis } from "ioredis";
 import type { RunningApi } from "../support/app.js";
 import { storedFor } from "../support/database.js";
 import { useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { freePort } from "../support/process.js";
+import { deadRedisEnv, keysMatching, testRedis } from "../support/redis.js";
 import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
 
 describe("ingest rate limit", () => {
@@ -48,9 +48,9 @@ describe("ingest rate limit", () => {
     }
     expect(await storedFor(app.sql, c.tenantId)).toMatchObject({ receipts: 5 });
     // One counter for the window, created with its expiry (two windows), so Redis forgets it.
-    const redis = new Redis();
+    const redis = testRedis(app.config);
     try {
-      const keys = await redis.keys(`${prefix}:rate:${c.connectionId}:*`);
+      const keys = await keysMatching(redis, `${prefix}:rate:${c.connectionId}:*`);
       expect(keys).toHaveLength(1);
       expect(await redis.get(keys[0]!)).toBe("12");
       const ttl = await redis.pttl(keys[0]!);
@@ -68,12 +68,12 @@ describe("ingest rate limit", () => {
   it("a larger limit is reserved in leases: never more than the limit accepted, Redis asked once per lease", async () => {
     const env = { WEBHOOK_RATE_LIMIT: "100" };
     const pair = [await app.startApi(env), await app.startApi(env)];
-    const redis = new Redis();
+    const redis = testRedis(app.config);
     try {
       // Sequential deliveries on one replica: leases of 5 (a twentieth of 100), so 6 deliveries reserve 10.
       const quiet = await connect();
       for (let i = 0; i < 6; i++) expect((await deliver(pair[0]!, quiet)).status).toBe(202);
-      const [key] = await redis.keys(`${prefix}:rate:${quiet.connectionId}:*`);
+      const [key] = await keysMatching(redis, `${prefix}:rate:${quiet.connectionId}:*`);
       expect(await redis.get(key!)).toBe("10");
 
       // A burst over both replicas: at most the limit, at least the limit minus one unused lease remainder.
@@ -93,7 +93,7 @@ describe("ingest rate limit", () => {
   it("without Redis the limit is not checked: deliveries are accepted, and the metric says so", async () => {
     const blind = await app.startApi({
       WEBHOOK_RATE_LIMIT: "1",
-      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      ...deadRedisEnv(await freePort()),
     });
     try {
       const c = await createTenantWithConnection(blind.app, {

@@ -5,6 +5,7 @@ import { fixture } from "../support/fixtures.js";
 import { fakeServer, useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { freePort } from "../support/process.js";
+import { deadRedisEnv } from "../support/redis.js";
 import type { TestConnection } from "../support/tenants.js";
 import { waitFor } from "../support/wait.js";
 
@@ -201,7 +202,7 @@ describe("side effects under failure", () => {
     const c = await staticForms(crm.url);
     // A second worker replica: both dispatchers and both sets of BullMQ workers race for the backlog.
     const secondWorker = await app.startWorker();
-    const noRedis = await app.startApi({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+    const noRedis = await app.startApi(deadRedisEnv(await freePort()));
     try {
       const answers = await Promise.all(
         Array.from({ length: 10 }, (_, i) => submit(noRedis, c, `outage-${i}`)),

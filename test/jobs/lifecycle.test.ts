@@ -7,6 +7,7 @@ import type { RunningApi } from "../support/app.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { freePort } from "../support/process.js";
+import { deadRedisEnv } from "../support/redis.js";
 import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
 import { waitFor } from "../support/wait.js";
 
@@ -23,7 +24,7 @@ describe("job lifecycle", () => {
     // Ingest through an API whose Redis is down: job rows are stored, nothing is in BullMQ, so the
     // test decides what the worker finds when the dispatcher hands the jobs over.
     noRedisApi = await app.startApi({
-      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      ...deadRedisEnv(await freePort()),
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
     });
   });

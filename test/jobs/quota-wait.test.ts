@@ -4,9 +4,10 @@
 // attempt, and is handed to BullMQ for its wait's end, so it runs then and not at the dispatcher's
 // next pass (here: never).
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import { queuePrefix } from "../../src/queues/queue-names.js";
 import { fakeServer, useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
+import { testRedis } from "../support/redis.js";
 import { waitFor } from "../support/wait.js";
 
 describe("a released job run in process", () => {
@@ -87,8 +88,11 @@ describe("a released job run in process", () => {
       ["crm-delivery", "running"],
       ["lead-upsert", "succeeded"],
     ]);
-    const redis = new Redis(app.config.redisUrl, { maxRetriesPerRequest: 1 });
-    const leadUpserts = new Queue("lead-upsert", { connection: redis, prefix: app.config.redisPrefix });
+    const redis = testRedis(app.config);
+    const leadUpserts = new Queue("lead-upsert", {
+      connection: redis,
+      prefix: queuePrefix(app.config, "lead-upsert"),
+    });
     try {
       // Before, the lead-upsert stayed active in its BullMQ slot until its CRM delivery ended.
       const active = (await leadUpserts.getActive()).map((job) => (job.data as { jobId: string }).jobId);

@@ -10,6 +10,7 @@ import type { RunningApi } from "../support/app.js";
 import { useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { freePort } from "../support/process.js";
+import { deadRedisEnv } from "../support/redis.js";
 import { createTenantWithConnection } from "../support/tenants.js";
 
 describe("job state machine", () => {
@@ -20,7 +21,7 @@ describe("job state machine", () => {
   let state: JobStateMachine;
 
   beforeAll(async () => {
-    api = await app.startApi({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+    api = await app.startApi(deadRedisEnv(await freePort()));
     state = app.worker.get(JobStateMachine);
   });
 

@@ -5,6 +5,7 @@ import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import { type AppConfig, loadConfig } from "../../src/config/config.js";
 import { createApiApp } from "../../src/http.js";
 import { WorkerModule } from "../../src/worker.module.js";
+import { testRedisEnv } from "./redis.js";
 
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString("base64");
 
@@ -28,6 +29,7 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
     DATABASE_URL: databaseUrl,
     LEADGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     REDIS_PREFIX: testRedisPrefix(),
+    ...testRedisEnv(),
     ...TEST_DESTINATION_ENV,
     ...env,
   });

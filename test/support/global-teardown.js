@@ -6,4 +6,5 @@ export default async function globalTeardown() {
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${process.env.LEADGATE_TEST_TEMPLATE} WITH (FORCE)`);
   await admin.end();
+  await globalThis.leadgateTestRedisCluster?.stop();
 }

@@ -6,12 +6,12 @@
 // (`useFakeServer`, `fakeServer`) close after everything else in the file.
 import type { INestApplicationContext, LoggerService } from "@nestjs/common";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import type pg from "pg";
 import type { AppConfig } from "../../src/config/config.js";
 import type { NewConnection } from "../../src/connections/lifecycle/connection.js";
 import { Dispatcher } from "../../src/jobs/dispatcher.js";
 import { OPERATIONS } from "../../src/jobs/operations.js";
+import { type QueueName, queuePrefix } from "../../src/queues/queue-names.js";
 import { ReplayBatchWorker } from "../../src/replay/replay-batch.worker.js";
 import { REPLAY_QUEUE } from "../../src/replay/replay-queue.js";
 import { type Admin, adminAs, OPERATOR_KEY } from "./admin.js";
@@ -27,6 +27,7 @@ import {
 import { createTestDatabase, type TestDatabase } from "./database.js";
 import { type FakeReply, type FakeServer, type ReceivedRequest, startFakeServer } from "./fake-server.js";
 import { type Spawned, spawnNode } from "./process.js";
+import { testRedis, testRedisEnv } from "./redis.js";
 import { createTenantWithConnection, type TestConnection } from "./tenants.js";
 import { waitFor } from "./wait.js";
 
@@ -128,6 +129,7 @@ export function useApp(options: AppOptions = {}): TestApp {
       DATABASE_URL: db.url,
       LEADGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       REDIS_PREFIX: testRedisPrefix(),
+      ...testRedisEnv(),
       ...TEST_DESTINATION_ENV,
       // The longest schedule: a test's worker makes no reconciliation job (with Yelp and Thumbtack calls)
       // of its own unless the test asks for one (a connection's offset in 900 s could fall in a test).
@@ -192,9 +194,9 @@ export function useApp(options: AppOptions = {}): TestApp {
     async settled() {
       await app.worker.get(Dispatcher).tick();
       await app.worker.get(ReplayBatchWorker).recover();
-      const redis = new Redis(app.config.redisUrl, { maxRetriesPerRequest: 1 });
+      const redis = testRedis(app.config);
       const queues = [...OPERATIONS, REPLAY_QUEUE].map(
-        (name) => new Queue(name, { connection: redis, prefix: app.config.redisPrefix }),
+        (name) => new Queue(name, { connection: redis, prefix: queuePrefix(app.config, name as QueueName) }),
       );
       try {
         const pending = async () => {

@@ -2,7 +2,7 @@
 // that every worker process and every tenant of this Leadgate share them, as the provider counts
 // them (one client). rate-limiter-flexible does the counting; this file chooses the keys.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../../redis/redis.js";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { ApiProvider, ProviderRateLimit } from "../../config/config.js";
 import { WaitRequired } from "./errors.js";
@@ -48,7 +48,7 @@ export class ProviderQuota {
 
   /** @param callTimeoutMs the longest a call can hold its slot (SIDE_EFFECT_TIMEOUT_MS) */
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     redisPrefix: string,
     limits: Record<ApiProvider, ProviderRateLimit>,
     callTimeoutMs: number,
