@@ -65,12 +65,18 @@ function Frame() {
   const link = useLink();
   const navigate = useNavigate();
   const client = useQueryClient();
+  const signedOut = () => {
+    setCsrfToken(undefined);
+    client.clear();
+    void navigate("/sign-in");
+  };
+  // Only a sign-out the server confirmed (or a session already gone) leaves: on any other error the
+  // cookie may still be valid, so the page says so instead of pretending.
   const signOut = useMutation({
     mutationFn: () => api.delete("/console/api/session"),
-    onSettled: () => {
-      setCsrfToken(undefined);
-      client.clear();
-      void navigate("/sign-in");
+    onSuccess: signedOut,
+    onError: (error) => {
+      if (error instanceof ApiError && error.status === 401) signedOut();
     },
   });
   return (
@@ -92,9 +98,10 @@ function Frame() {
           <span>
             {session.user.email} ({session.user.role})
           </span>
-          <button type="button" onClick={() => signOut.mutate()}>
+          <button type="button" disabled={signOut.isPending} onClick={() => signOut.mutate()}>
             Sign out
           </button>
+          {signOut.isError && <ErrorBox error={signOut.error} />}
         </div>
       </header>
       <main id="main" tabIndex={-1}>

@@ -268,6 +268,27 @@ describe("console in a browser: signed in", () => {
     expect(await status()).toBe("active");
   }, 60_000);
 
+  it("signing out ends the session on the server: the old cookie opens nothing", async () => {
+    const user = await invite(app.url, OPERATOR_KEY, "tenant-admin", a.tenantId);
+    await accept(app.url, user);
+    const { context, page } = await newPage(browser());
+    await signIn(page, origin.url, user.email);
+    const cookie = (await context.cookies()).find((c) => c.name === "leadgate_session")!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax" });
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    const replayed = await fetch(`${app.url}/console/api/session`, {
+      headers: { cookie: `leadgate_session=${cookie.value}` },
+    });
+    expect(replayed.status).toBe(401);
+    const { rows } = await app.sql.query(
+      "SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1 AND s.revoked_at IS NULL",
+      [user.email],
+    );
+    expect(rows).toEqual([{ n: 0 }]);
+    await context.close();
+  }, 60_000);
+
   it("a tenant-viewer sees no write buttons, and the API refuses its writes", async () => {
     const viewer = await invite(app.url, OPERATOR_KEY, "tenant-viewer", a.tenantId);
     await accept(app.url, viewer);
