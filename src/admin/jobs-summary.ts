@@ -1,51 +1,33 @@
 // GET /admin/jobs/summary (api.md "Console and users"): matching jobs counted by connection, operation
 // and error code, for the console's failures screen.
 import { Controller, Get, Injectable, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
-import { IsIn, IsUUID } from "class-validator";
+import { ApiOkResponse, ApiPropertyOptional, ApiTags, PickType } from "@nestjs/swagger";
+import { IsIn } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, type TenantScope, tenantParam } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
-import { DateTimeField, Optional } from "../common/validation.js";
+import { Optional } from "../common/validation.js";
 import { PrismaService } from "../database/prisma.service.js";
-import { type Operation, OPERATIONS } from "../jobs/operations.js";
 import { JOB_STATUSES, type JobStatus } from "../jobs/state/job-states.js";
 import { listScope } from "./filters.js";
+import { JobsQuery } from "./jobs.js";
 
 /** The failures: what the summary counts when no `status` is given. */
 const FAILED: JobStatus[] = ["dead", "blocked"];
 
-export class JobsSummaryQuery {
+/** The job list's filters (not its paging), with the failures as the default status. */
+export class JobsSummaryQuery extends PickType(JobsQuery, [
+  "operation",
+  "connectionId",
+  "tenantId",
+  "from",
+  "to",
+] as const) {
   @ApiPropertyOptional({ enum: JOB_STATUSES, description: "default: dead and blocked" })
   @Optional()
   @IsIn(JOB_STATUSES)
   status?: JobStatus;
-
-  @ApiPropertyOptional({ enum: OPERATIONS })
-  @Optional()
-  @IsIn(OPERATIONS)
-  operation?: Operation;
-
-  @ApiPropertyOptional({ format: "uuid" })
-  @Optional()
-  @IsUUID()
-  connectionId?: string;
-
-  @ApiPropertyOptional({ format: "uuid", description: "operators: only this tenant's jobs" })
-  @Optional()
-  @IsUUID()
-  tenantId?: string;
-
-  @ApiPropertyOptional({ format: "date-time", description: "inclusive lower bound on the job's creation" })
-  @Optional()
-  @DateTimeField("from")
-  from?: Date;
-
-  @ApiPropertyOptional({ format: "date-time", description: "exclusive upper bound" })
-  @Optional()
-  @DateTimeField("to")
-  to?: Date;
 }
 
 export interface JobsSummaryGroup {
