@@ -55,6 +55,17 @@ function url(path: string, options: CallOptions<unknown, Method>): string {
   return text ? `${filled}?${text}` : filled;
 }
 
+const NOT_JSON = Symbol("not JSON");
+
+function parsed(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
+}
+
 async function call<T>(method: Method, path: string, options: CallOptions<unknown, Method> = {}): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (options.body !== undefined) headers["content-type"] = "application/json";
@@ -66,7 +77,11 @@ async function call<T>(method: Method, path: string, options: CallOptions<unknow
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   const text = await response.text();
-  const json: unknown = text ? JSON.parse(text) : undefined;
+  const json = parsed(text);
+  if (json === NOT_JSON) {
+    // A proxy's HTML error page, say: an ApiError all the same, naming the status.
+    throw new ApiError(response.status, "not_json", `The server answered ${response.status} without JSON.`);
+  }
   if (!response.ok) {
     const error = (json ?? {}) as { error?: string; message?: string; details?: Record<string, string[]> };
     throw new ApiError(
