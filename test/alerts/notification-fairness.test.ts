@@ -102,7 +102,9 @@ describe("alerts: notification fairness between tenants", () => {
     );
     expect(circuits).toEqual([{ state: "open" }]);
     const attemptsBefore = waiting.reduce((sum, row) => sum + row.attempts, 0);
-    expect(attemptsBefore).toBeLessThanOrEqual(3 + 1); // the failures that opened it (and a call in flight then)
+    // The failures that opened it, and the calls in flight at that moment (at most the destination's
+    // cap of 5, less the one whose failure opened it): what a loaded machine lets start before.
+    expect(attemptsBefore).toBeLessThanOrEqual(3 + 5 - 1);
     const callsBefore = flaky.received.length;
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(flaky.received.length).toBe(callsBefore); // waiting, not calling
