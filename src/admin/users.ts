@@ -22,7 +22,8 @@ import { USER_ROLES, type UserRole, type UserView } from "../users/user.js";
 import { UsersRepository } from "../users/users.repository.js";
 import { AuditRepository } from "./audit.js";
 import { IdPipe, notFound } from "./id.pipe.js";
-import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
+import { listScope, TenantListQuery } from "./filters.js";
+import { type Page, pageAfter, toPage } from "./pagination.js";
 import { ownTenant, TenantsRepository } from "./tenants.js";
 import { UserInvitationMail } from "./user-invitation-mail.js";
 
@@ -37,13 +38,6 @@ export class CreateUserBody {
   role!: UserRole;
 
   @ApiPropertyOptional({ description: "required for a tenant role created by an operator" })
-  @Optional()
-  @IsUUID()
-  tenantId?: string;
-}
-
-export class UsersQuery extends ListQuery {
-  @ApiPropertyOptional({ description: "operators: one tenant's users" })
   @Optional()
   @IsUUID()
   tenantId?: string;
@@ -116,10 +110,13 @@ export class UsersController {
   }
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: UsersQuery): Promise<Page<UserView>> {
-    const tenant =
-      principal.role === "operator" ? (query.tenantId ?? null) : ownTenant(principal, query.tenantId);
-    const rows = await this.users.list(tenant, pageAfter("createdAt", query));
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: TenantListQuery,
+  ): Promise<Page<UserView>> {
+    // As every list: an operator narrows to ?tenantId; another tenant's id lists nothing.
+    const scope = listScope(principal, query.tenantId);
+    const rows = await this.users.list(tenantParam(scope), pageAfter("createdAt", query));
     return toPage(rows, query, (row) => row.createdAt);
   }
 

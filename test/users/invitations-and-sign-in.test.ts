@@ -262,6 +262,9 @@ describe("console users: invitations and sign-in", () => {
     ]);
     const operatorsView = await app.operator.get(`/admin/users?tenantId=${other.tenantId}`);
     expect([operatorsView.status, operatorsView.body.items]).toEqual([200, []]);
+    // A tenant-admin naming another tenant lists nothing, as on every other list.
+    const foreign = await tenant.admin.get(`/admin/users?tenantId=${other.tenantId}`);
+    expect([foreign.status, foreign.body.items]).toEqual([200, []]);
   });
 
   it("npm run user:invite prints a working invitation URL on its own standard output", async () => {
