@@ -2,8 +2,9 @@
 // creates a console user (an operator by default: the first user of a new installation) and
 // prints its invitation URL on standard output, alone on its line. The URL is a credential: it is
 // never logged, and nothing else is written to standard output. Errors go to standard error, with
-// exit code 1.
+// exit code 1. Like `npm start`, it reads the keys from .env when that file exists.
 import "reflect-metadata";
+import { existsSync } from "node:fs";
 import { NestFactory } from "@nestjs/core";
 import { AuditRepository } from "./admin/audit.js";
 import { AppError } from "./common/app-error.js";
@@ -55,6 +56,9 @@ if (process.argv[1]?.endsWith("user-invite.js")) {
     process.stderr.write(`${args}\n${USAGE}\n`);
     process.exit(1);
   }
+  // The keys `npm start` keeps in .env (LEADGATE_ENV_FILE), as it loads them: never over a set variable.
+  const envFile = process.env.LEADGATE_ENV_FILE || ".env";
+  if (existsSync(envFile)) process.loadEnvFile(envFile);
   const config = loadConfigOrExit();
   const app = await NestFactory.createApplicationContext(
     {
