@@ -1,6 +1,7 @@
 // Shared pieces of the screens: the loading / empty / error states, confirmations, copy buttons.
 import { useState, type ReactNode } from "react";
 import type { UseQueryResult } from "@tanstack/react-query";
+import { useSearchParams } from "react-router";
 import { ApiError } from "./api/client";
 
 export function errorText(error: unknown): string {
@@ -128,4 +129,15 @@ export const percent = (value: number | null | undefined) =>
 
 export function Badge({ value }: { value: string }) {
   return <span className={`badge badge-${value.replace(/[^a-z_]/gi, "")}`}>{value}</span>;
+}
+
+/** A page filter kept in one search parameter of the URL, so the filtered page is a deep link. */
+export function useSearchParam(name: string): [string | null, (value: string) => void] {
+  const [params, setParams] = useSearchParams();
+  const set = (value: string) => {
+    const next = new URLSearchParams(params);
+    next.set(name, value);
+    setParams(next);
+  };
+  return [params.get(name), set];
 }

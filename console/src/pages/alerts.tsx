@@ -1,20 +1,19 @@
 // Alerts: open, acknowledged or resolved (GET /admin/alerts?status), acknowledge and resolve.
-import { useSearchParams } from "react-router";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api/client";
 import { useCanWrite, useTenantQuery } from "../session";
-import { Badge, ErrorBox, Loaded, Page, when } from "../ui";
+import { Badge, ErrorBox, Loaded, Page, useSearchParam, when } from "../ui";
 import { useConnectionNames } from "./names";
 
 const STATUSES = ["open", "acknowledged", "resolved"] as const;
 
 export default function Alerts() {
-  const [params, setParams] = useSearchParams();
+  const [statusParam, setStatus] = useSearchParam("status");
   const tenant = useTenantQuery();
   const canWrite = useCanWrite();
   const names = useConnectionNames();
   const client = useQueryClient();
-  const status = STATUSES.find((s) => s === params.get("status")) ?? "open";
+  const status = STATUSES.find((s) => s === statusParam) ?? "open";
   const alerts = useQuery({
     queryKey: ["/admin/alerts", tenant, status],
     queryFn: () => api.get("/admin/alerts", { query: { ...tenant, status } }),
@@ -31,14 +30,7 @@ export default function Alerts() {
     <Page title="Alerts">
       <label>
         Status{" "}
-        <select
-          value={status}
-          onChange={(e) => {
-            const next = new URLSearchParams(params);
-            next.set("status", e.target.value);
-            setParams(next);
-          }}
-        >
+        <select value={status} onChange={(e) => setStatus(e.target.value)}>
           {STATUSES.map((s) => (
             <option key={s}>{s}</option>
           ))}

@@ -2,12 +2,12 @@
 // a group's jobs with their attempts and "Replay"; replaying a filtered set after its dry-run count
 // (POST /admin/replays), with the replay's progress (GET /admin/replays/{id}).
 import { useState } from "react";
-import { Link, useSearchParams } from "react-router";
+import { Link } from "react-router";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api/client";
 import type { SummaryGroup } from "../api/types";
 import { useCanWrite, useLink, useTenantQuery } from "../session";
-import { Badge, count, ErrorBox, Loaded, Page, when } from "../ui";
+import { Badge, count, ErrorBox, Loaded, Page, useSearchParam, when } from "../ui";
 import { REPLAYABLE, ReplayButton } from "./job-detail";
 import { useConnectionNames } from "./names";
 
@@ -132,11 +132,11 @@ function ReplaySet({
 }
 
 export default function Failures() {
-  const [params, setParams] = useSearchParams();
+  const [statusParam, setStatus] = useSearchParam("status");
   const tenant = useTenantQuery();
   const canWrite = useCanWrite();
   const names = useConnectionNames();
-  const status = (params.get("status") === "blocked" ? "blocked" : "dead") as Status;
+  const status = (statusParam === "blocked" ? "blocked" : "dead") as Status;
   const [open, setOpen] = useState<string | null>(null);
   const [replay, setReplay] = useState<{ id: string; matched: number } | null>(null);
   const summary = useQuery({
@@ -148,14 +148,7 @@ export default function Failures() {
     <Page title="Failures">
       <label>
         Show{" "}
-        <select
-          value={status}
-          onChange={(e) => {
-            const next = new URLSearchParams(params);
-            next.set("status", e.target.value);
-            setParams(next);
-          }}
-        >
+        <select value={status} onChange={(e) => setStatus(e.target.value)}>
           <option value="dead">dead jobs (retries exhausted or permanent errors)</option>
           <option value="blocked">blocked jobs (waiting on a paused or broken connection)</option>
         </select>
