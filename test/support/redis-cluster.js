@@ -1,7 +1,7 @@
-// A Redis Cluster of a test's own, from the installed redis-server: N masters (no replicas) on
-// free loopback ports, each with its cluster config file in a temp dir, joined by
-// `redis-cli --cluster create`, then waited for until every node reports cluster_state:ok. Nothing
-// is persisted. Plain JavaScript: the integration suite's globalSetup (`npm run test:cluster`)
+// A Redis Cluster of a test's own, from the installed redis-server: N masters (and, if asked, one
+// replica of each) on free loopback ports, each with its cluster config file in a temp dir, joined
+// by `redis-cli --cluster create`, then waited for until every node reports cluster_state:ok and
+// every replica's link to its master is up. Nothing is persisted. Plain JavaScript: the integration suite's globalSetup (`npm run test:cluster`)
 // starts one too, and Jest loads globalSetup untransformed.
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -20,10 +20,10 @@ async function freePort() {
   return port;
 }
 
-function startNode(dir, port) {
+function startNode(dir, port, nodeTimeoutMs) {
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir];
   args.push("--cluster-enabled", "yes", "--cluster-config-file", `nodes-${port}.conf`);
-  args.push("--cluster-node-timeout", "5000", "--save", "", "--appendonly", "no");
+  args.push("--cluster-node-timeout", String(nodeTimeoutMs), "--save", "", "--appendonly", "no");
   const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     let output = "";
@@ -47,33 +47,63 @@ async function clusterState(port) {
   return /cluster_state:(\w+)/.exec(stdout)?.[1];
 }
 
-/** Starts a cluster of `masters` masters; `nodes` is REDIS_CLUSTER_NODES's value for it. */
-export async function startRedisCluster(masters = 3) {
+/** A node's role and, for a replica, whether its link to the master is up. */
+async function replication(port) {
+  const { stdout } = await run("redis-cli", ["-p", String(port), "info", "replication"]);
+  return { role: /role:(\w+)/.exec(stdout)?.[1], linkUp: stdout.includes("master_link_status:up") };
+}
+
+/** Whether a node is ready: the cluster is ok as it sees it, and a replica is in sync with its master. */
+async function nodeReady(port) {
+  if ((await clusterState(port)) !== "ok") return false;
+  const { role, linkUp } = await replication(port);
+  return role === "master" || linkUp;
+}
+
+function kill(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  return exited;
+}
+
+/**
+ * Starts a cluster of `masters` masters, with `replicas` replicas of each (0 or more) and the given
+ * `cluster-node-timeout` (how long a silent master takes to be failed over); `nodes` is
+ * REDIS_CLUSTER_NODES's value for it (the masters).
+ */
+export async function startRedisCluster(masters = 3, { replicas = 0, nodeTimeoutMs = 5000 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "leadgate-redis-cluster-"));
   const servers = [];
   const stop = async () => {
-    await Promise.all(
-      servers.map(({ child }) => {
-        if (child.exitCode !== null || child.signalCode !== null) return undefined;
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGKILL");
-        return exited;
-      }),
-    );
+    await Promise.all(servers.map(({ child }) => kill(child)));
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (let n = 0; n < masters; n++) servers.push(await startNode(dir, await freePort()));
+    for (let n = 0; n < masters * (1 + replicas); n++) {
+      servers.push(await startNode(dir, await freePort(), nodeTimeoutMs));
+    }
     const addresses = servers.map(({ port }) => `127.0.0.1:${port}`);
-    await run("redis-cli", ["--cluster", "create", ...addresses, "--cluster-replicas", "0", "--cluster-yes"]);
+    const create = ["--cluster", "create", ...addresses, "--cluster-replicas", String(replicas)];
+    await run("redis-cli", [...create, "--cluster-yes"]);
     const deadline = Date.now() + 20_000;
     for (const { port } of servers) {
-      while ((await clusterState(port)) !== "ok") {
-        if (Date.now() > deadline) throw new Error(`node :${port} never reported cluster_state:ok`);
+      while (!(await nodeReady(port))) {
+        if (Date.now() > deadline)
+          throw new Error(`node :${port} never became ready (cluster ok, replica in sync)`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    return { ports: servers.map(({ port }) => port), nodes: addresses.join(","), stop };
+    const roles = await Promise.all(servers.map(async ({ port }) => (await replication(port)).role));
+    const ports = servers.filter((_, n) => roles[n] === "master").map(({ port }) => port);
+    const byPort = new Map(servers.map((server) => [server.port, server.child]));
+    return {
+      ports,
+      nodes: ports.map((port) => `127.0.0.1:${port}`).join(","),
+      allPorts: [...ports, ...servers.map(({ port }) => port).filter((port) => !ports.includes(port))],
+      kill: (port) => kill(byPort.get(port)),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
