@@ -17,8 +17,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import pg from "pg";
 import {
+  BENCH_APPLICATION,
   LOOPBACK_CRM_ENV,
   RUN_ID,
+  cpuMeter,
   createConnection,
   dropDatabase,
   dropRedisKeys,
@@ -132,50 +134,6 @@ function watchMemory(pid) {
   };
 }
 
-/** The benchmark's own database connections (left out of the CPU it counts). */
-const BENCH_APPLICATION = "leadgate-bench";
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
-
-/** CPU time (user + system, all threads) a process has used, in ms; 0 once it has ended. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * Counts the CPU the run's processes use from now until the returned function is called: the API,
- * the worker, the run's database backends but the benchmark's own (pg_stat_activity; one that
- * ended in between is missed) and the Redis server (server-wide). Per event, in ms: where each
- * design spends its CPU. It moves with the machine's speed as events/s does, so only the runs of
- * one invocation compare.
- */
-async function cpuMeter(sql, redis, processes) {
-  const backends = async () =>
-    (
-      await sql.query(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name <> $1",
-        [BENCH_APPLICATION],
-      )
-    ).rows.map((row) => row.pid);
-  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))[1]);
-  const pids = [...Object.values(processes).map((child) => child.pid), redisPid, ...(await backends())];
-  const before = new Map(pids.map((pid) => [pid, cpuMs(pid)]));
-  const used = (pid) => cpuMs(pid) - (before.get(pid) ?? 0);
-  return async () => {
-    const perEvent = (ms) => Number((ms / EVENTS).toFixed(2));
-    const result = Object.fromEntries(
-      Object.entries(processes).map(([name, child]) => [name, perEvent(used(child.pid))]),
-    );
-    result.postgres = perEvent((await backends()).reduce((sum, pid) => sum + used(pid), 0));
-    result.redis = perEvent(used(redisPid));
-    return result;
-  };
-}
-
 async function runPeer(round) {
   const crm = await startCrm();
   const databaseUrl = await freshDatabase(`leadgate_bench_e2e_peer_${RUN_ID}`);
@@ -190,7 +148,7 @@ async function runPeer(round) {
     const cpu = await cpuMeter(sql, redis, { api, worker });
     const sent = await send(`http://127.0.0.1:${port}/webhooks/staticforms/x`, {}, `peer-${round}`);
     await untilDelivered(crm, sent.started);
-    return { ...outcome(crm, sent), cpuMsPerEvent: await cpu() };
+    return { ...outcome(crm, sent), cpuMsPerEvent: await cpu(EVENTS) };
   } finally {
     await sql.end();
     redis.disconnect();
@@ -251,7 +209,7 @@ async function runLeadgate(round) {
       if (Date.now() - sent.started > TIMEOUT_MS) throw new Error(`timed out: ${JSON.stringify(rows[0])}`);
       await sleep(50);
     }
-    const cpuMsPerEvent = await cpu();
+    const cpuMsPerEvent = await cpu(EVENTS);
     // Backends flush their statistics at most once a second when idle: let them.
     await sleep(2_500);
     const after = await counters();

@@ -12,11 +12,11 @@ import pg from "pg";
 
 const logDir = mkdtempSync(join(tmpdir(), "leadgate-bench-"));
 
-export async function start(script, env, readyPattern, timeoutMs = 30_000) {
+export async function start(script, env, readyPattern, timeoutMs = 30_000, extraNodeArgs = []) {
   const logFile = join(logDir, `${script.replaceAll("/", "_")}-${Date.now()}.log`);
   const fd = openSync(logFile, "w");
   // BENCH_NODE_ARGS: extra node flags for the started processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), ...extraNodeArgs];
   // The API runs as deployed (package.json start:api, scripts/start.mjs, Dockerfile): 4 MiB semi-spaces,
   // and an old generation that grows by half its live size between major collections.
   if (script === "dist/main.js") nodeArgs.push("--max-semi-space-size=4", "--heap-growing-percent=50");
@@ -94,4 +94,49 @@ export async function dropRedisKeys(pattern) {
   } finally {
     redis.disconnect();
   }
+}
+
+/** The benchmark's own database connections (left out of the CPU it counts). */
+export const BENCH_APPLICATION = "leadgate-bench";
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+
+/** CPU time (user + system, all threads) a process has used, in ms; 0 once it has ended. */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Counts the CPU the run's processes use from now until the returned function is called with the
+ * number of units (events, accepted requests) to divide by: each of `processes` (name → child), the
+ * database backends of `sql`'s database but the benchmark's own (pg_stat_activity, application_name
+ * BENCH_APPLICATION; one that ended in between is missed) and the Redis server (server-wide). In ms
+ * per unit: where each design spends its CPU. It moves with the machine's speed as throughput
+ * does, so only the runs of one invocation compare.
+ */
+export async function cpuMeter(sql, redis, processes) {
+  const backends = async () =>
+    (
+      await sql.query(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name <> $1",
+        [BENCH_APPLICATION],
+      )
+    ).rows.map((row) => row.pid);
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info("server"))[1]);
+  const pids = [...Object.values(processes).map((child) => child.pid), redisPid, ...(await backends())];
+  const before = new Map(pids.map((pid) => [pid, cpuMs(pid)]));
+  const used = (pid) => cpuMs(pid) - (before.get(pid) ?? 0);
+  return async (units) => {
+    const per = (ms) => Number((ms / units).toFixed(3));
+    const result = Object.fromEntries(
+      Object.entries(processes).map(([name, child]) => [name, per(used(child.pid))]),
+    );
+    result.postgres = per((await backends()).reduce((sum, pid) => sum + used(pid), 0));
+    result.redis = per(used(redisPid));
+    return result;
+  };
 }

@@ -1,22 +1,79 @@
-// `npm run bench`: Leadgate's ingest path against the naive peer of ../shared/bench, side by side.
-// Alternates A B A B A B (load.mjs: Static Forms deliveries, each submission sent twice, 32
-// connections, 10 s each) and prints both medians and their ratio. Prints figures, asserts nothing.
-// Needs `npm run build` (done by `npm run bench`) and local Postgres and Redis.
+// `npm run bench`: Leadgate's ingest path against the naive peer of ../shared/bench and against the
+// machine's ceiling (bare Fastify parsing the same bodies, bench/ceiling.mjs), side by side.
+// Alternates Leadgate, peer, ceiling, three rounds (load.mjs: Static Forms deliveries, each
+// submission sent twice, 32 connections, 10 s each) and prints each run, the medians and the
+// ratios, and the CPU per accepted request of the server process, its Postgres backends and Redis
+// (from /proc). Then one more Leadgate run under `--cpu-prof` gives the API's CPU per phase.
+// Prints figures, asserts nothing. Needs `npm run build` (done by `npm run bench`), local Postgres and Redis.
 import { execFileSync } from "node:child_process";
-import { LOOPBACK_CRM_ENV, createConnection, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import pg from "pg";
+import { phasesOf } from "./phases.mjs";
+import {
+  BENCH_APPLICATION,
+  LOOPBACK_CRM_ENV,
+  cpuMeter,
+  createConnection,
+  dropRedisKeys,
+  freshDatabase,
+  start,
+} from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const PROFILE = process.env.BENCH_PROFILE !== "false";
 const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
 
-function load(url, authorization) {
-  const args = ["bench/load.mjs", url, String(SECONDS), String(CONNECTIONS)];
+function load(url, authorization, seconds = SECONDS) {
+  const args = ["bench/load.mjs", url, String(seconds), String(CONNECTIONS)];
   if (authorization) args.push(authorization);
   return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8" }).trim().split("\n").pop());
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const accepted = (result) =>
+  Object.entries(result.statuses)
+    .filter(([status]) => status >= 200 && status < 300)
+    .reduce((sum, [, n]) => sum + n, 0);
+const round3 = (ms) => Number(ms.toFixed(3));
+
+/** Monotonic µs, the clock of V8's CPU profiles. */
+const nowMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * One more Leadgate API under `--cpu-prof`, the same load once: the API's CPU per phase (ms per
+ * accepted request), from the samples taken while the load ran (boot and warm-up left out).
+ */
+async function profiledRun(env, connection) {
+  const dir = mkdtempSync(join(tmpdir(), "leadgate-bench-prof-"));
+  const api = await start("dist/main.js", { ...env, PORT: "3101" }, /api listening/, 30_000, [
+    "--cpu-prof",
+    `--cpu-prof-dir=${dir}`,
+  ]);
+  const url = `http://127.0.0.1:3101/webhooks/staticforms/${connection.id}`;
+  load(url, `Bearer ${connection.bearerToken}`, 3);
+  const from = nowMicros();
+  const result = load(url, `Bearer ${connection.bearerToken}`);
+  const to = nowMicros();
+  const exited = new Promise((resolve) => api.once("exit", resolve));
+  api.kill("SIGTERM");
+  await exited;
+  const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
+  const phases = phasesOf(join(dir, file), from, to);
+  const n = accepted(result);
+  return {
+    rps: Math.round(result.rps),
+    phases: Object.fromEntries(
+      Object.entries(phases)
+        .sort(([, a], [, b]) => b - a)
+        .map(([phase, ms]) => [phase, round3(ms / n)]),
+    ),
+  };
+}
 
 async function main() {
   const leadgateDb = await freshDatabase("leadgate_bench");
@@ -37,28 +94,31 @@ async function main() {
   const connection = createConnection(env);
   const leadgate = await start("dist/main.js", env, /api listening/);
   const peer = await start("bench/peer.mjs", { DATABASE_URL: peerDb, PORT: "8787" }, /peer listening/);
+  const ceiling = await start("bench/ceiling.mjs", { PORT: "8788" }, /ceiling listening/);
+  const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+  const pool = (url) => new pg.Pool({ connectionString: url, max: 1, application_name: BENCH_APPLICATION });
+  const pools = { leadgate: pool(leadgateDb), peer: pool(peerDb) };
   const targets = {
-    leadgate: [
-      `http://127.0.0.1:3100/webhooks/staticforms/${connection.id}`,
-      `Bearer ${connection.bearerToken}`,
-    ],
-    peer: ["http://127.0.0.1:8787/webhooks/staticforms/x"],
+    leadgate: {
+      child: leadgate,
+      sql: pools.leadgate,
+      url: `http://127.0.0.1:3100/webhooks/staticforms/${connection.id}`,
+      auth: `Bearer ${connection.bearerToken}`,
+    },
+    peer: { child: peer, sql: pools.peer, url: "http://127.0.0.1:8787/webhooks/staticforms/x" },
+    // No database: its "Postgres" column counts the (idle) backends of the peer's.
+    ceiling: { child: ceiling, sql: pools.peer, url: "http://127.0.0.1:8788/webhooks/staticforms/x" },
   };
   try {
-    // Warm both up (JIT, pools) before measuring.
-    for (const [url, auth] of Object.values(targets))
-      execFileSync(process.execPath, [
-        "bench/load.mjs",
-        url,
-        "3",
-        String(CONNECTIONS),
-        ...(auth ? [auth] : []),
-      ]);
-    const results = { leadgate: [], peer: [] };
+    // Warm every server up (JIT, pools) before measuring.
+    for (const { url, auth } of Object.values(targets)) load(url, auth, 3);
+    const results = { leadgate: [], peer: [], ceiling: [] };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const name of ["leadgate", "peer"]) {
-        const result = load(...targets[name]);
-        results[name].push(result);
+      for (const [name, { child, sql, url, auth }] of Object.entries(targets)) {
+        const cpu = await cpuMeter(sql, redis, { server: child });
+        const result = load(url, auth);
+        const cpuMs = await cpu(accepted(result));
+        results[name].push({ ...result, cpuMs });
         console.log(
           JSON.stringify({
             round: round + 1,
@@ -68,26 +128,51 @@ async function main() {
             p99: result.p99,
             statuses: result.statuses,
             errors: result.errors,
+            cpuMsPerAccepted: cpuMs,
           }),
         );
       }
     }
-    const summary = (name) => ({
-      rps: median(results[name].map((r) => r.rps)),
-      p50: median(results[name].map((r) => r.p50)),
-      p99: median(results[name].map((r) => r.p99)),
-    });
-    const a = summary("leadgate");
-    const b = summary("peer");
+    const summary = (name) => {
+      const runs = results[name];
+      const cpu = (key) => median(runs.map((run) => run.cpuMs[key]));
+      return {
+        rps: median(runs.map((r) => r.rps)),
+        p50: median(runs.map((r) => r.p50)),
+        p99: median(runs.map((r) => r.p99)),
+        cpu: { server: cpu("server"), postgres: cpu("postgres"), redis: cpu("redis") },
+      };
+    };
+    const rows = Object.fromEntries(Object.keys(targets).map((name) => [name, summary(name)]));
+    const { leadgate: a, peer: b, ceiling: c } = rows;
     console.log(
       `\ningest (Static Forms, each submission twice, ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS}, medians)`,
     );
-    console.log(`  leadgate: ${Math.round(a.rps)} req/s  p50 ${a.p50} ms  p99 ${a.p99} ms`);
-    console.log(`  peer:     ${Math.round(b.rps)} req/s  p50 ${b.p50} ms  p99 ${b.p99} ms`);
-    console.log(`  ratio:    ${(a.rps / b.rps).toFixed(2)}x requests/s, p99 ${(a.p99 / b.p99).toFixed(2)}x`);
+    console.log("  target     req/s   p50 ms  p99 ms   CPU ms per accepted request: server  postgres  redis");
+    for (const [name, row] of Object.entries(rows)) {
+      console.log(
+        `  ${name.padEnd(9)} ${String(Math.round(row.rps)).padStart(6)}  ${String(row.p50).padStart(6)}  ${String(row.p99).padStart(6)}   ${" ".repeat(29)}${row.cpu.server.toFixed(3).padStart(6)}  ${row.cpu.postgres.toFixed(3).padStart(8)}  ${row.cpu.redis.toFixed(3).padStart(5)}`,
+      );
+    }
+    console.log(
+      `  ratio:    ${(a.rps / b.rps).toFixed(2)}x the peer's requests/s (p99 ${(a.p99 / b.p99).toFixed(2)}x), ${((100 * a.rps) / c.rps).toFixed(0)} % of the ceiling`,
+    );
+    if (PROFILE) {
+      const profiled = await profiledRun(env, connection);
+      console.log(
+        `\nLeadgate API CPU per phase (ms per accepted request, one run under --cpu-prof: ${profiled.rps} req/s)`,
+      );
+      for (const [phase, ms] of Object.entries(profiled.phases)) {
+        console.log(`  ${phase.padEnd(48)} ${ms.toFixed(3).padStart(6)}`);
+      }
+      console.log(JSON.stringify({ phases: profiled.phases }));
+    }
   } finally {
     leadgate.kill("SIGTERM");
     peer.kill("SIGTERM");
+    ceiling.kill("SIGTERM");
+    redis.disconnect();
+    await Promise.all(Object.values(pools).map((p) => p.end()));
     await dropRedisKeys(`${env.REDIS_PREFIX}:*`);
     await dropRedisKeys("bull:bench-peer:*");
   }
