@@ -59,8 +59,9 @@ export class IngestionService {
     const context: Record<string, unknown> = { requestId, provider };
     try {
       const answer = await this.process(provider, route, delivery, context);
+      // Per delivery at debug: at info, the receipt writer's one line per batch says what was stored.
       const outcome = "ignored" in answer.body ? "ignored" : answer.body.duplicate ? "duplicate" : "accepted";
-      this.logger.log({ msg: "delivery", ...context, outcome, status: answer.status });
+      this.logger.debug({ msg: "delivery", ...context, outcome, status: answer.status });
       return answer;
     } catch (error) {
       const code = error instanceof AppError ? error.code : "internal_error";

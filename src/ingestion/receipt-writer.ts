@@ -119,8 +119,10 @@ export class ReceiptWriter {
   private async writeBatch(deliveries: ReceiptInput[][]): Promise<(ReceiptOutcome[] | AppError)[]> {
     try {
       const items = deliveries.flat();
+      const started = performance.now();
       const rows = await this.execute(items);
       const unrecorded = await this.recordConflicts(items, rows);
+      this.logBatch(deliveries.length, rows, performance.now() - started);
       return this.split(deliveries, rows, unrecorded);
     } catch (error) {
       if (!isDataError(error)) {
@@ -200,6 +202,21 @@ export class ReceiptWriter {
     return deliveries.map((delivery) => {
       const own = outcomes.slice(offset, (offset += delivery.length));
       return unrecorded && own.some((outcome) => outcome.conflict) ? unrecorded : own;
+    });
+  }
+
+  /** One info line per batch, not per delivery (that one is at debug): logging was a sixth of the API's CPU. */
+  private logBatch(deliveries: number, rows: Row[], ms: number): void {
+    const stored = rows.filter((row) => row.inserted).length;
+    const conflicts = rows.filter((row) => row.conflict_digest !== null).length;
+    this.logger.log({
+      msg: "receipts written",
+      deliveries,
+      events: rows.length,
+      stored,
+      duplicates: rows.length - stored,
+      conflicts,
+      ms: Math.round(ms * 10) / 10,
     });
   }
 

@@ -1,5 +1,6 @@
 // Invariant 8: every delivery is logged with its context (request id, tenant, connection,
-// provider, ids, outcome), never with credentials or form contents.
+// provider, ids, outcome), never with credentials or form contents. At `info` an accepted
+// delivery is one line of its batch's (`receipts written`); its own line is at `debug`.
 import { RedactingLogger } from "../../src/observability/logger.js";
 import { useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
@@ -13,7 +14,7 @@ class CapturingLogger extends RedactingLogger {
 }
 
 describe("delivery logs", () => {
-  const logger = new CapturingLogger();
+  const logger = new CapturingLogger("debug");
   const app = useApp({ logger });
 
   it("carry the context and outcome, but no secret and no form content", async () => {
@@ -51,6 +52,43 @@ describe("delivery logs", () => {
       "private@example.test",
       "my secret plans",
     ]) {
+      expect(logs).not.toContain(secret);
+    }
+  });
+});
+
+describe("delivery logs at info", () => {
+  const logger = new CapturingLogger("info");
+  const app = useApp({ logger });
+
+  it("are one line per written batch, and a line per refused delivery", async () => {
+    const connection = await app.createConnection({
+      provider: "staticforms",
+      inboundAuth: { type: "token" },
+    });
+    const url = `${app.url}/webhooks/staticforms/${connection.connectionId}?token=${connection.secrets.token!}`;
+    const body = (id: string) => ({
+      event: "form.submitted",
+      data: { submissionId: id, formData: { name: "Private Name", message: "private text" } },
+    });
+    expect((await post(url, body("info-1"), { "x-request-id": "req-info-1" })).status).toBe(202);
+    expect((await post(url, body("info-1"), { "x-request-id": "req-info-2" })).status).toBe(200);
+    const wrong = `${app.url}/webhooks/staticforms/${connection.connectionId}?token=wrong-token-value`;
+    expect((await post(wrong, body("info-2"), { "x-request-id": "req-info-3" })).status).toBe(401);
+
+    const batches = logger.lines
+      .filter((line) => line.includes("receipts written"))
+      .map((line) => (JSON.parse(line) as { messages: Record<string, unknown>[] }).messages[0]!);
+    expect(batches.map(({ deliveries, stored, duplicates }) => ({ deliveries, stored, duplicates }))).toEqual(
+      [
+        { deliveries: 1, stored: 1, duplicates: 0 },
+        { deliveries: 1, stored: 0, duplicates: 1 },
+      ],
+    );
+    expect(logger.lines.filter((line) => /req-info-[12]/.test(line))).toEqual([]);
+    expect(logger.lines.find((line) => line.includes("req-info-3"))).toContain("unauthorized");
+    const logs = logger.lines.join("\n");
+    for (const secret of ["Private Name", "private text", "wrong-token-value", connection.secrets.token!]) {
       expect(logs).not.toContain(secret);
     }
   });
