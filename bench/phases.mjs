@@ -33,7 +33,7 @@ const PHASES = [
   ],
   [
     "Fastify, routing and HTTP",
-    /node_modules\/(fastify|find-my-way|avvio|@fastify|light-my-request|fast-json-stringify|fastq|toad-cache|process-warning|helmet|abstract-logging|rfdc|fast-querystring)\/|^node:_http|^node:http|^node:net/,
+    /node_modules\/(fastify|find-my-way|avvio|@fastify|light-my-request|fast-json-stringify|fastq|toad-cache|process-warning|helmet|abstract-logging|rfdc|fast-querystring)\/|^node:_http|^node:http/,
   ],
 ];
 
