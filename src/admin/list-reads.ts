@@ -4,6 +4,7 @@
 // /admin/speed-to-lead and /admin/overview (reports of those). Detail views, sessions, API keys and
 // every read that decides a write (a replay's selection and its dry run) never do.
 import { Injectable, Logger } from "@nestjs/common";
+import { Gauge } from "prom-client";
 import type { Principal } from "../auth/principal.js";
 import { RecentWrites } from "../auth/recent-writes.js";
 import { PrismaService } from "../database/prisma.service.js";
@@ -25,6 +26,32 @@ function failure(error: unknown): { error: string; code?: string } {
   return { error: error.name, ...(typeof code === "string" ? { code } : {}) };
 }
 
+/**
+ * How far behind the replica's data is, read from the replica at each scrape: 0 when it has applied
+ * all the WAL it received, else the time since the last transaction it applied (an upper bound of
+ * the lag while it catches up); +Inf while the replica does not answer (as far behind as can be:
+ * an alert on the lag fires, and lists read the primary meanwhile).
+ */
+function replicaLagGauge(metrics: Metrics, replica: PrismaService): void {
+  new Gauge({
+    name: "leadgate_replica_lag_seconds",
+    help: "How far the read replica (DATABASE_REPLICA_URL) is behind: 0 when it applied all WAL it received, else seconds since the last transaction it applied; +Inf while it does not answer.",
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      try {
+        const { rows } = await replica.pool.query<{ lag: number }>(
+          `SELECT CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+                  ELSE COALESCE(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8 AS lag`,
+        );
+        this.set(rows[0]?.lag ?? 0);
+      } catch {
+        this.set(Number.POSITIVE_INFINITY); // the replica does not answer: never a false 0
+      }
+    },
+  });
+}
+
 @Injectable()
 export class ListReads {
   private replicaFailedAt = Number.NEGATIVE_INFINITY;
@@ -34,7 +61,9 @@ export class ListReads {
     private readonly replica: ReadReplica,
     private readonly writes: RecentWrites,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    if (replica.client) replicaLagGauge(metrics, replica.client);
+  }
 
   /**
    * Runs a list or report read (`read` only reads) on the replica, or on the primary when there is

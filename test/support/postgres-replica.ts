@@ -81,7 +81,6 @@ export async function startPostgresWithReplica(): Promise<PostgresWithReplica> {
       `unix_socket_directories = '${dir}'`,
       "wal_level = replica",
       "fsync = off",
-      "synchronous_commit = off",
       "full_page_writes = off",
     ];
     appendFileSync(join(primaryDir, "postgresql.conf"), `${settings.join("\n")}\n`);
