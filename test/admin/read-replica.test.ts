@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { type Admin, adminAs, createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
 import { type RunningApi, startApi, testConfig } from "../support/app.js";
+import { callWithCookie, signedInUser } from "../support/console.js";
 import { post } from "../support/http.js";
 import { type PostgresWithReplica, startPostgresWithReplica } from "../support/postgres-replica.js";
 import { freePort } from "../support/process.js";
@@ -29,6 +30,7 @@ describe("admin API: lists and reports on a read replica", () => {
       testConfig(pg.primaryUrl, {
         DATABASE_REPLICA_URL: pg.replicaUrl,
         LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+        TRUST_PROXY: "127.0.0.1", // the console helper signs in from its own X-Forwarded-For
       }),
     );
     // Every setup write is the operator's: neither tenant key has written.
@@ -168,6 +170,29 @@ describe("admin API: lists and reports on a read replica", () => {
     await pg.resumeReplay();
   });
 
+  it("a console session's write sends that user's lists to the primary; the tenant's key still reads the replica", async () => {
+    const user = await signedInUser(api.url, { role: "tenant-admin", tenantId }); // the operator invites
+    await pg.caughtUp();
+    await pg.pauseReplay();
+    const leadId = await leadOnPrimary();
+    const sessionLeads = async () =>
+      ((await user.get("/admin/leads?limit=100")).body.items as { id: string }[]).map((lead) => lead.id);
+    expect(await sessionLeads()).not.toContain(leadId);
+    const renamed = await callWithCookie(
+      api.url,
+      user.cookie,
+      "PATCH",
+      `/admin/connections/${connectionId}`,
+      {
+        csrf: user.csrf,
+        body: { displayName: "Renamed in the console" },
+      },
+    );
+    expect(renamed.status).toBe(200);
+    expect(await sessionLeads()).toContain(leadId);
+    expect(await leadIds(reader)).not.toContain(leadId);
+  });
+
   it("while Redis does not answer (no write can be told apart), lists read the primary", async () => {
     const blind = await startApi(
       testConfig(pg.primaryUrl, { DATABASE_REPLICA_URL: pg.replicaUrl, ...deadRedisEnv(await freePort()) }),
@@ -190,7 +215,7 @@ describe("admin API: lists and reports on a read replica", () => {
     expect((await reader.get("/admin/receipts")).status).toBe(200);
     expect((await reader.get("/admin/jobs")).status).toBe(200);
     expect((await reader.get("/admin/jobs/summary")).status).toBe(200);
-    expect((await reader.get("/admin/overview")).body).toMatchObject({ leads24h: 5 });
+    expect((await reader.get("/admin/overview")).body).toMatchObject({ leads24h: 6 });
     expect((await reader.get("/admin/speed-to-lead")).status).toBe(200);
     // One failure, then this process reads the primary for 10 s without trying the replica.
     expect(await metric("leadgate_replica_fallbacks_total")).toBe(1);
