@@ -30,6 +30,7 @@ import { JobsAdminRepository, JobsController } from "./jobs.js";
 import { JobsSummaryController, JobsSummaryRepository } from "./jobs-summary.js";
 import { OverviewController, OverviewRepository } from "./overview.js";
 import { LeadMarkReplied } from "./lead-mark-replied.js";
+import { ListReads } from "./list-reads.js";
 import { LeadsAdminRepository, LeadsController } from "./leads.js";
 import { SpeedToLeadController, SpeedToLeadService } from "./speed-to-lead.js";
 import { SpeedToLeadRepository } from "./speed-to-lead.repository.js";
@@ -83,6 +84,7 @@ import { UsersController } from "./users.js";
     JobsSummaryRepository,
     OverviewRepository,
     LeadsAdminRepository,
+    ListReads,
     SpeedToLeadRepository,
     SpeedToLeadService,
     LeadsRepository,

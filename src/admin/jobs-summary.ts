@@ -12,6 +12,7 @@ import { PrismaService } from "../database/prisma.service.js";
 import { JOB_STATUSES, type JobStatus } from "../jobs/state/job-states.js";
 import { listScope } from "./filters.js";
 import { JobsQuery } from "./jobs.js";
+import { ListReads } from "./list-reads.js";
 
 /** The failures: what the summary counts when no `status` is given. */
 const FAILED: JobStatus[] = ["dead", "blocked"];
@@ -48,8 +49,13 @@ const MAX_GROUPS = 200;
 export class JobsSummaryRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async groups(scope: TenantScope, query: JobsSummaryQuery): Promise<JobsSummaryGroup[]> {
-    const { rows } = await this.prisma.pool.query<JobsSummaryGroup & { count: string }>(
+  /** The groups, on `db`: the primary, or the read replica (ListReads). */
+  async groups(
+    scope: TenantScope,
+    query: JobsSummaryQuery,
+    db: PrismaService = this.prisma,
+  ): Promise<JobsSummaryGroup[]> {
+    const { rows } = await db.pool.query<JobsSummaryGroup & { count: string }>(
       `SELECT connection_id AS "connectionId", operation, last_error_code AS "errorCode",
               count(*) AS count, min(created_at) AS oldest, max(created_at) AS newest
        FROM jobs
@@ -76,7 +82,10 @@ export class JobsSummaryRepository {
 @AdminApi()
 @Controller("admin/jobs/summary")
 export class JobsSummaryController {
-  constructor(private readonly summary: JobsSummaryRepository) {}
+  constructor(
+    private readonly summary: JobsSummaryRepository,
+    private readonly reads: ListReads,
+  ) {}
 
   @Get()
   @ApiOkResponse({
@@ -91,6 +100,7 @@ export class JobsSummaryController {
       throw new AppError(400, "validation_failed", "Invalid input: from.", {
         from: ["from must be before to"],
       });
-    return { groups: await this.summary.groups(listScope(principal, query.tenantId), query) };
+    const scope = listScope(principal, query.tenantId);
+    return { groups: await this.reads.run(principal, (db) => this.summary.groups(scope, query, db)) };
   }
 }

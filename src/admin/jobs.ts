@@ -11,6 +11,7 @@ import { type Operation, OPERATIONS } from "../jobs/operations.js";
 import { JOB_STATUSES, type JobStatus } from "../jobs/state/job-states.js";
 import { TimeRangeQuery, timeRange, listScope } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
+import { ListReads } from "./list-reads.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
 import { Optional } from "../common/validation.js";
 
@@ -97,9 +98,14 @@ function runningAttempt(number: number, startedAt: Date) {
 export class JobsAdminRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async list(scope: TenantScope, query: JobsQuery): Promise<(JobView & { result: JobResult })[]> {
+  /** The list, on `db`: the primary, or the read replica (ListReads). */
+  async list(
+    scope: TenantScope,
+    query: JobsQuery,
+    db: PrismaService = this.prisma,
+  ): Promise<(JobView & { result: JobResult })[]> {
     const page = pageAfter("createdAt", query);
-    const jobs = await this.prisma.job.findMany({
+    const jobs = await db.job.findMany({
       where: {
         AND: [tenantWhere(scope), page.where],
         status: query.status,
@@ -113,15 +119,19 @@ export class JobsAdminRepository {
       take: page.take,
       select: JOB_VIEW,
     });
-    const records = await this.records(scope, jobs);
+    const records = await this.records(scope, jobs, db);
     return jobs.map((job) => ({ ...job, result: resultOf(job.status, records.get(job.jobKey)) }));
   }
 
   /** The side-effect records of succeeded jobs, by job key: one query. */
-  private async records(scope: TenantScope, jobs: { jobKey: string; status: string }[]) {
+  private async records(
+    scope: TenantScope,
+    jobs: { jobKey: string; status: string }[],
+    db: PrismaService = this.prisma,
+  ) {
     const keys = jobs.filter((job) => job.status === "succeeded").map((job) => job.jobKey);
     if (keys.length === 0) return new Map<string, { status: string; externalRef: string | null }>();
-    const rows = await this.prisma.sideEffect.findMany({
+    const rows = await db.sideEffect.findMany({
       where: { ...tenantWhere(scope), jobKey: { in: keys } },
       select: { jobKey: true, status: true, externalRef: true },
     });
@@ -160,15 +170,19 @@ export class JobsAdminRepository {
 @AdminApi()
 @Controller("admin/jobs")
 export class JobsController {
-  constructor(private readonly jobs: JobsAdminRepository) {}
+  constructor(
+    private readonly jobs: JobsAdminRepository,
+    private readonly reads: ListReads,
+  ) {}
 
   @Get()
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: JobsQuery,
   ): Promise<Page<JobView & { result: JobResult }>> {
+    const scope = listScope(principal, query.tenantId);
     return toPage(
-      await this.jobs.list(listScope(principal, query.tenantId), query),
+      await this.reads.run(principal, (db) => this.jobs.list(scope, query, db)),
       query,
       (row) => row.createdAt,
     );

@@ -11,6 +11,7 @@ import type { Prisma } from "../generated/prisma/client.js";
 import { PROVIDERS, type Provider } from "../providers/provider-event.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { LeadMarkReplied, MarkRepliedBody } from "./lead-mark-replied.js";
+import { ListReads } from "./list-reads.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
 import { NoNul, Optional } from "../common/validation.js";
 
@@ -92,10 +93,11 @@ export function leadView<Row extends LeadRow>(row: Row): LeadView<Row> {
 export class LeadsAdminRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async list(scope: TenantScope, query: LeadsQuery): Promise<LeadView[]> {
+  /** The list, on `db`: the primary, or the read replica (ListReads). */
+  async list(scope: TenantScope, query: LeadsQuery, db: PrismaService = this.prisma): Promise<LeadView[]> {
     const page = pageAfter("createdAt", query);
     const q = query.q && { contains: query.q, mode: "insensitive" as const };
-    const rows = await this.prisma.lead.findMany({
+    const rows = await db.lead.findMany({
       where: {
         AND: [tenantWhere(scope), page.where],
         connectionId: query.connectionId,
@@ -133,12 +135,14 @@ export class LeadsController {
   constructor(
     private readonly leads: LeadsAdminRepository,
     private readonly marks: LeadMarkReplied,
+    private readonly reads: ListReads,
   ) {}
 
   @Get()
   async list(@CurrentPrincipal() principal: Principal, @Query() query: LeadsQuery): Promise<Page<LeadView>> {
+    const scope = listScope(principal, query.tenantId);
     return toPage(
-      await this.leads.list(listScope(principal, query.tenantId), query),
+      await this.reads.run(principal, (db) => this.leads.list(scope, query, db)),
       query,
       (row) => row.createdAt,
     );

@@ -9,6 +9,7 @@ import { type Principal, type TenantScope, tenantParam } from "../auth/principal
 import { Optional } from "../common/validation.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { listScope } from "./filters.js";
+import { ListReads } from "./list-reads.js";
 
 export class OverviewQuery {
   @ApiPropertyOptional({ format: "uuid", description: "operators: only this tenant" })
@@ -33,10 +34,10 @@ const DAY_MS = 86_400_000;
 export class OverviewRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** Five counts in one round trip, each filtered by the scope's tenant. */
-  async figures(scope: TenantScope, now: Date): Promise<Overview> {
+  /** Five counts in one round trip, each filtered by the scope's tenant; on `db`: the primary, or the read replica (ListReads). */
+  async figures(scope: TenantScope, now: Date, db: PrismaService = this.prisma): Promise<Overview> {
     const since = new Date(now.getTime() - DAY_MS);
-    const { rows } = await this.prisma.pool.query<Record<string, string>>(
+    const { rows } = await db.pool.query<Record<string, string>>(
       `SELECT
          (SELECT count(*) FROM leads WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
             AND created_at >= $2) AS leads,
@@ -69,13 +70,17 @@ export class OverviewRepository {
 @AdminApi()
 @Controller("admin/overview")
 export class OverviewController {
-  constructor(private readonly overview: OverviewRepository) {}
+  constructor(
+    private readonly overview: OverviewRepository,
+    private readonly reads: ListReads,
+  ) {}
 
   @Get()
   @ApiOkResponse({
     description: "`{ leads24h, receipts24h, failed24h, openAlerts, connections: { total, attention } }`",
   })
   get(@CurrentPrincipal() principal: Principal, @Query() query: OverviewQuery): Promise<Overview> {
-    return this.overview.figures(listScope(principal, query.tenantId), new Date());
+    const scope = listScope(principal, query.tenantId);
+    return this.reads.run(principal, (db) => this.overview.figures(scope, new Date(), db));
   }
 }

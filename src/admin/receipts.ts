@@ -11,6 +11,7 @@ import { EVENT_KINDS, type EventKind, PROVIDERS, type Provider } from "../provid
 import { TimeRangeQuery, timeRange, listScope } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { JOB_VIEW } from "./jobs.js";
+import { ListReads } from "./list-reads.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
 import { NoNul, Optional } from "../common/validation.js";
 
@@ -59,9 +60,10 @@ type ReceiptView = Prisma.ReceiptGetPayload<{ select: typeof RECEIPT_VIEW }>;
 export class ReceiptsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  list(scope: TenantScope, query: ReceiptsQuery): Promise<ReceiptView[]> {
+  /** The list, on `db`: the primary, or the read replica (ListReads). */
+  list(scope: TenantScope, query: ReceiptsQuery, db: PrismaService = this.prisma): Promise<ReceiptView[]> {
     const page = pageAfter("receivedAt", query);
-    return this.prisma.receipt.findMany({
+    return db.receipt.findMany({
       where: {
         AND: [tenantWhere(scope), page.where],
         connectionId: query.connectionId,
@@ -92,15 +94,19 @@ export class ReceiptsRepository {
 @AdminApi()
 @Controller("admin/receipts")
 export class ReceiptsController {
-  constructor(private readonly receipts: ReceiptsRepository) {}
+  constructor(
+    private readonly receipts: ReceiptsRepository,
+    private readonly reads: ListReads,
+  ) {}
 
   @Get()
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ReceiptsQuery,
   ): Promise<Page<ReceiptView>> {
+    const scope = listScope(principal, query.tenantId);
     return toPage(
-      await this.receipts.list(listScope(principal, query.tenantId), query),
+      await this.reads.run(principal, (db) => this.receipts.list(scope, query, db)),
       query,
       (row) => row.receivedAt,
     );

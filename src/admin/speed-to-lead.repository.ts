@@ -36,7 +36,10 @@ export interface SpeedRow {
 export class SpeedToLeadRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** Whether the scope has the connection (a foreign one is as unknown as a missing one). */
+  /**
+   * Whether the scope has the connection (a foreign one is as unknown as a missing one): on the
+   * primary, since it decides a 404 (a connection just made is never unknown).
+   */
   async hasConnection(scope: TenantScope, filter: SpeedFilter, id: string): Promise<boolean> {
     const tenantId = tenantParam(scope);
     const rows = await this.prisma.$queryRaw<unknown[]>`
@@ -52,8 +55,13 @@ export class SpeedToLeadRepository {
    * counts once marked replied). A connection's target is its effective responseTarget, computed
    * here from the jsonb as effectiveSettings does: the connection's, else the tenant's, else 300 s.
    * The seconds within target count against all counted leads: an unanswered one is not within.
+   * On `db`: the primary, or the read replica (ListReads).
    */
-  async report(scope: TenantScope, filter: SpeedFilter): Promise<SpeedRow[]> {
+  async report(
+    scope: TenantScope,
+    filter: SpeedFilter,
+    db: PrismaService = this.prisma,
+  ): Promise<SpeedRow[]> {
     const scopeTenant = tenantParam(scope);
     const tenantId = filter.tenantId ?? null;
     const connectionId = filter.connectionId ?? null;
@@ -67,7 +75,7 @@ export class SpeedToLeadRepository {
     const dayOf = filter.byDay
       ? Prisma.sql`CASE WHEN GROUPING(counted.day) = 0 THEN counted.day END`
       : Prisma.sql`NULL::date`;
-    const rows = await this.prisma.$queryRaw<(Omit<SpeedRow, "day"> & { day: Date | null })[]>`
+    const rows = await db.$queryRaw<(Omit<SpeedRow, "day"> & { day: Date | null })[]>`
       WITH scoped AS MATERIALIZED (
         SELECT t.id, t.defaults FROM tenants t
         WHERE (${scopeTenant}::uuid IS NULL OR t.id = ${scopeTenant}::uuid)

@@ -5,10 +5,11 @@ import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsUUID } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
-import { type Principal, scopeOf, type TenantScope } from "../auth/principal.js";
+import { type Principal, scopeOf } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { DateTimeField, Optional } from "../common/validation.js";
 import { notFound } from "./id.pipe.js";
+import { ListReads } from "./list-reads.js";
 import { type Clock, type SpeedRow, SpeedToLeadRepository } from "./speed-to-lead.repository.js";
 
 const DAY_MS = 86_400_000;
@@ -110,15 +111,19 @@ function days(from: Date, to: Date): string[] {
 
 @Injectable()
 export class SpeedToLeadService {
-  constructor(private readonly repository: SpeedToLeadRepository) {}
+  constructor(
+    private readonly repository: SpeedToLeadRepository,
+    private readonly reads: ListReads,
+  ) {}
 
-  async report(scope: TenantScope, query: SpeedToLeadQuery): Promise<SpeedToLeadReport> {
+  async report(principal: Principal, query: SpeedToLeadQuery): Promise<SpeedToLeadReport> {
+    const scope = scopeOf(principal);
     const { from, to } = window(query);
     const clock = query.clock ?? "wall";
     const filter = { ...query, from, to, clock, byDay: query.bucket === "day" };
     if (query.connectionId && !(await this.repository.hasConnection(scope, filter, query.connectionId)))
       throw notFound("connection");
-    const rows = await this.repository.report(scope, filter);
+    const rows = await this.reads.run(principal, (db) => this.repository.report(scope, filter, db));
     const overall = rows.find((row) => row.connectionId === null && row.day === null)!;
     const report: SpeedToLeadReport = {
       window: { from, to },
@@ -159,6 +164,6 @@ export class SpeedToLeadController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: SpeedToLeadQuery,
   ): Promise<SpeedToLeadReport> {
-    return this.service.report(scopeOf(principal), query);
+    return this.service.report(principal, query);
   }
 }

@@ -4,6 +4,7 @@ import {
   Injectable,
   SetMetadata,
   UseGuards,
+  UseInterceptors,
   UsePipes,
   applyDecorators,
 } from "@nestjs/common";
@@ -25,6 +26,7 @@ import { apiKeyMatches, prefixOf, type Role } from "./api-key.js";
 import { ApiKeysRepository, LAST_USED_RESOLUTION_MS } from "./api-keys.repository.js";
 import { PreauthBudget } from "./preauth-budget.js";
 import type { Principal } from "./principal.js";
+import { RecentWritesInterceptor } from "./recent-writes.js";
 import { isRead, SessionAuth } from "../users/session-auth.js";
 import { sessionTokenOf } from "../users/session-cookie.js";
 
@@ -40,11 +42,12 @@ export const OperatorOnly = () =>
 
 /**
  * Marks a controller as admin API: a Bearer API key or a console session cookie required, input
- * validated by the admin rules.
+ * validated by the admin rules; each change marks its caller's write (read-your-writes with a replica).
  */
 export const AdminApi = () =>
   applyDecorators(
     UseGuards(ApiKeyGuard),
+    UseInterceptors(RecentWritesInterceptor),
     UsePipes(adminValidationPipe),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({

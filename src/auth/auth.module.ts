@@ -4,13 +4,29 @@ import { AdminRateLimit } from "./admin-rate-limit.js";
 import { ApiKeyGuard } from "./api-key.guard.js";
 import { ApiKeysRepository } from "./api-keys.repository.js";
 import { PreauthBudget } from "./preauth-budget.js";
+import { RecentWrites, RecentWritesInterceptor } from "./recent-writes.js";
 import { UsersModule } from "../users/users.module.js";
 
 /** API keys and the guard of the admin API (keys and console sessions); ensures the bootstrap operator key at boot. */
 @Module({
   imports: [UsersModule],
-  providers: [ApiKeysRepository, ApiKeyGuard, PreauthBudget, AdminRateLimit],
-  exports: [ApiKeysRepository, ApiKeyGuard, PreauthBudget, AdminRateLimit, UsersModule],
+  providers: [
+    ApiKeysRepository,
+    ApiKeyGuard,
+    PreauthBudget,
+    AdminRateLimit,
+    RecentWrites,
+    RecentWritesInterceptor,
+  ],
+  exports: [
+    ApiKeysRepository,
+    ApiKeyGuard,
+    PreauthBudget,
+    AdminRateLimit,
+    RecentWrites,
+    RecentWritesInterceptor,
+    UsersModule,
+  ],
 })
 export class AuthModule implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(

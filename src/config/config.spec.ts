@@ -46,6 +46,12 @@ describe("loadConfig", () => {
     expect(config.redisUrl).toBe("redis://127.0.0.1:6379");
   });
 
+  it("reads no replica unless DATABASE_REPLICA_URL is set", () => {
+    expect(loadConfig(BASE).databaseReplicaUrl).toBeUndefined();
+    const replica = "postgresql://u@replica.internal:5432/db";
+    expect(loadConfig({ ...BASE, DATABASE_REPLICA_URL: replica }).databaseReplicaUrl).toBe(replica);
+  });
+
   it("names a missing LEADGATE_ENCRYPTION_KEY", () => {
     const error = errorOf({ DATABASE_URL: BASE.DATABASE_URL });
     expect(error.variable).toBe("LEADGATE_ENCRYPTION_KEY");
@@ -68,6 +74,8 @@ describe("loadConfig", () => {
     ["PORT", "70000"],
     ["REDIS_URL", "http://localhost"],
     ["DATABASE_URL", "mysql://x"],
+    ["DATABASE_REPLICA_URL", "mysql://replica"],
+    ["DATABASE_REPLICA_URL", "replica.internal:5432"],
     ["YELP_ALLOWED_IPS", "1.2.3.4,not-an-ip"],
     ["WEBHOOK_BODY_LIMIT_BYTES", "-1"],
     ["PAYLOAD_RETENTION_DAYS", "0"],

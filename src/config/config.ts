@@ -13,6 +13,11 @@ export type { RedisNode, RedisTopology } from "./redis-topology.js";
 
 export interface AppConfig {
   databaseUrl: string;
+  /**
+   * An optional streaming replica of DATABASE_URL for admin lists and reports only
+   * (src/database/read-replica.ts); undefined: every read goes to the primary.
+   */
+  databaseReplicaUrl: string | undefined;
   /** The server, or with Sentinel only its password, TLS (`rediss:`) and database. */
   redisUrl: string;
   /** One server (REDIS_URL) or the master a set of Sentinels elects. */
@@ -379,6 +384,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const adminRateLimit = integer(env, "ADMIN_RATE_LIMIT", 1200, 1, 10_000_000);
   return {
     databaseUrl: url(env, "DATABASE_URL", LOCAL_DATABASE_URL, ["postgresql:", "postgres:"]),
+    databaseReplicaUrl:
+      read(env, "DATABASE_REPLICA_URL") === undefined
+        ? undefined
+        : url(env, "DATABASE_REPLICA_URL", "", ["postgresql:", "postgres:"]),
     redisUrl: url(env, "REDIS_URL", "redis://127.0.0.1:6379", ["redis:", "rediss:"]),
     redisTopology: redisTopology(env),
     redisPrefix: redisPrefix(env),

@@ -5,7 +5,7 @@
 import type { AppConfig } from "./config.js";
 
 export const CONFIG_SECTIONS = {
-  database: ["databaseUrl"],
+  database: ["databaseUrl", "databaseReplicaUrl"],
   redis: ["redisUrl", "redisTopology", "redisPrefix"],
   http: ["port", "publicBaseUrl", "httpRequestTimeoutMs", "httpKeepAliveTimeoutMs", "trustProxy"],
   crypto: ["encryptionKey", "previousEncryptionKeys"],

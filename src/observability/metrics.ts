@@ -98,6 +98,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly replicaFallbacks = new Counter({
+    name: "leadgate_replica_fallbacks_total",
+    help: "Admin list and report reads that failed on the read replica (DATABASE_REPLICA_URL) and were answered from the primary.",
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "leadgate_" });
   }

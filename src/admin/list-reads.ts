@@ -1,0 +1,94 @@
+// Where an admin list or report reads (api.md "Running", DATABASE_REPLICA_URL): the read replica
+// when there is one, else (and for 5 s after the caller's own write) the primary. The routes that
+// read through here: GET /admin/leads, /admin/receipts, /admin/jobs (the lists), /admin/jobs/summary,
+// /admin/speed-to-lead and /admin/overview (reports of those). Detail views, sessions, API keys and
+// every read that decides a write (a replay's selection and its dry run) never do.
+import { Injectable, Logger } from "@nestjs/common";
+import { Gauge } from "prom-client";
+import type { Principal } from "../auth/principal.js";
+import { RecentWrites } from "../auth/recent-writes.js";
+import { PrismaService } from "../database/prisma.service.js";
+import { ReadReplica } from "../database/read-replica.js";
+import { Metrics } from "../observability/metrics.js";
+
+/** After a replica failure, this process's lists read the primary this long before trying it again. */
+const REPLICA_RETRY_MS = 10_000;
+
+const logger = new Logger("read-replica");
+
+/**
+ * What failed, without the message: a Prisma error's message may quote the query's arguments (a
+ * list's search term is a lead's name or email).
+ */
+function failure(error: unknown): { error: string; code?: string } {
+  if (!(error instanceof Error)) return { error: typeof error };
+  const code = (error as { code?: unknown }).code;
+  return { error: error.name, ...(typeof code === "string" ? { code } : {}) };
+}
+
+/**
+ * How far behind the replica's data is, read from the replica at each scrape: 0 when it has applied
+ * all the WAL it received, else the time since the last transaction it applied (an upper bound of
+ * the lag while it catches up); +Inf while the replica does not answer (as far behind as can be:
+ * an alert on the lag fires, and lists read the primary meanwhile).
+ */
+function replicaLagGauge(metrics: Metrics, replica: PrismaService): void {
+  new Gauge({
+    name: "leadgate_replica_lag_seconds",
+    help: "How far the read replica (DATABASE_REPLICA_URL) is behind: 0 when it applied all WAL it received, else seconds since the last transaction it applied; +Inf while it does not answer.",
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      try {
+        const { rows } = await replica.pool.query<{ lag: number }>(
+          `SELECT CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+                  ELSE COALESCE(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8 AS lag`,
+        );
+        this.set(rows[0]?.lag ?? 0);
+      } catch {
+        this.set(Number.POSITIVE_INFINITY); // the replica does not answer: never a false 0
+      }
+    },
+  });
+}
+
+@Injectable()
+export class ListReads {
+  private replicaFailedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly primary: PrismaService,
+    private readonly replica: ReadReplica,
+    private readonly writes: RecentWrites,
+    private readonly metrics: Metrics,
+  ) {
+    if (replica.client) replicaLagGauge(metrics, replica.client);
+  }
+
+  /**
+   * Runs a list or report read (`read` only reads) on the replica, or on the primary when there is
+   * none, when `principal` wrote in the last 5 s, or when the replica failed in the last 10 s. A read
+   * that fails on the replica is run again on the primary: the list answers while the replica is down.
+   */
+  async run<T>(principal: Principal, read: (db: PrismaService) => Promise<T>): Promise<T> {
+    const replica = this.replica.client;
+    if (
+      replica === undefined ||
+      Date.now() - this.replicaFailedAt < REPLICA_RETRY_MS ||
+      (await this.writes.wroteRecently(principal))
+    ) {
+      return read(this.primary);
+    }
+    try {
+      return await read(replica);
+    } catch (error) {
+      this.replicaFailedAt = Date.now();
+      this.metrics.replicaFallbacks.inc();
+      logger.warn({
+        msg: "read replica failed; admin lists read the primary for 10 s",
+        ...failure(error),
+      });
+      return read(this.primary);
+    }
+  }
+}
