@@ -1,8 +1,7 @@
-// The console's only way to the API: documented /admin/* and /console/api/* routes (the path and
-// query types come from docs/openapi.json through openapi-typescript), same-origin credentials (the
-// session cookie), and the session's CSRF token on every request that is not a GET.
+// The console's only way to the API: documented /admin/* and /console/api/* routes (the path, query
+// and answer types come from docs/openapi.json through openapi-typescript), same-origin credentials
+// (the session cookie), and the session's CSRF token on every request that is not a GET.
 import type { paths } from "./schema";
-import type { Answers } from "./types";
 
 /** The documented routes (docs/openapi.json). */
 export type Paths = paths;
@@ -94,8 +93,13 @@ async function call<T>(method: Method, path: string, options: CallOptions<unknow
   return json as T;
 }
 
-/** The answer's type: Answers' entry for the route, or nothing the console reads. */
-type Answer<M extends Method, P> = P extends keyof Answers[M] ? Answers[M][P] : unknown;
+type Responses<P, M extends Method> = Operation<P, M> extends { responses: infer R } ? R : never;
+type Json<R> = R extends { content: { "application/json": infer B } } ? B : never;
+type Success<R> = { [C in keyof R]: C extends 200 | 201 | 202 ? Json<R[C]> : never }[keyof R];
+/** The answer's type: the route's documented 2xx JSON bodies (none: a 204, nothing to read). */
+type Answer<M extends Method, P> = [Success<Responses<P, M>>] extends [never]
+  ? undefined
+  : Success<Responses<P, M>>;
 
 export const api = {
   get: <P extends PathOf<"get">>(path: P, options?: CallOptions<P, "get">) =>
