@@ -134,7 +134,11 @@ export class UsersController {
   @Delete(":id")
   @HttpCode(204)
   @ApiNoContentResponse({ description: "disabled: its sessions and pending OAuth attempts end at once" })
+  @ApiConflictResponse({ description: "cannot_disable_self: a signed-in user disabling themselves" })
   async disable(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<void> {
+    // Locking oneself out (a tenant's last admin, say) takes another user or an API key.
+    if (principal.userId === id)
+      throw new AppError(409, "cannot_disable_self", "You cannot disable yourself: ask another admin.");
     await this.transactions.run(async (tx) => {
       const user = await this.users.disable(tx, tenantParam(scopeOf(principal)), id);
       if (!user) throw notFound("user");

@@ -14,7 +14,7 @@ function consolePaths(): string[] {
     (file) => /\.tsx?$/.test(file) && !file.endsWith(".d.ts"),
   );
   const named = files.flatMap((file) =>
-    [...readFileSync(new URL(file, root), "utf8").matchAll(/"(\/(?:admin|console\/api)\/[^"?]*)"/g)].map(
+    [...readFileSync(new URL(file, root), "utf8").matchAll(/"(\/(?:admin|console\/api)\/[^"?]+)"/g)].map(
       (match) => match[1]!,
     ),
   );

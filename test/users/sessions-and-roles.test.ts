@@ -109,7 +109,7 @@ describe("console sessions on the admin API", () => {
     ).toBe(true);
   });
 
-  it("disabling a user ends its live session and its pending OAuth attempt at once; the audit names who did it", async () => {
+  it("disabling a user ends its live session and its pending OAuth attempt at once (never oneself: 409); the audit names who did it", async () => {
     const admin = await signedInUser(
       app.url,
       { role: "tenant-admin", tenantId: tenant.tenantId },
@@ -135,6 +135,12 @@ describe("console sessions on the admin API", () => {
 
     const other = await createTenant(app.url);
     expect((await other.admin.delete(`/admin/users/${admin.id}`)).status).toBe(404);
+    expect((await admin.get("/admin/users")).status).toBe(200);
+    // Not oneself: 409, and the user stays as it was.
+    const self = await admin.delete(`/admin/users/${admin.id}`);
+    expect([self.status, self.body.error]).toEqual([409, "cannot_disable_self"]);
+    const kept = await app.sql.query("SELECT disabled_at FROM users WHERE id = $1", [admin.id]);
+    expect(kept.rows).toEqual([{ disabled_at: null }]);
     expect((await admin.get("/admin/users")).status).toBe(200);
 
     const operator = await signedInUser(app.url, { role: "operator" });

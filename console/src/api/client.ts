@@ -36,6 +36,15 @@ export class ApiError extends Error {
   }
 }
 
+let sessionEnded: (() => void) | undefined;
+/**
+ * Called when an /admin/* route answers 401: the session ended while in use (revoked, expired, the
+ * user disabled). The console's entry sends the browser to the sign-in screen from here.
+ */
+export function onSessionEnded(listener: () => void): void {
+  sessionEnded = listener;
+}
+
 let csrfToken: string | undefined;
 /** Set from the session (GET or POST /console/api/session); sent as X-CSRF-Token on non-GETs. */
 export function setCsrfToken(token: string | undefined): void {
@@ -81,6 +90,7 @@ async function call<T>(method: Method, path: string, options: CallOptions<unknow
     // A proxy's HTML error page, say: an ApiError all the same, naming the status.
     throw new ApiError(response.status, "not_json", `The server answered ${response.status} without JSON.`);
   }
+  if (response.status === 401 && path.startsWith("/admin/")) sessionEnded?.();
   if (!response.ok) {
     const error = (json ?? {}) as { error?: string; message?: string; details?: Record<string, string[]> };
     throw new ApiError(
