@@ -91,6 +91,7 @@ describe("console sessions on the admin API", () => {
     const before = [await count("users"), await count("api_keys"), await count("notification_channels")];
     for (const client of [viewer, viewerKey]) {
       expect((await client.get("/admin/users")).status).toBe(200);
+      expect((await client.get("/admin/api-keys")).status).toBe(200);
       expect((await client.get(`/admin/tenants/${tenant.tenantId}`)).status).toBe(200);
       const invite = await client.post("/admin/users", { email: uniqueEmail(), role: "tenant-viewer" });
       expect([invite.status, invite.body.error]).toEqual([403, "forbidden"]);
@@ -133,6 +134,9 @@ describe("console sessions on the admin API", () => {
     });
     expect([elsewhere.status, Object.keys(elsewhere.body.details)]).toEqual([400, ["returnUrl"]]);
 
+    // A key the user made is the tenant's: it outlives the user (docs/console.md).
+    const made = await admin.post("/admin/api-keys", { name: "made by a user", role: "tenant-admin" });
+    expect(made.status).toBe(201);
     const other = await createTenant(app.url);
     expect((await other.admin.delete(`/admin/users/${admin.id}`)).status).toBe(404);
     expect((await admin.get("/admin/users")).status).toBe(200);
@@ -147,6 +151,7 @@ describe("console sessions on the admin API", () => {
     expect((await operator.delete(`/admin/users/${admin.id}`)).status).toBe(204);
     expect((await admin.get("/admin/users")).status).toBe(401);
     expect((await admin.get("/console/api/session")).status).toBe(401);
+    expect((await adminAs(app.url, made.body.key as string).get("/admin/users")).status).toBe(200);
     const live = await app.sql.query("SELECT 1 FROM oauth_attempts WHERE expires_at > now()");
     expect(live.rowCount).toBe(0);
     const state = new URL(started.body.authorizeUrl as string).searchParams.get("state")!;
