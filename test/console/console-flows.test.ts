@@ -372,7 +372,7 @@ describe("console in a browser: signed in", () => {
     );
     expect(rows).toEqual([{ provider: "thumbtack", oauth_status: "connected" }]);
     await waitFor(
-      async () => thumbtack.hooks(business).length,
+      () => Promise.resolve(thumbtack.hooks(business).length),
       (n) => n === 1,
       20_000,
     );
