@@ -107,9 +107,11 @@ type Responses<P, M extends Method> = Operation<P, M> extends { responses: infer
 type Json<R> = R extends { content: { "application/json": infer B } } ? B : never;
 type Success<R> = { [C in keyof R]: C extends 200 | 201 | 202 ? Json<R[C]> : never }[keyof R];
 /** The answer's type: the route's documented 2xx JSON bodies (none: a 204, nothing to read). */
-type Answer<M extends Method, P> = [Success<Responses<P, M>>] extends [never]
-  ? undefined
-  : Success<Responses<P, M>>;
+type Answer<M extends Method, P> = P extends unknown
+  ? [Success<Responses<P, M>>] extends [never]
+    ? undefined
+    : Success<Responses<P, M>>
+  : never;
 
 export const api = {
   get: <P extends PathOf<"get">>(path: P, options?: CallOptions<P, "get">) =>

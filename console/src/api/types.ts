@@ -5,6 +5,7 @@ import type { components } from "./schema";
 type Schemas = components["schemas"];
 export type Session = Schemas["SessionAnswer"];
 export type Role = Schemas["UserView"]["role"];
+export type Invitation = Schemas["Invitation"];
 export type Connection = Schemas["ConnectionView"];
 export type AutoResponse = Schemas["AutoResponseBody"];
 export type BusinessHours = Schemas["BusinessHoursView"];

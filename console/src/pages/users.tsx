@@ -3,11 +3,9 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api/client";
-import type { Role } from "../api/types";
+import type { Invitation, Role } from "../api/types";
 import { useCanWrite, useSession, useTenantId, useTenantQuery } from "../session";
 import { ConfirmButton, CopyButton, ErrorBox, Loaded, Page } from "../ui";
-
-type Invitation = { url: string; expiresAt: string };
 
 /** An invitation's link, shown once (the API never shows it again): its accessible name says whose. */
 function InvitationLink({
