@@ -4,7 +4,7 @@ import { lazy, StrictMode, Suspense } from "react";
 import { createRoot } from "react-dom/client";
 import { createBrowserRouter, Navigate, RouterProvider } from "react-router";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { ApiError } from "./api/client";
+import { ApiError, onSessionEnded, setCsrfToken } from "./api/client";
 import { Layout } from "./layout";
 import { SignIn } from "./pages/sign-in";
 import { AcceptInvitation } from "./pages/accept-invitation";
@@ -62,6 +62,18 @@ const router = createBrowserRouter(
   ],
   { basename: "/console" },
 );
+
+// A session that ends while in use (an /admin/* call answers 401): forget what was read, and sign in
+// again to come back to the same screen.
+onSessionEnded(() => {
+  const { pathname, search } = router.state.location;
+  const here = pathname.replace(/^\/console(?=\/|$)/, "") || "/";
+  if (here === "/sign-in") return;
+  const next = `${here}${search}`;
+  setCsrfToken(undefined);
+  queries.clear();
+  void router.navigate(`/sign-in?ended=1&next=${encodeURIComponent(next)}`, { replace: true });
+});
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

@@ -1,6 +1,6 @@
 // Alerts (api.md "Alerts and notification channels"): list, read, acknowledge, resolve by hand.
 import { Controller, Get, HttpCode, Injectable, Param, Post, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsUUID } from "class-validator";
 import { AlertBook } from "../alerts/alert-book.js";
 import {
@@ -8,7 +8,7 @@ import {
   ALERT_TYPES,
   type AlertStatus,
   type AlertType,
-  type AlertView,
+  AlertView,
 } from "../alerts/alert-types.js";
 import { listScope, TenantListQuery } from "./filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
@@ -18,7 +18,7 @@ import { Transactions } from "../database/transactions.js";
 import { Optional } from "../common/validation.js";
 import { AuditRepository } from "./audit.js";
 import { IdPipe, notFound } from "./id.pipe.js";
-import { type Page, positionAfter, toPage } from "./pagination.js";
+import { type Page, PageOf, positionAfter, toPage } from "./pagination.js";
 
 export class AlertsQuery extends TenantListQuery {
   @ApiPropertyOptional({ enum: ALERT_STATUSES })
@@ -37,6 +37,11 @@ export class AlertsQuery extends TenantListQuery {
   connectionId?: string;
 }
 
+export class AlertAnswer {
+  @ApiProperty({ type: () => AlertView })
+  alert!: AlertView;
+}
+
 /** Acknowledging and resolving by hand, each with its audit row in one transaction. */
 @Injectable()
 export class AlertsAdminService {
@@ -47,7 +52,12 @@ export class AlertsAdminService {
   ) {}
 
   /** 200 `{ alert }` either way; only a change (not an alert already past that status) is audited. */
-  async settle(principal: Principal, scope: TenantScope, id: string, to: "acknowledged" | "resolved") {
+  async settle(
+    principal: Principal,
+    scope: TenantScope,
+    id: string,
+    to: "acknowledged" | "resolved",
+  ): Promise<AlertAnswer> {
     const alert = await this.transactions.run(async (tx) => {
       const settled = await this.alerts.settle(tx, scope, id, to);
       if (!settled) throw notFound("alert");
@@ -79,6 +89,7 @@ export class AlertsController {
   @ApiOkResponse({
     description:
       "alerts, newest first: `{ id, type, status, connectionId, operation, errorCode, count, firstSeenAt, lastSeenAt, resolvedAt, summary }`",
+    type: PageOf(AlertView),
   })
   async list(
     @CurrentPrincipal() principal: Principal,
@@ -93,6 +104,7 @@ export class AlertsController {
   }
 
   @Get(":id")
+  @ApiOkResponse({ type: AlertView })
   async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<AlertView> {
     const found = await this.alerts.find(scopeOf(principal), id);
     if (!found) throw notFound("alert");
@@ -102,14 +114,20 @@ export class AlertsController {
 
   @Post(":id/acknowledge")
   @HttpCode(200)
-  @ApiOkResponse({ description: "`{ alert }`: someone is on it (open → acknowledged); audited" })
+  @ApiOkResponse({
+    description: "`{ alert }`: someone is on it (open → acknowledged); audited",
+    type: AlertAnswer,
+  })
   acknowledge(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.service.settle(principal, scopeOf(principal), id, "acknowledged");
   }
 
   @Post(":id/resolve")
   @HttpCode(200)
-  @ApiOkResponse({ description: "`{ alert }`: resolved by hand (its channels are told); audited" })
+  @ApiOkResponse({
+    description: "`{ alert }`: resolved by hand (its channels are told); audited",
+    type: AlertAnswer,
+  })
   resolve(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.service.settle(principal, scopeOf(principal), id, "resolved");
   }

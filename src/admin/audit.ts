@@ -1,7 +1,8 @@
 // The audit log: who (which API key or console user) did which admin action, on what, when. Written
 // in the same transaction as the action it records.
 import { Controller, Get, Injectable, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiProperty, ApiTags } from "@nestjs/swagger";
+import { NullableId } from "../common/api-properties.js";
 import { listScope, TenantListQuery } from "./filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -9,7 +10,7 @@ import { type Principal, type TenantScope, tenantWhere } from "../auth/principal
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { type Page, pageAfter, toPage } from "./pagination.js";
+import { type Page, PageOf, pageAfter, toPage } from "./pagination.js";
 
 export type AuditAction =
   | "tenant.create"
@@ -62,6 +63,36 @@ const VIEW = {
   createdAt: true,
 } satisfies Prisma.AuditEntrySelect;
 
+/** One admin action: what, on what, by which API key or user, when. */
+export class AuditEntryView implements Prisma.AuditEntryGetPayload<{ select: typeof VIEW }> {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @NullableId("null for platform actions")
+  tenantId!: string | null;
+
+  @NullableId("the API key that acted (null: a user)")
+  apiKeyId!: string | null;
+
+  @NullableId("the user that acted (null: an API key)")
+  userId!: string | null;
+
+  @ApiProperty({ example: "connection.pause" })
+  action!: string;
+
+  @ApiProperty({ example: "connection" })
+  targetType!: string;
+
+  @NullableId()
+  targetId!: string | null;
+
+  @ApiProperty({ type: "object", additionalProperties: true, description: "what changed, never a secret" })
+  details!: Prisma.JsonValue;
+
+  @ApiProperty()
+  createdAt!: Date;
+}
+
 @Injectable()
 export class AuditRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -97,11 +128,12 @@ export class AuditController {
   @Get()
   @ApiOkResponse({
     description: "admin actions, newest first: action, target, the API key or user that did it",
+    type: PageOf(AuditEntryView),
   })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: TenantListQuery,
-  ): Promise<Page<unknown>> {
+  ): Promise<Page<AuditEntryView>> {
     const rows = await this.audit.list(listScope(principal, query.tenantId), pageAfter("createdAt", query));
     return toPage(rows, query, (row) => row.createdAt);
   }

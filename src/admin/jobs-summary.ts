@@ -1,7 +1,7 @@
 // GET /admin/jobs/summary (api.md "Console and users"): matching jobs counted by connection, operation
 // and error code, for the console's failures screen.
 import { Controller, Get, Injectable, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiPropertyOptional, ApiTags, PickType } from "@nestjs/swagger";
+import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags, PickType } from "@nestjs/swagger";
 import { IsIn } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -9,7 +9,9 @@ import { type Principal, type TenantScope, tenantParam } from "../auth/principal
 import { AppError } from "../common/app-error.js";
 import { Optional } from "../common/validation.js";
 import { PrismaService } from "../database/prisma.service.js";
+import { OPERATIONS } from "../jobs/operations.js";
 import { JOB_STATUSES, type JobStatus } from "../jobs/state/job-states.js";
+import { NullableId, NullableString } from "../common/api-properties.js";
 import { listScope } from "./filters.js";
 import { JobsQuery } from "./jobs.js";
 import { ListReads } from "./list-reads.js";
@@ -31,15 +33,29 @@ export class JobsSummaryQuery extends PickType(JobsQuery, [
   status?: JobStatus;
 }
 
-export interface JobsSummaryGroup {
-  connectionId: string | null;
-  operation: string;
-  /** The job's last error code; null for jobs without one. */
-  errorCode: string | null;
-  count: number;
-  /** The group's oldest and newest job creation. */
-  oldest: Date;
-  newest: Date;
+export class JobsSummaryGroup {
+  @NullableId()
+  connectionId!: string | null;
+
+  @ApiProperty({ enum: OPERATIONS })
+  operation!: string;
+
+  @NullableString("the jobs' last error code; null for jobs without one")
+  errorCode!: string | null;
+
+  @ApiProperty()
+  count!: number;
+
+  @ApiProperty({ description: "the group's oldest job creation" })
+  oldest!: Date;
+
+  @ApiProperty({ description: "the group's newest job creation" })
+  newest!: Date;
+}
+
+export class JobsSummary {
+  @ApiProperty({ type: () => JobsSummaryGroup, isArray: true, description: "largest first" })
+  groups!: JobsSummaryGroup[];
 }
 
 /** At most this many groups, the largest first: a screen's worth. */
@@ -88,14 +104,11 @@ export class JobsSummaryController {
   ) {}
 
   @Get()
-  @ApiOkResponse({
-    description:
-      "`{ groups: [{ connectionId, operation, errorCode, count, oldest, newest }] }`, largest first",
-  })
+  @ApiOkResponse({ type: JobsSummary })
   async get(
     @CurrentPrincipal() principal: Principal,
     @Query() query: JobsSummaryQuery,
-  ): Promise<{ groups: JobsSummaryGroup[] }> {
+  ): Promise<JobsSummary> {
     if (query.from && query.to && query.from >= query.to)
       throw new AppError(400, "validation_failed", "Invalid input: from.", {
         from: ["from must be before to"],

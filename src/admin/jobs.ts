@@ -1,6 +1,6 @@
 // Jobs: every side effect with its status and its attempt history.
 import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsUUID, Matches } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -8,11 +8,12 @@ import { type Principal, scopeOf, type TenantScope, tenantWhere } from "../auth/
 import { PrismaService } from "../database/prisma.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { type Operation, OPERATIONS } from "../jobs/operations.js";
-import { JOB_STATUSES, type JobStatus } from "../jobs/state/job-states.js";
+import { JOB_STATUSES, type JobStatus, WAITING_FOR } from "../jobs/state/job-states.js";
+import { NullableDate, NullableId, NullableNumber, NullableString } from "../common/api-properties.js";
 import { TimeRangeQuery, timeRange, listScope } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { ListReads } from "./list-reads.js";
-import { type Page, pageAfter, toPage } from "./pagination.js";
+import { type Page, PageOf, pageAfter, toPage } from "./pagination.js";
 import { Optional } from "../common/validation.js";
 
 /** What an error code looks like (`http_400`, `timeout`, `destination_forbidden`). */
@@ -62,7 +63,6 @@ export const JOB_VIEW = {
   createdAt: true,
   updatedAt: true,
 } satisfies Prisma.JobSelect;
-export type JobView = Prisma.JobGetPayload<{ select: typeof JOB_VIEW }>;
 
 const ATTEMPT_VIEW = {
   number: true,
@@ -76,14 +76,101 @@ const ATTEMPT_VIEW = {
 /**
  * What a finished side effect came to (api.md "Jobs"): `done`, or `skipped` with the reason (a first
  * reply to a lead the business answered: `business_already_replied`), from its side-effect record
- * when it has one; null until the job succeeded.
+ * when it has one.
  */
-export type JobResult = { status: "done" | "skipped"; ref?: string } | null;
+export class JobResult {
+  @ApiProperty({ enum: ["done", "skipped"] })
+  status!: "done" | "skipped";
+
+  @ApiPropertyOptional({ description: "e.g. `business_already_replied`, or the destination's id" })
+  ref?: string;
+}
+
+/** A job as the admin API lists it (JOB_VIEW's columns and its result). */
+export class JobView {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @ApiProperty({ format: "uuid" })
+  tenantId!: string;
+
+  @NullableId()
+  connectionId!: string | null;
+
+  @NullableId("null for connection and alert jobs")
+  receiptId!: string | null;
+
+  @ApiProperty({ enum: OPERATIONS })
+  operation!: string;
+
+  @ApiProperty({ description: "what the destination sees as the idempotency key" })
+  jobKey!: string;
+
+  @ApiProperty({ enum: JOB_STATUSES })
+  status!: string;
+
+  @ApiProperty({ type: String, enum: WAITING_FOR, nullable: true, description: "why a `waiting` job waits" })
+  waitingFor!: string | null;
+
+  @ApiProperty()
+  attempts!: number;
+
+  @ApiProperty()
+  maxAttempts!: number;
+
+  @ApiProperty()
+  nextAttemptAt!: Date;
+
+  @NullableString("e.g. `http_500`, `timeout`")
+  lastErrorCode!: string | null;
+
+  @NullableDate()
+  lastErrorAt!: Date | null;
+
+  @NullableDate()
+  completedAt!: Date | null;
+
+  @ApiProperty()
+  createdAt!: Date;
+
+  @ApiProperty()
+  updatedAt!: Date;
+
+  @ApiProperty({ type: () => JobResult, nullable: true, description: "null until the job succeeded" })
+  result!: JobResult | null;
+}
+
+/** One attempt of a job; the one running now has no end yet. */
+export class AttemptView {
+  @ApiProperty()
+  number!: number;
+
+  @ApiProperty()
+  startedAt!: Date;
+
+  @NullableDate()
+  finishedAt!: Date | null;
+
+  @NullableString("succeeded, failed, … (null while running)")
+  outcome!: string | null;
+
+  @NullableString()
+  errorCode!: string | null;
+
+  @NullableNumber()
+  durationMs!: number | null;
+}
+
+/** GET /admin/jobs/{id}: the job with every attempt. */
+export class JobDetail extends JobView {
+  @ApiProperty({ type: () => AttemptView, isArray: true, description: "oldest first" })
+  attemptHistory!: AttemptView[];
+}
 
 function resultOf(
   status: string,
   record: { status: string; externalRef: string | null } | undefined,
-): JobResult {
+): JobResult | null {
   if (status !== "succeeded") return null;
   const ref = record?.externalRef ? { ref: record.externalRef } : {};
   return { status: record?.status === "skipped" ? "skipped" : "done", ...ref };
@@ -99,11 +186,7 @@ export class JobsAdminRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** The list, on `db`: the primary, or the read replica (ListReads). */
-  async list(
-    scope: TenantScope,
-    query: JobsQuery,
-    db: PrismaService = this.prisma,
-  ): Promise<(JobView & { result: JobResult })[]> {
+  async list(scope: TenantScope, query: JobsQuery, db: PrismaService = this.prisma): Promise<JobView[]> {
     const page = pageAfter("createdAt", query);
     const jobs = await db.job.findMany({
       where: {
@@ -142,7 +225,7 @@ export class JobsAdminRepository {
    * The job with every attempt (`attemptHistory`), the one running now included (its row is written
    * when it ends: until then it is read off the job); undefined when the scope has no such job.
    */
-  async find(scope: TenantScope, id: string) {
+  async find(scope: TenantScope, id: string): Promise<JobDetail | undefined> {
     const job = await this.prisma.job.findFirst({
       where: { ...tenantWhere(scope), id },
       select: {
@@ -176,10 +259,8 @@ export class JobsController {
   ) {}
 
   @Get()
-  async list(
-    @CurrentPrincipal() principal: Principal,
-    @Query() query: JobsQuery,
-  ): Promise<Page<JobView & { result: JobResult }>> {
+  @ApiOkResponse({ type: PageOf(JobView) })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: JobsQuery): Promise<Page<JobView>> {
     const scope = listScope(principal, query.tenantId);
     return toPage(
       await this.reads.run(principal, (db) => this.jobs.list(scope, query, db)),
@@ -189,8 +270,11 @@ export class JobsController {
   }
 
   @Get(":id")
-  @ApiOkResponse({ description: "the job with every attempt: time, outcome, error code, duration" })
-  async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+  @ApiOkResponse({
+    description: "the job with every attempt: time, outcome, error code, duration",
+    type: JobDetail,
+  })
+  async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<JobDetail> {
     return (await this.jobs.find(scopeOf(principal), id)) ?? Promise.reject(notFound("job"));
   }
 }

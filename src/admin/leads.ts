@@ -1,6 +1,12 @@
 // Leads: the tenant's lead store, with each lead's messages and events.
 import { Body, Controller, Get, HttpCode, Injectable, Param, Post, Query } from "@nestjs/common";
-import { ApiAcceptedResponse, ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import {
+  ApiAcceptedResponse,
+  ApiOkResponse,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from "@nestjs/swagger";
 import { IsIn, IsString, IsUUID, Length } from "class-validator";
 import { listScope, TenantListQuery } from "./filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
@@ -12,7 +18,8 @@ import { PROVIDERS, type Provider } from "../providers/provider-event.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { LeadMarkReplied, MarkRepliedBody } from "./lead-mark-replied.js";
 import { ListReads } from "./list-reads.js";
-import { type Page, pageAfter, toPage } from "./pagination.js";
+import { type Page, PageOf, pageAfter, toPage } from "./pagination.js";
+import { NullableDate, NullableString } from "../common/api-properties.js";
 import { NoNul, Optional } from "../common/validation.js";
 
 export class LeadsQuery extends TenantListQuery {
@@ -60,21 +67,102 @@ const LEAD_VIEW = {
 } satisfies Prisma.LeadSelect;
 type LeadRow = Prisma.LeadGetPayload<{ select: typeof LEAD_VIEW }>;
 
-/** The first message to the customer (api.md "First replies ... speed to lead"), or null before one. */
-export interface FirstResponseView {
-  at: Date;
-  by: "auto" | "business";
-  seconds: number;
-  businessSeconds: number;
+/** The first message to the customer (api.md "First replies ... speed to lead"). */
+export class FirstResponseView {
+  @ApiProperty()
+  at!: Date;
+
+  @ApiProperty({ enum: ["auto", "business"] })
+  by!: "auto" | "business";
+
+  @ApiProperty({ description: "from the lead's arrival" })
+  seconds!: number;
+
+  @ApiProperty({ description: "counting business hours only" })
+  businessSeconds!: number;
 }
 type FirstResponseColumns =
   "firstResponseAt" | "firstResponseBy" | "firstResponseSeconds" | "firstResponseBusinessSeconds";
-export type LeadView<Row extends LeadRow = LeadRow> = Omit<Row, FirstResponseColumns> & {
-  firstResponse: FirstResponseView | null;
-};
+
+/** A lead as the admin API lists it (LEAD_VIEW's columns, its first response's as one field). */
+export class LeadView implements Omit<LeadRow, FirstResponseColumns> {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @ApiProperty({ format: "uuid" })
+  tenantId!: string;
+
+  @ApiProperty({ format: "uuid" })
+  connectionId!: string;
+
+  @ApiProperty({ enum: PROVIDERS })
+  provider!: string;
+
+  @ApiProperty()
+  externalLeadId!: string;
+
+  @ApiProperty()
+  status!: string;
+
+  @NullableString()
+  name!: string | null;
+
+  @NullableString()
+  email!: string | null;
+
+  @NullableString()
+  phone!: string | null;
+
+  @ApiProperty({ type: Boolean, nullable: true })
+  phoneConsent!: boolean | null;
+
+  @ApiProperty({ type: "object", additionalProperties: true, description: "the provider's other fields" })
+  details!: Prisma.JsonValue;
+
+  @ApiProperty()
+  lastEventAt!: Date;
+
+  @NullableDate()
+  receivedAt!: Date | null;
+
+  @NullableDate()
+  providerCreatedAt!: Date | null;
+
+  @ApiProperty()
+  createdAt!: Date;
+
+  @ApiProperty()
+  updatedAt!: Date;
+
+  @ApiProperty({ type: () => FirstResponseView, nullable: true, description: "null before one" })
+  firstResponse!: FirstResponseView | null;
+}
+
+export class LeadMessageView {
+  @ApiProperty()
+  externalId!: string;
+
+  @ApiProperty({ description: "inbound (from the customer) or outbound" })
+  direction!: string;
+
+  @NullableString()
+  author!: string | null;
+
+  @NullableString()
+  text!: string | null;
+
+  @NullableDate()
+  sentAt!: Date | null;
+}
+
+/** GET /admin/leads/{id}: the lead with its messages, oldest first. */
+export class LeadDetail extends LeadView {
+  @ApiProperty({ type: () => LeadMessageView, isArray: true })
+  messages!: LeadMessageView[];
+}
 
 /** A lead row as the API shows it: its first response's columns as one `firstResponse`. */
-export function leadView<Row extends LeadRow>(row: Row): LeadView<Row> {
+export function leadView<Row extends LeadRow>(row: Row): Omit<Row, FirstResponseColumns> & LeadView {
   const { firstResponseAt, firstResponseBy, firstResponseSeconds, firstResponseBusinessSeconds, ...lead } =
     row;
   const firstResponse =
@@ -111,7 +199,7 @@ export class LeadsAdminRepository {
     return rows.map(leadView);
   }
 
-  async find(scope: TenantScope, id: string) {
+  async find(scope: TenantScope, id: string): Promise<LeadDetail | null> {
     const row = await this.prisma.lead.findFirst({
       where: { ...tenantWhere(scope), id },
       select: {
@@ -139,6 +227,7 @@ export class LeadsController {
   ) {}
 
   @Get()
+  @ApiOkResponse({ type: PageOf(LeadView) })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: LeadsQuery): Promise<Page<LeadView>> {
     const scope = listScope(principal, query.tenantId);
     return toPage(
@@ -149,8 +238,8 @@ export class LeadsController {
   }
 
   @Get(":id")
-  @ApiOkResponse({ description: "the lead with its messages and events, oldest first" })
-  async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+  @ApiOkResponse({ description: "the lead with its messages and events, oldest first", type: LeadDetail })
+  async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<LeadDetail> {
     return (await this.leads.find(scopeOf(principal), id)) ?? Promise.reject(notFound("lead"));
   }
 

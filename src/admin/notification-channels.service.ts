@@ -4,11 +4,17 @@
 import { randomUUID } from "node:crypto";
 import { CONFIG, type AlertsConfig, type HttpConfig, type JobsConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
-import type { AlertType, ChannelType } from "../alerts/alert-types.js";
+import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
+import { ALERT_TYPES, type AlertType, CHANNEL_TYPES, type ChannelType } from "../alerts/alert-types.js";
 import { ChannelConfirmations } from "../alerts/channel-confirmations.js";
 import { testAlert } from "../alerts/notifications/notification-message.js";
 import { NotificationSender } from "../alerts/notifications/notification-sender.js";
-import { type ChannelRow, NotificationChannels } from "../alerts/notification-channels.repository.js";
+import {
+  type ChannelRow,
+  type ChannelStatus,
+  NotificationChannels,
+} from "../alerts/notification-channels.repository.js";
+import { NullableId, NullableString } from "../common/api-properties.js";
 import { PLATFORM, type Principal, scopeOf } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { maskQuery } from "../common/masked-url.js";
@@ -22,16 +28,60 @@ import { ChannelActionLimits } from "./notification-channel-limits.js";
 import { ownTenant, TenantsRepository } from "./tenants.js";
 
 /** A channel as the admin API shows it: no secret, and a URL's query string (it may hold a token) masked. */
-export type ChannelView = ChannelRow;
+export class ChannelView implements ChannelRow {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @NullableId("null: a platform channel (every tenant's alerts)")
+  tenantId!: string | null;
+
+  @ApiProperty({ enum: CHANNEL_TYPES })
+  type!: ChannelType;
+
+  @ApiProperty({ enum: ["active", "pending_confirmation"] })
+  status!: ChannelStatus;
+
+  @NullableString("webhook: the URL, its query string masked; slack and email: null")
+  url!: string | null;
+
+  @NullableString("email: the address")
+  address!: string | null;
+
+  @ApiProperty({ enum: ALERT_TYPES, isArray: true, nullable: true, description: "null: every type" })
+  types!: AlertType[] | null;
+
+  @ApiProperty()
+  createdAt!: Date;
+}
+
+export class ChannelSecrets {
+  @ApiProperty({ description: "a webhook channel's `whsec_` signing secret" })
+  signingSecret!: string;
+}
+
+export class ChannelAnswer {
+  @ApiProperty({ type: () => ChannelView })
+  channel!: ChannelView;
+}
+
+export class CreatedChannel extends ChannelAnswer {
+  @ApiPropertyOptional({ type: () => ChannelSecrets, description: "webhook channels: shown this once" })
+  secrets?: ChannelSecrets;
+}
 
 export function channelView(row: ChannelRow): ChannelView {
   return { ...row, url: maskQuery(row.url) };
 }
 
 /** What a test notification did: `status` is the receiver's HTTP status or SMTP reply code when it refused. */
-export interface TestOutcome {
-  delivered: boolean;
+export class TestOutcome {
+  @ApiProperty()
+  delivered!: boolean;
+
+  @ApiPropertyOptional({ description: "the receiver's HTTP status or SMTP reply code when it refused" })
   status?: number;
+
+  @ApiPropertyOptional({ description: "an error code when it was not delivered (e.g. `timeout`)" })
   error?: string;
 }
 
@@ -65,7 +115,7 @@ export class NotificationChannelsAdminService {
   ) {}
 
   /** Creates the channel and its audit row together; an email channel is then mailed its confirmation link. */
-  async create(principal: Principal, body: NewChannelInput) {
+  async create(principal: Principal, body: NewChannelInput): Promise<CreatedChannel> {
     if (body.type === "email") {
       if (body.address === undefined) throw invalid("address", "required for an email channel");
       if (body.url !== undefined) throw invalid("url", "an email channel has an address, not a url");
@@ -177,7 +227,7 @@ export class NotificationChannelsAdminService {
    * Mails a pending email channel a new confirmation link; the old one stops working. At most
    * RESENDS_PER_HOUR per channel; `409 channel_not_pending` for a channel with nothing to confirm.
    */
-  async resendConfirmation(principal: Principal, id: string): Promise<{ channel: ChannelView }> {
+  async resendConfirmation(principal: Principal, id: string): Promise<ChannelAnswer> {
     const scope = scopeOf(principal);
     const channel = await this.channels.find(scope, id);
     if (!channel) throw notFound("notification channel");

@@ -34,11 +34,14 @@ import { NoNul, NotMasked, Optional } from "../common/validation.js";
 import { IdPipe } from "./id.pipe.js";
 import { RESENDS_PER_HOUR, TESTS_PER_MINUTE } from "./notification-channel-limits.js";
 import {
-  type ChannelView,
+  ChannelAnswer,
+  ChannelView,
   channelView,
+  CreatedChannel,
   NotificationChannelsAdminService,
+  TestOutcome,
 } from "./notification-channels.service.js";
-import { type Page, positionAfter, toPage } from "./pagination.js";
+import { type Page, PageOf, positionAfter, toPage } from "./pagination.js";
 
 export class CreateChannelBody {
   @IsIn(CHANNEL_TYPES)
@@ -97,6 +100,7 @@ export class NotificationChannelsController {
   @ApiCreatedResponse({
     description:
       "`{ channel, secrets? }`: a webhook channel's `whsec_` signing secret, shown this once; an email channel is `pending_confirmation` and its address is mailed a confirmation link",
+    type: CreatedChannel,
   })
   @ApiUnprocessableEntityResponse({
     description: "limit_reached: the tenant has MAX_CHANNELS_PER_TENANT channels; nothing written",
@@ -106,6 +110,7 @@ export class NotificationChannelsController {
   }
 
   @Get()
+  @ApiOkResponse({ type: PageOf(ChannelView) })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: TenantListQuery,
@@ -130,6 +135,7 @@ export class NotificationChannelsController {
   @ApiOkResponse({
     description:
       "`{ delivered, status?, error? }`: one test notification was sent and this is its outcome (waiting at most SIDE_EFFECT_TIMEOUT_MS); `status` is the receiver's HTTP status or SMTP reply code when it refused",
+    type: TestOutcome,
   })
   @ApiConflictResponse({ description: "channel_pending: an email channel whose address has not confirmed" })
   @ApiTooManyRequestsResponse({
@@ -144,6 +150,7 @@ export class NotificationChannelsController {
   @ApiAcceptedResponse({
     description:
       "`{ channel }`: a new confirmation link was mailed to the address; the old one stops working",
+    type: ChannelAnswer,
   })
   @ApiConflictResponse({ description: "channel_not_pending: the channel has no confirmation pending" })
   @ApiTooManyRequestsResponse({

@@ -1,7 +1,7 @@
 // GET /admin/overview (api.md "Console and users"): the console's first figures for a tenant, or for
 // every tenant (operators without `?tenantId`).
 import { Controller, Get, Injectable, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsUUID } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -18,14 +18,31 @@ export class OverviewQuery {
   tenantId?: string;
 }
 
-export interface Overview {
-  leads24h: number;
-  receipts24h: number;
-  /** Jobs that went dead or blocked in the last 24 h (their last change). */
-  failed24h: number;
-  openAlerts: number;
-  /** Connections not disabled; `attention`: paused, a credential error, a grant to renew, or a failing registration or reconciliation. */
-  connections: { total: number; attention: number };
+export class ConnectionCounts {
+  @ApiProperty({ description: "connections not disabled" })
+  total!: number;
+
+  @ApiProperty({
+    description: "paused, a credential error, a grant to renew, or a failing registration or reconciliation",
+  })
+  attention!: number;
+}
+
+export class Overview {
+  @ApiProperty()
+  leads24h!: number;
+
+  @ApiProperty()
+  receipts24h!: number;
+
+  @ApiProperty({ description: "jobs that went dead or blocked in the last 24 h (their last change)" })
+  failed24h!: number;
+
+  @ApiProperty()
+  openAlerts!: number;
+
+  @ApiProperty({ type: () => ConnectionCounts })
+  connections!: ConnectionCounts;
 }
 
 const DAY_MS = 86_400_000;
@@ -76,9 +93,7 @@ export class OverviewController {
   ) {}
 
   @Get()
-  @ApiOkResponse({
-    description: "`{ leads24h, receipts24h, failed24h, openAlerts, connections: { total, attention } }`",
-  })
+  @ApiOkResponse({ type: Overview })
   get(@CurrentPrincipal() principal: Principal, @Query() query: OverviewQuery): Promise<Overview> {
     const scope = listScope(principal, query.tenantId);
     return this.reads.run(principal, (db) => this.overview.figures(scope, new Date(), db));

@@ -1,4 +1,5 @@
-import { ApiPropertyOptional } from "@nestjs/swagger";
+import type { Type as Class } from "@nestjs/common";
+import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 import { Type } from "class-transformer";
 import { IsInt, Matches, Max, Min } from "class-validator";
 import { AppError } from "../common/app-error.js";
@@ -23,6 +24,27 @@ export class ListQuery {
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
+}
+
+const pages = new Map<Class<unknown>, Class<Page<unknown>>>();
+
+/**
+ * The OpenAPI schema of a list's answer, `<Item>Page`: `{ items: Item[], nextCursor }`, for
+ * `@ApiOkResponse({ type: PageOf(Item) })` (one class per item type).
+ */
+export function PageOf<T>(item: Class<T>): Class<Page<T>> {
+  const known = pages.get(item);
+  if (known) return known as Class<Page<T>>;
+  class ItemPage implements Page<T> {
+    @ApiProperty({ type: () => item, isArray: true })
+    items!: T[];
+
+    @ApiProperty({ type: String, nullable: true, description: "null on the last page" })
+    nextCursor!: string | null;
+  }
+  Object.defineProperty(ItemPage, "name", { value: `${item.name}Page` });
+  pages.set(item, ItemPage);
+  return ItemPage;
 }
 
 interface Position {

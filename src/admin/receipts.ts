@@ -1,6 +1,6 @@
 // Receipts: what was accepted, with its jobs and how often it was delivered again.
 import { Controller, Get, Injectable, Param, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsString, Length } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -12,7 +12,8 @@ import { TimeRangeQuery, timeRange, listScope } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { JOB_VIEW } from "./jobs.js";
 import { ListReads } from "./list-reads.js";
-import { type Page, pageAfter, toPage } from "./pagination.js";
+import { type Page, PageOf, pageAfter, toPage } from "./pagination.js";
+import { NullableDate, NullableString } from "../common/api-properties.js";
 import { NoNul, Optional } from "../common/validation.js";
 
 export class ReceiptsQuery extends TimeRangeQuery {
@@ -54,7 +55,61 @@ const RECEIPT_VIEW = {
   // webhook | reconcile | backfill
   source: true,
 } satisfies Prisma.ReceiptSelect;
-type ReceiptView = Prisma.ReceiptGetPayload<{ select: typeof RECEIPT_VIEW }>;
+type ReceiptRow = Prisma.ReceiptGetPayload<{ select: typeof RECEIPT_VIEW }>;
+
+/** A receipt as the admin API lists it: an accepted provider event, without its payload. */
+export class ReceiptView implements ReceiptRow {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @ApiProperty({ format: "uuid" })
+  tenantId!: string;
+
+  @ApiProperty({ format: "uuid" })
+  connectionId!: string;
+
+  @ApiProperty({ enum: PROVIDERS })
+  provider!: string;
+
+  @ApiProperty()
+  accountId!: string;
+
+  @ApiProperty()
+  idempotencyKey!: string;
+
+  @NullableString()
+  eventId!: string | null;
+
+  @ApiProperty()
+  leadId!: string;
+
+  @ApiProperty({ enum: EVENT_KINDS })
+  kind!: string;
+
+  @ApiProperty()
+  status!: string;
+
+  @ApiProperty()
+  occurredAt!: Date;
+
+  @ApiProperty()
+  receivedAt!: Date;
+
+  @ApiProperty()
+  payloadDigest!: string;
+
+  @ApiProperty()
+  duplicateCount!: number;
+
+  @NullableDate()
+  lastDuplicateAt!: Date | null;
+
+  @NullableDate("when the raw payload was purged (retention)")
+  payloadPurgedAt!: Date | null;
+
+  @ApiProperty({ enum: ["webhook", "reconcile", "backfill"] })
+  source!: string;
+}
 
 @Injectable()
 export class ReceiptsRepository {
@@ -100,6 +155,7 @@ export class ReceiptsController {
   ) {}
 
   @Get()
+  @ApiOkResponse({ type: PageOf(ReceiptView) })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ReceiptsQuery,

@@ -1,13 +1,14 @@
 // GET /admin/speed-to-lead (api.md "First replies: templates, business hours, speed to lead"): how
 // fast the window's leads got their first response, per connection and overall.
 import { Controller, Get, Injectable, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsUUID } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { DateTimeField, Optional } from "../common/validation.js";
+import { NullableNumber } from "../common/api-properties.js";
 import { notFound } from "./id.pipe.js";
 import { ListReads } from "./list-reads.js";
 import { type Clock, type SpeedRow, SpeedToLeadRepository } from "./speed-to-lead.repository.js";
@@ -52,26 +53,75 @@ export class SpeedToLeadQuery {
   bucket?: "day";
 }
 
-interface Figures {
-  leads: number;
-  responded: number;
-  unanswered: number;
-  medianSeconds: number | null;
-  p90Seconds: number | null;
-  /** Of all counted leads, those answered within their connection's target (null: no leads). */
-  withinTargetShare: number | null;
-  /** The connection's effective responseTarget; null overall (each lead has its connection's). */
-  targetSeconds: number | null;
-  /** Of the responded leads, those Leadgate answered (null: none responded). */
-  autoShare: number | null;
+export class SpeedFigures {
+  @ApiProperty()
+  leads!: number;
+
+  @ApiProperty()
+  responded!: number;
+
+  @ApiProperty()
+  unanswered!: number;
+
+  @NullableNumber("null: no lead responded")
+  medianSeconds!: number | null;
+
+  @NullableNumber()
+  p90Seconds!: number | null;
+
+  @NullableNumber("of all counted leads, those answered within their connection's target (null: no leads)")
+  withinTargetShare!: number | null;
+
+  @NullableNumber("the connection's effective responseTarget; null overall (each lead has its connection's)")
+  targetSeconds!: number | null;
+
+  @NullableNumber("of the responded leads, those Leadgate answered (null: none responded)")
+  autoShare!: number | null;
 }
 
-export interface SpeedToLeadReport {
-  window: { from: Date; to: Date };
-  clock: Clock;
-  overall: Figures;
-  items: (Figures & { connectionId: string })[];
-  series?: { day: string; leads: number; medianSeconds: number | null; p90Seconds: number | null }[];
+export class ConnectionSpeedFigures extends SpeedFigures {
+  @ApiProperty({ format: "uuid" })
+  connectionId!: string;
+}
+
+export class SpeedWindow {
+  @ApiProperty()
+  from!: Date;
+
+  @ApiProperty()
+  to!: Date;
+}
+
+/** One UTC day of `?bucket=day`: a day without leads has 0 and nulls. */
+export class SpeedDay {
+  @ApiProperty({ format: "date", example: "2026-11-30" })
+  day!: string;
+
+  @ApiProperty()
+  leads!: number;
+
+  @NullableNumber()
+  medianSeconds!: number | null;
+
+  @NullableNumber()
+  p90Seconds!: number | null;
+}
+
+export class SpeedToLeadReport {
+  @ApiProperty({ type: () => SpeedWindow })
+  window!: SpeedWindow;
+
+  @ApiProperty({ enum: ["wall", "business"] })
+  clock!: Clock;
+
+  @ApiProperty({ type: () => SpeedFigures })
+  overall!: SpeedFigures;
+
+  @ApiProperty({ type: () => ConnectionSpeedFigures, isArray: true })
+  items!: ConnectionSpeedFigures[];
+
+  @ApiPropertyOptional({ type: () => SpeedDay, isArray: true, description: "with `?bucket=day`" })
+  series?: SpeedDay[];
 }
 
 const invalid = (field: string, message: string) =>
@@ -88,7 +138,7 @@ function window(query: SpeedToLeadQuery): { from: Date; to: Date } {
 
 const share = (part: number, whole: number) => (whole === 0 ? null : part / whole);
 
-function figures(row: SpeedRow): Figures {
+function figures(row: SpeedRow): SpeedFigures {
   return {
     leads: row.leads,
     responded: row.responded,
@@ -159,6 +209,7 @@ export class SpeedToLeadController {
   @Get()
   @ApiOkResponse({
     description: "per connection and overall: leads, responded, median and p90 seconds, shares",
+    type: SpeedToLeadReport,
   })
   report(
     @CurrentPrincipal() principal: Principal,

@@ -31,7 +31,7 @@ import {
   replySettingsErrors,
 } from "./reply-settings-check.js";
 import { IdPipe, notFound } from "./id.pipe.js";
-import { ListQuery, type Page, pageAfter, toPage } from "./pagination.js";
+import { ListQuery, type Page, PageOf, pageAfter, toPage } from "./pagination.js";
 
 export class CreateTenantBody {
   @ApiProperty({ example: "Acme Roofing Agency" })
@@ -60,7 +60,42 @@ export class UpdateTenantBody {
 }
 
 const VIEW = { id: true, name: true, defaults: true, createdAt: true } satisfies Prisma.TenantSelect;
-type TenantView = Prisma.TenantGetPayload<{ select: typeof VIEW }>;
+
+/** A tenant as the admin API shows it. */
+export class TenantView {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ type: () => ReplySettingsBody, description: "the reply settings its connections inherit" })
+  defaults!: Prisma.JsonValue;
+
+  @ApiProperty()
+  createdAt!: Date;
+}
+
+export class CreatedApiKeyView implements CreatedApiKey {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @ApiProperty({ description: "the key, shown this once" })
+  key!: string;
+}
+
+export class CreatedTenant {
+  @ApiProperty({ type: () => TenantView })
+  tenant!: TenantView;
+
+  @ApiProperty({ type: () => CreatedApiKeyView, description: "its first tenant-admin key" })
+  apiKey!: CreatedApiKeyView;
+}
+
+export class TenantAnswer {
+  @ApiProperty({ type: () => TenantView })
+  tenant!: TenantView;
+}
 
 /**
  * The tenant a tenant-admin acts on: its own. Naming another tenant's id answers `404`, as every
@@ -201,32 +236,42 @@ export class TenantsController {
   @Post()
   @OperatorOnly()
   @HttpCode(201)
-  @ApiCreatedResponse({ description: "the tenant and its first tenant-admin key (shown once)" })
+  @ApiCreatedResponse({
+    description: "the tenant and its first tenant-admin key (shown once)",
+    type: CreatedTenant,
+  })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateTenantBody,
-  ): Promise<{ tenant: TenantView; apiKey: CreatedApiKey }> {
+  ): Promise<CreatedTenant> {
     return this.tenants.create(principal, body.name);
   }
 
   @Get()
-  @ApiOkResponse({ description: "tenants, newest first (a tenant-admin key: its own)" })
+  @ApiOkResponse({
+    description: "tenants, newest first (a tenant-admin key: its own)",
+    type: PageOf(TenantView),
+  })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListQuery): Promise<Page<TenantView>> {
     const rows = await this.tenants.list(scopeOf(principal), pageAfter("createdAt", query));
     return toPage(rows, query, (row) => row.createdAt);
   }
 
   @Patch(":id")
-  @ApiOkResponse({ description: "`{ tenant }` with its `defaults` (a tenant-admin key: its own tenant)" })
+  @ApiOkResponse({
+    description: "`{ tenant }` with its `defaults` (a tenant-admin key: its own tenant)",
+    type: TenantAnswer,
+  })
   async update(
     @CurrentPrincipal() principal: Principal,
     @Param("id", IdPipe) id: string,
     @Body() body: UpdateTenantBody,
-  ): Promise<{ tenant: TenantView }> {
+  ): Promise<TenantAnswer> {
     return this.tenants.update(principal, scopeOf(principal), id, body);
   }
 
   @Get(":id")
+  @ApiOkResponse({ type: TenantView })
   async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<TenantView> {
     return (await this.tenants.find(scopeOf(principal), id)) ?? Promise.reject(notFound("tenant"));
   }

@@ -6,6 +6,7 @@ import {
   ApiConflictResponse,
   ApiCreatedResponse,
   ApiNoContentResponse,
+  ApiOkResponse,
   ApiProperty,
   ApiPropertyOptional,
   ApiTags,
@@ -17,13 +18,13 @@ import { type Principal, scopeOf, tenantParam } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { Optional } from "../common/validation.js";
 import { Transactions } from "../database/transactions.js";
-import { type Invitation, InvitationsRepository } from "../users/invitations.repository.js";
-import { USER_ROLES, type UserRole, type UserView } from "../users/user.js";
+import { Invitation, InvitationsRepository } from "../users/invitations.repository.js";
+import { USER_ROLES, type UserRole, UserView } from "../users/user.js";
 import { UsersRepository } from "../users/users.repository.js";
 import { AuditRepository } from "./audit.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { listScope, TenantListQuery } from "./filters.js";
-import { type Page, pageAfter, toPage } from "./pagination.js";
+import { type Page, PageOf, pageAfter, toPage } from "./pagination.js";
 import { ownTenant, TenantsRepository } from "./tenants.js";
 import { UserInvitationMail } from "./user-invitation-mail.js";
 
@@ -43,6 +44,16 @@ export class CreateUserBody {
   tenantId?: string;
 }
 
+export class InvitationAnswer {
+  @ApiProperty({ type: () => Invitation })
+  invitation!: Invitation;
+}
+
+export class CreatedUser extends InvitationAnswer {
+  @ApiProperty({ type: () => UserView })
+  user!: UserView;
+}
+
 @ApiTags("users")
 @AdminApi()
 @Controller("admin/users")
@@ -60,12 +71,10 @@ export class UsersController {
   @HttpCode(201)
   @ApiCreatedResponse({
     description: "`{ user, invitation: { url, expiresAt } }`: the URL is shown this once",
+    type: CreatedUser,
   })
   @ApiConflictResponse({ description: "user_exists: the e-mail is taken (in any case, in any tenant)" })
-  async create(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: CreateUserBody,
-  ): Promise<{ user: UserView; invitation: Invitation }> {
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateUserBody): Promise<CreatedUser> {
     const tenantId = await this.tenantOfNewUser(principal, body);
     const created = await this.transactions.run(async (tx) => {
       const user = await this.users.create(tx, { email: body.email, role: body.role, tenantId });
@@ -87,12 +96,13 @@ export class UsersController {
   @HttpCode(201)
   @ApiCreatedResponse({
     description: "`{ invitation }`: a new invitation; the user's older one stops working",
+    type: InvitationAnswer,
   })
   @ApiConflictResponse({ description: "already_accepted: the user has set a password, or is disabled" })
   async invite(
     @CurrentPrincipal() principal: Principal,
     @Param("id", IdPipe) id: string,
-  ): Promise<{ invitation: Invitation }> {
+  ): Promise<InvitationAnswer> {
     const user = await this.users.find(tenantParam(scopeOf(principal)), id);
     if (!user) throw notFound("user");
     const invitation = await this.transactions.run(async (tx) => {
@@ -110,6 +120,7 @@ export class UsersController {
   }
 
   @Get()
+  @ApiOkResponse({ type: PageOf(UserView) })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: TenantListQuery,
@@ -123,7 +134,11 @@ export class UsersController {
   @Delete(":id")
   @HttpCode(204)
   @ApiNoContentResponse({ description: "disabled: its sessions and pending OAuth attempts end at once" })
+  @ApiConflictResponse({ description: "cannot_disable_self: a signed-in user disabling themselves" })
   async disable(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<void> {
+    // Locking oneself out (a tenant's last admin, say) takes another user or an API key.
+    if (principal.userId === id)
+      throw new AppError(409, "cannot_disable_self", "You cannot disable yourself: ask another admin.");
     await this.transactions.run(async (tx) => {
       const user = await this.users.disable(tx, tenantParam(scopeOf(principal)), id);
       if (!user) throw notFound("user");

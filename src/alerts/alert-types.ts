@@ -1,5 +1,7 @@
 // The closed vocabularies of alerts and notification channels (api.md "Alerts and notification
 // channels"); the migration's CHECK constraints list the same values.
+import { ApiProperty } from "@nestjs/swagger";
+import { NullableDate, NullableId, NullableString } from "../common/api-properties.js";
 
 export const ALERT_TYPES = [
   "connection.reauthorization_required",
@@ -24,18 +26,43 @@ export type ChannelType = (typeof CHANNEL_TYPES)[number];
 export type NotificationTransition = "opened" | "resolved" | "test";
 
 /** An alert as the admin API and the notifications show it. */
-export interface AlertView {
-  id: string;
-  tenantId: string;
-  type: AlertType;
-  status: AlertStatus;
-  connectionId: string | null;
-  operation: string | null;
-  errorCode: string | null;
-  count: number;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-  acknowledgedAt: Date | null;
-  resolvedAt: Date | null;
-  summary: string;
+export class AlertView {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @ApiProperty({ format: "uuid" })
+  tenantId!: string;
+
+  @ApiProperty({ enum: ALERT_TYPES })
+  type!: AlertType;
+
+  @ApiProperty({ enum: ALERT_STATUSES })
+  status!: AlertStatus;
+
+  @NullableId()
+  connectionId!: string | null;
+
+  @NullableString()
+  operation!: string | null;
+
+  @NullableString()
+  errorCode!: string | null;
+
+  @ApiProperty({ description: "occurrences since it opened" })
+  count!: number;
+
+  @ApiProperty()
+  firstSeenAt!: Date;
+
+  @ApiProperty()
+  lastSeenAt!: Date;
+
+  @NullableDate()
+  acknowledgedAt!: Date | null;
+
+  @NullableDate()
+  resolvedAt!: Date | null;
+
+  @ApiProperty({ description: "readable, for people" })
+  summary!: string;
 }

@@ -4,7 +4,7 @@ import { IdPipe } from "../admin/id.pipe.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
-import { ReconnectBody, StartOAuthBody } from "./oauth.dto.js";
+import { OAuthStarted, ReconnectBody, StartOAuthBody } from "./oauth.dto.js";
 import { OAuthService } from "./oauth.service.js";
 
 const STARTED =
@@ -19,9 +19,9 @@ export class OAuthAdminController {
 
   @Post("oauth")
   @HttpCode(201)
-  @ApiCreatedResponse({ description: STARTED })
+  @ApiCreatedResponse({ description: STARTED, type: OAuthStarted })
   @ApiResponse(NOT_CONFIGURED)
-  start(@CurrentPrincipal() principal: Principal, @Body() body: StartOAuthBody) {
+  start(@CurrentPrincipal() principal: Principal, @Body() body: StartOAuthBody): Promise<OAuthStarted> {
     return this.oauth.start(principal, body);
   }
 
@@ -29,6 +29,7 @@ export class OAuthAdminController {
   @HttpCode(201)
   @ApiCreatedResponse({
     description: `${STARTED}; the connection keeps its id, webhook URL, settings and history`,
+    type: OAuthStarted,
   })
   @ApiConflictResponse({ description: "`connection_disabled`, `oauth_not_supported` (Static Forms)" })
   @ApiResponse(NOT_CONFIGURED)
@@ -36,7 +37,7 @@ export class OAuthAdminController {
     @CurrentPrincipal() principal: Principal,
     @Param("id", IdPipe) id: string,
     @Body() body: ReconnectBody,
-  ) {
+  ): Promise<OAuthStarted> {
     return this.oauth.reconnect(principal, scopeOf(principal), id, body);
   }
 }

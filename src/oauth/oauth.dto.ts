@@ -1,4 +1,4 @@
-// Request bodies of the OAuth routes (api.md "Connecting provider accounts"). Unknown fields are rejected.
+// Request bodies of the OAuth routes (api.md "Connecting provider accounts"), and the start's answer. Unknown fields are rejected.
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 import { Type } from "class-transformer";
 import { IsIn, IsObject, IsString, IsUrl, IsUUID, Length, ValidateNested } from "class-validator";
@@ -71,4 +71,13 @@ export class StartOAuthBody extends ReconnectBody {
   @ValidateNested()
   @Type(() => SettingsBody)
   settings?: SettingsBody;
+}
+
+/** POST /admin/connections/oauth and /{id}/reconnect: where to send the owner's browser. */
+export class OAuthStarted {
+  @ApiProperty({ description: "the provider's consent page; the attempt is single-use" })
+  authorizeUrl!: string;
+
+  @ApiProperty({ description: "10 minutes after the start" })
+  expiresAt!: Date;
 }

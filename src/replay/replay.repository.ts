@@ -5,6 +5,7 @@ import { type TenantScope, tenantParam } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
 import type { JobStatus, ReplayableStatus } from "../jobs/state/job-states.js";
+import type { ReplayPreview, ReplaySampleJob } from "./replay-answers.js";
 
 export interface BulkFilter {
   statuses: ReplayableStatus[];
@@ -94,13 +95,13 @@ export class ReplayRepository {
   }
 
   /** A dry run: how many jobs a bulk replay would re-run, and the first few of them. */
-  async preview(scope: TenantScope, filter: BulkFilter, limit: number) {
+  async preview(scope: TenantScope, filter: BulkFilter, limit: number): Promise<ReplayPreview> {
     const { sql, params } = matching(scope, filter, 1);
     const [count] = await this.prisma.$queryRawUnsafe<{ count: bigint }[]>(
       `SELECT count(*) ${sql}`,
       ...params,
     );
-    const sample = await this.prisma.$queryRawUnsafe<{ id: string }[]>(
+    const sample = await this.prisma.$queryRawUnsafe<ReplaySampleJob[]>(
       `SELECT j.id, j.tenant_id AS "tenantId", j.connection_id AS "connectionId", j.receipt_id AS "receiptId",
               j.operation, j.job_key AS "jobKey", j.status, j.attempts, j.last_error_code AS "lastErrorCode",
               j.created_at AS "createdAt"

@@ -10,13 +10,9 @@ import { Transactions } from "../database/transactions.js";
 import { JobQueue } from "../jobs/job-queue.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 import { IN_PROGRESS, REPLAYABLE } from "../jobs/state/job-states.js";
-import { type BatchProgress, type BulkFilter, ReplayRepository } from "./replay.repository.js";
+import type { BatchStatus, ReplayPreview } from "./replay-answers.js";
+import { type BulkFilter, ReplayRepository } from "./replay.repository.js";
 import { ReplayQueue } from "./replay-queue.js";
-
-export interface BatchStatus extends Omit<BatchProgress, "status"> {
-  /** pending: not started · running: jobs being queued or still on their way · done: every job finished or skipped. */
-  status: "pending" | "running" | "done";
-}
 
 @Injectable()
 export class ReplayService {
@@ -90,7 +86,7 @@ export class ReplayService {
     return jobs;
   }
 
-  preview(scope: TenantScope, filter: BulkFilter, limit: number) {
+  preview(scope: TenantScope, filter: BulkFilter, limit: number): Promise<ReplayPreview> {
     return this.replays.preview(scope, filter, limit);
   }
 

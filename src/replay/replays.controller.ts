@@ -31,6 +31,7 @@ import { ownTenant } from "../admin/tenants.js";
 import { IdPipe } from "../admin/id.pipe.js";
 import { JobsQuery } from "../admin/jobs.js";
 import { ReceiptsQuery } from "../admin/receipts.js";
+import { BatchStatus, ReplayCreated, ReplayedJob, ReplayPreview } from "./replay-answers.js";
 import { ReplayService } from "./replay.service.js";
 import { Optional } from "../common/validation.js";
 
@@ -91,7 +92,7 @@ export class ReplaysController {
 
   @Post("jobs/:id/replay")
   @HttpCode(202)
-  @ApiAcceptedResponse({ description: "`{ job }`: queued again under the same job key" })
+  @ApiAcceptedResponse({ description: "`{ job }`: queued again under the same job key", type: ReplayedJob })
   @ApiConflictResponse({
     description:
       "job_in_progress (queued, running, retrying, waiting), job_held, job_succeeded (without force)",
@@ -100,7 +101,7 @@ export class ReplaysController {
     @CurrentPrincipal() principal: Principal,
     @Param("id", IdPipe) id: string,
     @Body() body: ReplayJobBody,
-  ) {
+  ): Promise<ReplayedJob> {
     return { job: await this.replay.replayJob(principal, scopeOf(principal), id, body.force ?? false) };
   }
 
@@ -114,13 +115,16 @@ export class ReplaysController {
   }
 
   @Post("replays")
-  @ApiOkResponse({ description: "dry run: `{ matched, sample }`" })
-  @ApiAcceptedResponse({ description: "`{ id, matched }`: the batch runs in the background, paced" })
+  @ApiOkResponse({ description: "dry run: `{ matched, sample }`", type: ReplayPreview })
+  @ApiAcceptedResponse({
+    description: "`{ id, matched }`: the batch runs in the background, paced",
+    type: ReplayCreated,
+  })
   async bulk(
     @CurrentPrincipal() principal: Principal,
     @Body() body: BulkReplayBody,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<ReplayPreview | ReplayCreated> {
     const scope = scopeOf(principal);
     const { status, ...rest } = body.filter;
     if (principal.role !== "operator") ownTenant(principal, rest.tenantId);
@@ -135,8 +139,11 @@ export class ReplaysController {
   }
 
   @Get("replays/:id")
-  @ApiOkResponse({ description: "`{ id, status, matched, queued, skipped, succeeded, failed }`" })
-  progress(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
+  @ApiOkResponse({
+    description: "`{ id, status, matched, queued, skipped, succeeded, failed }`",
+    type: BatchStatus,
+  })
+  progress(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<BatchStatus> {
     return this.replay.progress(scopeOf(principal), id);
   }
 }

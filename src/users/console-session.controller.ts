@@ -21,7 +21,16 @@ import { SessionAuth } from "./session-auth.js";
 import { clearedSessionCookie, sessionCookie } from "./session-cookie.js";
 import { SessionsRepository } from "./sessions.repository.js";
 import { SignIn } from "./sign-in.js";
-import type { SessionUser } from "./user.js";
+import { SessionUser } from "./user.js";
+
+/** `{ user, csrfToken }`: who is signed in, and the token every change must carry as X-CSRF-Token. */
+export class SessionAnswer {
+  @ApiProperty({ type: () => SessionUser })
+  user!: SessionUser;
+
+  @ApiProperty()
+  csrfToken!: string;
+}
 
 export class AcceptInvitationBody {
   @ApiProperty({ description: "the token of the invitation URL" })
@@ -73,7 +82,10 @@ export class ConsoleSessionController {
 
   @Post("session")
   @HttpCode(200)
-  @ApiOkResponse({ description: "`{ user, csrfToken }` and the session cookie (HttpOnly, SameSite=Lax)" })
+  @ApiOkResponse({
+    description: "`{ user, csrfToken }` and the session cookie (HttpOnly, SameSite=Lax)",
+    type: SessionAnswer,
+  })
   @ApiUnauthorizedResponse({
     description: "invalid_credentials: a wrong e-mail or password (the same answer for both)",
   })
@@ -84,7 +96,7 @@ export class ConsoleSessionController {
     @Body() body: SignInBody,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<{ user: SessionUser; csrfToken: string }> {
+  ): Promise<SessionAnswer> {
     const { user, token, csrfToken } = await this.signIn.signIn(body.email, body.password, request.ip);
     void reply.header("set-cookie", sessionCookie(token, this.http.publicBaseUrl));
     void reply.header("cache-control", "no-store");
@@ -92,12 +104,12 @@ export class ConsoleSessionController {
   }
 
   @Get("session")
-  @ApiOkResponse({ description: "`{ user, csrfToken }`: who is signed in" })
+  @ApiOkResponse({ description: "`{ user, csrfToken }`: who is signed in", type: SessionAnswer })
   @ApiUnauthorizedResponse({ description: "no live session" })
   async show(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<{ user: SessionUser; csrfToken: string }> {
+  ): Promise<SessionAnswer> {
     const session = await this.auth.fromHeaders(request.headers);
     if (!session) throw notSignedIn();
     void reply.header("cache-control", "no-store");

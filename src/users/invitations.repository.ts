@@ -1,5 +1,6 @@
 import { CONFIG, type HttpConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
+import { ApiProperty } from "@nestjs/swagger";
 import { AppError } from "../common/app-error.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
@@ -10,9 +11,14 @@ export const INVITATION_HOURS = 72;
 export const ACCEPT_PATH = "/console/accept-invitation";
 
 /** An invitation shown to whoever invited: the URL carries the token, shown this once. */
-export interface Invitation {
-  url: string;
-  expiresAt: Date;
+export class Invitation {
+  @ApiProperty({
+    description: "`${PUBLIC_BASE_URL}/console/accept-invitation?token=…`: single use, shown this once",
+  })
+  url!: string;
+
+  @ApiProperty({ description: `${INVITATION_HOURS} h after it was issued` })
+  expiresAt!: Date;
 }
 
 const invalidInvitation = () =>

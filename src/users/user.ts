@@ -1,4 +1,6 @@
 // A console user as the API shows it, and the roles a user (or an API key) may have.
+import { ApiProperty } from "@nestjs/swagger";
+import { NullableDate, NullableId } from "../common/api-properties.js";
 import type { Prisma } from "../generated/prisma/client.js";
 
 export const USER_ROLES = ["operator", "tenant-admin", "tenant-viewer"] as const;
@@ -13,15 +15,30 @@ export const USER_VIEW = {
   disabledAt: true,
 } satisfies Prisma.UserSelect;
 
-export interface UserView {
-  id: string;
-  email: string;
-  role: UserRole;
-  tenantId: string | null;
-  createdAt: Date;
-  disabledAt: Date | null;
-  /** False until the invitation is accepted. */
-  accepted: boolean;
+/** Who is signed in, as GET and POST /console/api/session show it. */
+export class SessionUser {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @ApiProperty()
+  email!: string;
+
+  @ApiProperty({ enum: USER_ROLES })
+  role!: UserRole;
+
+  @NullableId("null for an operator")
+  tenantId!: string | null;
+
+  @ApiProperty()
+  createdAt!: Date;
+}
+
+export class UserView extends SessionUser {
+  @NullableDate("when the user was disabled (its sessions ended then)")
+  disabledAt!: Date | null;
+
+  @ApiProperty({ description: "false until the invitation is accepted" })
+  accepted!: boolean;
 }
 
 export function toUserView(
@@ -41,13 +58,4 @@ export function toUserView(
 /** E-mails are compared in lower case. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
-}
-
-/** Who is signed in, as GET and POST /console/api/session show it. */
-export interface SessionUser {
-  id: string;
-  email: string;
-  role: UserRole;
-  tenantId: string | null;
-  createdAt: Date;
 }

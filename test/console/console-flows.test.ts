@@ -1,6 +1,6 @@
 // The console in a real browser (Chromium via playwright-core) against the real API and worker,
 // signed in with real users (api.md "Console and users"): invite → accept → sign in; connect a Yelp
-// account through the fake OAuth server; a lead's timeline with its reply and CRM delivery; a dead
+// and a Thumbtack account through the fake OAuth server; the audit naming the user; a lead's timeline with its reply and CRM delivery; a dead
 // delivery replayed from Failures; a tenant-viewer without write buttons whose writes the API
 // refuses; tenant B's user blind to tenant A, by URL too; a wrong CSRF token refused. Screenshots of
 // the overview, a lead timeline and the failures screen go to docs/console-screenshots/.
@@ -9,7 +9,7 @@ import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { newPage, screenshot, useBrowser, usePublicOrigin } from "../support/browser.js";
 import { accept, fromPage, invite, openScreen, signIn } from "../support/console-browser.js";
 import type { FakeReply, ReceivedRequest } from "../support/fake-server.js";
-import { useFakeOAuth } from "../support/fake-providers.js";
+import { useFakeOAuth, useFakeThumbtack } from "../support/fake-providers.js";
 import { fixture } from "../support/fixtures.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
@@ -24,6 +24,7 @@ describe("console in a browser: signed in", () => {
   const browser = useBrowser();
   const origin = usePublicOrigin();
   const oauth = useFakeOAuth();
+  const thumbtack = useFakeThumbtack(oauth.reaches);
   /** Yelp: the access proof, subscriptions, the lead and its events, replies (recorded). */
   const events: unknown[] = [...CONSUMER_EVENTS];
   const subscribed = new Set<string>();
@@ -81,6 +82,7 @@ describe("console in a browser: signed in", () => {
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
       YELP_WEBHOOK_TOKEN: YELP_TOKEN,
       YELP_API_BASE_URL: yelp.url,
+      THUMBTACK_API_BASE_URL: thumbtack.server.url,
       ...oauth.env(),
       DISPATCHER_INTERVAL_MS: "300",
       JOB_BACKOFF_BASE_MS: "50",
@@ -90,6 +92,7 @@ describe("console in a browser: signed in", () => {
   let a: Awaited<ReturnType<typeof createTenant>>;
   let b: Awaited<ReturnType<typeof createTenant>>;
   let admin: { context: BrowserContext; page: Page };
+  let adminEmail: string;
   let connectionId: string;
   let leadId: string;
   const crmJob = () =>
@@ -142,6 +145,7 @@ describe("console in a browser: signed in", () => {
     await page.getByRole("button", { name: "Set password" }).click();
     await page.getByText("Your password is set").waitFor();
     await signIn(page, origin.url, invited.email, "a long enough password");
+    adminEmail = invited.email;
     await page.getByText(`${invited.email} (tenant-admin)`).waitFor();
     // The invitation is single use.
     const again = await fetch(`${app.url}/console/api/invitations/accept`, {
@@ -346,5 +350,45 @@ describe("console in a browser: signed in", () => {
     await picker.selectOption({ label: "Bolt Agency" });
     await page.getByText("No leads yet.").waitFor();
     await context.close();
+  }, 60_000);
+
+  it("connect a Thumbtack account through the fake OAuth server: connected, its webhook registered", async () => {
+    const { page } = admin;
+    await openScreen(page, "Connections");
+    const business = "770012345";
+    oauth.consentFor.thumbtack = business;
+    await page.getByRole("combobox", { name: /^Provider/ }).selectOption("thumbtack");
+    await page.getByLabel("Business id at the provider").fill(business);
+    await page.getByLabel("Name").fill("Acme Roofing");
+    await page.getByRole("button", { name: "Connect with Thumbtack" }).click();
+    await page.getByText("The account is connected.").waitFor({ timeout: 20_000 });
+    await page
+      .getByRole("row", { name: /Acme Roofing/ })
+      .getByText("connected", { exact: true })
+      .waitFor();
+    const { rows } = await app.sql.query(
+      "SELECT provider, oauth_status FROM connections WHERE tenant_id = $1 AND external_account_id = $2",
+      [a.tenantId, business],
+    );
+    expect(rows).toEqual([{ provider: "thumbtack", oauth_status: "connected" }]);
+    await waitFor(
+      () => Promise.resolve(thumbtack.hooks(business).length),
+      (n) => n === 1,
+      20_000,
+    );
+  }, 60_000);
+
+  it("the audit screen names the user behind an action by e-mail", async () => {
+    const { page } = admin;
+    await openScreen(page, "Audit");
+    const row = page.getByRole("row", { name: /connection\.oauth-connect/ }).filter({ hasText: adminEmail });
+    await row.first().waitFor();
+    const { rows } = await app.sql.query(
+      `SELECT count(*)::int AS n FROM audit_entries e JOIN users u ON u.id = e.user_id
+       WHERE e.tenant_id = $1 AND e.action = 'connection.oauth-connect' AND u.email = $2`,
+      [a.tenantId, adminEmail],
+    );
+    expect(await row.count()).toBe(rows[0]!.n);
+    expect(rows[0]!.n).toBe(2);
   }, 60_000);
 });

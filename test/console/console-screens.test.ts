@@ -31,6 +31,7 @@ describe("console in a browser: the write screens", () => {
   let yelpId: string;
   let formId: string;
   let session: { context: BrowserContext; page: Page };
+  let me: string;
 
   beforeAll(async () => {
     origin.forwardTo(app.url);
@@ -56,6 +57,7 @@ describe("console in a browser: the write screens", () => {
     formId = form.body.connection.id as string;
     const user = await invite(app.url, OPERATOR_KEY, "tenant-admin", a.tenantId);
     await accept(app.url, user);
+    me = user.email;
     session = await newPage(browser());
     await signIn(session.page, origin.url, user.email);
   });
@@ -193,19 +195,34 @@ describe("console in a browser: the write screens", () => {
     await page.getByText("No acknowledged alerts.").waitFor();
   }, 60_000);
 
-  it("a user invited from the Users screen gets a working link; disabling ends their access", async () => {
+  it("a user invited from the Users screen, then re-invited: the new link works, the old not; disabling them sends their console to sign-in", async () => {
     const { page } = session;
     await openScreen(page, "Users");
     const email = `new-${Date.now()}@agency.test`;
     await page.getByRole("form", { name: "Invite a user" }).getByLabel("E-mail").fill(email);
     await page.getByLabel("Role").selectOption("tenant-viewer");
     await page.getByRole("button", { name: "Invite" }).click();
-    const url = await page.getByTestId("invitation-url").innerText();
+    const first = await page.getByRole("status", { name: `Invitation link for ${email}` }).innerText();
+    const row = page.getByRole("row", { name: new RegExp(email) });
+    await row.getByRole("button", { name: "New invitation" }).click();
+    const renewed = page.getByRole("status", { name: `New invitation link for ${email}` });
+    await renewed.getByRole("button", { name: "Copy link" }).waitFor();
+    const url = await renewed.getByTestId("invitation-url").innerText();
     expect(url.startsWith(`${origin.url}/console/accept-invitation?token=`)).toBe(true);
-    await accept(app.url, { email, url, token: new URL(url).searchParams.get("token")! });
+    expect(first).not.toContain(url);
+    const token = (link: string) => new URL(link).searchParams.get("token")!;
+    const old = first.match(/https?:\/\/\S+/)![0];
+    await expect(accept(app.url, { email, url: old, token: token(old) })).rejects.toThrow(/^accept: 400/);
+    await accept(app.url, { email, url, token: token(url) });
+    // One's own row offers no Disable (the API refuses it too).
+    expect(
+      await page
+        .getByRole("row", { name: new RegExp(me) })
+        .getByRole("button", { name: "Disable" })
+        .count(),
+    ).toBe(0);
     const other = await newPage(browser());
     await signIn(other.page, origin.url, email);
-    const row = page.getByRole("row", { name: new RegExp(email) });
     await page.reload();
     await row.getByRole("button", { name: "Disable" }).click();
     await row.getByRole("button", { name: "Yes, disable" }).click();
@@ -213,6 +230,14 @@ describe("console in a browser: the write screens", () => {
       async () => (await other.page.request.get(`${origin.url}/console/api/session`)).status(),
       (status) => status === 401,
     );
+    // Their open console finds out on the next click: the sign-in screen says the session ended.
+    await other.page
+      .getByRole("navigation", { name: "Screens" })
+      .getByRole("link", { name: "Leads" })
+      .click();
+    await other.page.getByRole("heading", { name: "Sign in to Leadgate" }).waitFor();
+    await other.page.getByRole("status").filter({ hasText: "Your session ended" }).waitFor();
+    expect(new URL(other.page.url()).searchParams.get("next")).toBe("/leads");
     await other.context.close();
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 // The console is served by the API itself (src/console-static.ts): the built files at /console/,
-// every deep link under /console/… answered with index.html, a missing asset a 404 (not the page).
+// every deep link under /console/… answered with index.html; a missing asset, an unknown API route
+// and a request that wants JSON a 404 in api.md's error shape (not the page).
 import { readFileSync, readdirSync } from "node:fs";
 import { useApp } from "../support/harness.js";
 
@@ -43,6 +44,20 @@ describe("console: served at /console", () => {
     const answer = await fetch(`${app.url}/console/assets/gone-1234.js`);
     expect(answer.status).toBe(404);
     expect(await answer.json()).toMatchObject({ error: "not_found" });
+  });
+
+  it.each([
+    ["/admin/no-such-route", "*/*"],
+    ["/admin/connections/x/no-such-action", "application/json"],
+    ["/console/api/no-such-route", "*/*"],
+    ["/console/api/session/extra", "application/json"],
+    ["/console/favicon.ico", "*/*"],
+    ["/console/overview", "application/json"],
+  ])("GET %s (Accept %s) ⇒ 404 in api.md's error shape, not the page", async (path, accept) => {
+    const answer = await fetch(`${app.url}${path}`, { headers: { accept } });
+    expect(answer.status).toBe(404);
+    expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await answer.json()).toEqual({ error: "not_found", message: expect.any(String) });
   });
 
   it("the API's own routes are untouched", async () => {

@@ -91,6 +91,7 @@ describe("console sessions on the admin API", () => {
     const before = [await count("users"), await count("api_keys"), await count("notification_channels")];
     for (const client of [viewer, viewerKey]) {
       expect((await client.get("/admin/users")).status).toBe(200);
+      expect((await client.get("/admin/api-keys")).status).toBe(200);
       expect((await client.get(`/admin/tenants/${tenant.tenantId}`)).status).toBe(200);
       const invite = await client.post("/admin/users", { email: uniqueEmail(), role: "tenant-viewer" });
       expect([invite.status, invite.body.error]).toEqual([403, "forbidden"]);
@@ -109,7 +110,7 @@ describe("console sessions on the admin API", () => {
     ).toBe(true);
   });
 
-  it("disabling a user ends its live session and its pending OAuth attempt at once; the audit names who did it", async () => {
+  it("disabling a user ends its live session and its pending OAuth attempt at once (never oneself: 409); the audit names who did it", async () => {
     const admin = await signedInUser(
       app.url,
       { role: "tenant-admin", tenantId: tenant.tenantId },
@@ -133,14 +134,24 @@ describe("console sessions on the admin API", () => {
     });
     expect([elsewhere.status, Object.keys(elsewhere.body.details)]).toEqual([400, ["returnUrl"]]);
 
+    // A key the user made is the tenant's: it outlives the user (docs/console.md).
+    const made = await admin.post("/admin/api-keys", { name: "made by a user", role: "tenant-admin" });
+    expect(made.status).toBe(201);
     const other = await createTenant(app.url);
     expect((await other.admin.delete(`/admin/users/${admin.id}`)).status).toBe(404);
+    expect((await admin.get("/admin/users")).status).toBe(200);
+    // Not oneself: 409, and the user stays as it was.
+    const self = await admin.delete(`/admin/users/${admin.id}`);
+    expect([self.status, self.body.error]).toEqual([409, "cannot_disable_self"]);
+    const kept = await app.sql.query("SELECT disabled_at FROM users WHERE id = $1", [admin.id]);
+    expect(kept.rows).toEqual([{ disabled_at: null }]);
     expect((await admin.get("/admin/users")).status).toBe(200);
 
     const operator = await signedInUser(app.url, { role: "operator" });
     expect((await operator.delete(`/admin/users/${admin.id}`)).status).toBe(204);
     expect((await admin.get("/admin/users")).status).toBe(401);
     expect((await admin.get("/console/api/session")).status).toBe(401);
+    expect((await adminAs(app.url, made.body.key as string).get("/admin/users")).status).toBe(200);
     const live = await app.sql.query("SELECT 1 FROM oauth_attempts WHERE expires_at > now()");
     expect(live.rowCount).toBe(0);
     const state = new URL(started.body.authorizeUrl as string).searchParams.get("state")!;

@@ -1,8 +1,7 @@
-// The console's only way to the API: documented /admin/* and /console/api/* routes (the path and
-// query types come from docs/openapi.json through openapi-typescript), same-origin credentials (the
-// session cookie), and the session's CSRF token on every request that is not a GET.
+// The console's only way to the API: documented /admin/* and /console/api/* routes (the path, query
+// and answer types come from docs/openapi.json through openapi-typescript), same-origin credentials
+// (the session cookie), and the session's CSRF token on every request that is not a GET.
 import type { paths } from "./schema";
-import type { Answers } from "./types";
 
 /** The documented routes (docs/openapi.json). */
 export type Paths = paths;
@@ -35,6 +34,15 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+}
+
+let sessionEnded: (() => void) | undefined;
+/**
+ * Called when an /admin/* route answers 401: the session ended while in use (revoked, expired, the
+ * user disabled). The console's entry sends the browser to the sign-in screen from here.
+ */
+export function onSessionEnded(listener: () => void): void {
+  sessionEnded = listener;
 }
 
 let csrfToken: string | undefined;
@@ -82,6 +90,7 @@ async function call<T>(method: Method, path: string, options: CallOptions<unknow
     // A proxy's HTML error page, say: an ApiError all the same, naming the status.
     throw new ApiError(response.status, "not_json", `The server answered ${response.status} without JSON.`);
   }
+  if (response.status === 401 && path.startsWith("/admin/")) sessionEnded?.();
   if (!response.ok) {
     const error = (json ?? {}) as { error?: string; message?: string; details?: Record<string, string[]> };
     throw new ApiError(
@@ -94,8 +103,15 @@ async function call<T>(method: Method, path: string, options: CallOptions<unknow
   return json as T;
 }
 
-/** The answer's type: Answers' entry for the route, or nothing the console reads. */
-type Answer<M extends Method, P> = P extends keyof Answers[M] ? Answers[M][P] : unknown;
+type Responses<P, M extends Method> = Operation<P, M> extends { responses: infer R } ? R : never;
+type Json<R> = R extends { content: { "application/json": infer B } } ? B : never;
+type Success<R> = { [C in keyof R]: C extends 200 | 201 | 202 ? Json<R[C]> : never }[keyof R];
+/** The answer's type: the route's documented 2xx JSON bodies (none: a 204, nothing to read). */
+type Answer<M extends Method, P> = P extends unknown
+  ? [Success<Responses<P, M>>] extends [never]
+    ? undefined
+    : Success<Responses<P, M>>
+  : never;
 
 export const api = {
   get: <P extends PathOf<"get">>(path: P, options?: CallOptions<P, "get">) =>

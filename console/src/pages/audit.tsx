@@ -5,18 +5,16 @@ import { api } from "../api/client";
 import type { AuditEntry } from "../api/types";
 import { useTenantQuery } from "../session";
 import { Loaded, Page, when } from "../ui";
+import { useUserNames } from "./names";
 
-/** The user or API key behind an entry (their ids: the audit log names both). */
-const actor = (entry: AuditEntry) =>
-  entry.userId
-    ? `user ${entry.userId.slice(0, 8)}`
-    : entry.apiKeyId
-      ? `API key ${entry.apiKeyId.slice(0, 8)}`
-      : "—";
+/** The user (by e-mail) or API key behind an entry. */
+const actor = (entry: AuditEntry, userName: (id: string) => string) =>
+  entry.userId ? userName(entry.userId) : entry.apiKeyId ? `API key ${entry.apiKeyId.slice(0, 8)}` : "—";
 
 export default function Audit() {
   const [params, setParams] = useSearchParams();
   const tenant = useTenantQuery();
+  const userName = useUserNames();
   const cursor = params.get("cursor") ?? undefined;
   const audit = useQuery({
     queryKey: ["/admin/audit", tenant, cursor],
@@ -41,7 +39,7 @@ export default function Audit() {
                   {page.items.map((entry) => (
                     <tr key={entry.id}>
                       <td>{when(entry.createdAt)}</td>
-                      <td>{actor(entry)}</td>
+                      <td>{actor(entry, userName)}</td>
                       <td>{entry.action}</td>
                       <td>
                         {entry.targetType} {entry.targetId?.slice(0, 8)}

@@ -25,10 +25,7 @@ function Actions({ connection }: { connection: Connection }) {
   const [done, setDone] = useState<string | null>(null);
   const path = { id: connection.id };
   const act = useMutation({
-    mutationFn: (action: Action) =>
-      api.post(PATHS[action], { path, body: {} }) as Promise<
-        { secrets?: Record<string, string> } | undefined
-      >,
+    mutationFn: (action: Action) => api.post(PATHS[action], { path, body: {} }),
     onSuccess: (answer, action) => {
       setDone(
         action === "sync"
@@ -37,7 +34,7 @@ function Actions({ connection }: { connection: Connection }) {
             ? "Secret rotated."
             : `Connection ${action}d.`,
       );
-      if (answer?.secrets) setSecrets(answer.secrets);
+      if ("secrets" in answer) setSecrets(answer.secrets);
       void client.invalidateQueries({ queryKey: ["/admin/connections"] });
     },
   });

@@ -101,8 +101,12 @@ function ReplaySet({
     mutationFn: () => api.post("/admin/replays", { body: { filter, dryRun: true } }),
   });
   const start = useMutation({
-    mutationFn: () =>
-      api.post("/admin/replays", { body: { filter } }) as Promise<{ id: string; matched: number }>,
+    mutationFn: async () => {
+      const answer = await api.post("/admin/replays", { body: { filter } });
+      // Without dryRun the route answers 202 { id, matched } (a dry run's 200 has no id).
+      if (!("id" in answer)) throw new Error("The replay did not start.");
+      return answer;
+    },
     onSuccess: onStarted,
   });
   return (

@@ -1,7 +1,8 @@
-// Connection names for ids in tables (GET /admin/connections of the tenant in view).
+// Names for ids in tables: connections (GET /admin/connections) and users (GET /admin/users) of the
+// tenant in view, and the signed-in user.
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../api/client";
-import { useTenantQuery } from "../session";
+import { useSession, useTenantQuery } from "../session";
 
 export function useConnections() {
   const tenant = useTenantQuery();
@@ -18,4 +19,16 @@ export function useConnectionNames(): (id: string | null) => string {
     const found = connections.data?.items.find((c) => c.id === id);
     return found ? `${found.displayName} (${found.provider})` : id.slice(0, 8);
   };
+}
+
+/** A user's e-mail for an id: the tenant's users, and oneself (an operator is in no tenant's list). */
+export function useUserNames(): (id: string) => string {
+  const tenant = useTenantQuery();
+  const { user: me } = useSession();
+  const users = useQuery({
+    queryKey: ["/admin/users", tenant, "names"],
+    queryFn: () => api.get("/admin/users", { query: { ...tenant, limit: 200 } }),
+  });
+  return (id) =>
+    id === me.id ? me.email : (users.data?.items.find((u) => u.id === id)?.email ?? `user ${id.slice(0, 8)}`);
 }

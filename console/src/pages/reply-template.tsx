@@ -9,7 +9,7 @@ import { ErrorBox } from "../ui";
 const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 
 /** "08:00-12:00, 13:00-18:00" ⇔ [["08:00","12:00"],["13:00","18:00"]]; "" is closed. */
-const rangesText = (ranges: [string, string][] = []) => ranges.map(([a, b]) => `${a}-${b}`).join(", ");
+const rangesText = (ranges: string[][] = []) => ranges.map(([a, b]) => `${a}-${b}`).join(", ");
 const parseRanges = (text: string): [string, string][] =>
   text
     .split(",")

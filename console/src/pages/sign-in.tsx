@@ -26,6 +26,7 @@ export function SignIn() {
     <main id="main" className="narrow">
       <h1>Sign in to Leadgate</h1>
       {params.get("accepted") && <p role="status">Your password is set. Sign in with it.</p>}
+      {params.get("ended") && <p role="status">Your session ended. Sign in again to continue.</p>}
       <form
         onSubmit={(event) => {
           event.preventDefault();

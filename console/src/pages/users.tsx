@@ -1,22 +1,33 @@
-// Users: invite (the single-use link shown with a copy button), re-invite, disable.
+// Users: invite and re-invite (the single-use link shown once, named for its user, with a copy
+// button), disable (not oneself: the API refuses that too).
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api/client";
-import type { Role } from "../api/types";
+import type { Invitation, Role } from "../api/types";
 import { useCanWrite, useSession, useTenantId, useTenantQuery } from "../session";
 import { ConfirmButton, CopyButton, ErrorBox, Loaded, Page } from "../ui";
 
-type Invitation = { url: string; expiresAt: string };
-
-function InvitationLink({ invitation }: { invitation: Invitation }) {
+/** An invitation's link, shown once (the API never shows it again): its accessible name says whose. */
+function InvitationLink({
+  email,
+  invitation,
+  renewed = false,
+}: {
+  email: string;
+  invitation: Invitation;
+  renewed?: boolean;
+}) {
+  const name = `${renewed ? "New invitation" : "Invitation"} link for ${email}`;
   return (
-    <p role="status" className="secret">
-      Invitation link (single use, until {new Date(invitation.expiresAt).toLocaleString()}):{" "}
-      <code className="wrap" data-testid="invitation-url">
-        {invitation.url}
-      </code>{" "}
-      <CopyButton text={invitation.url} />
-    </p>
+    <div role="status" className="secret" aria-label={name}>
+      <span>
+        {name} (shown once; single use, until {new Date(invitation.expiresAt).toLocaleString()}):{" "}
+        <code className="wrap" data-testid="invitation-url">
+          {invitation.url}
+        </code>
+      </span>{" "}
+      <CopyButton text={invitation.url} label="Copy link" />
+    </div>
   );
 }
 
@@ -62,17 +73,18 @@ function Invite() {
         Invite
       </button>
       {needsTenant && <p>Choose a tenant above to invite one of its users.</p>}
-      {invite.data && <InvitationLink invitation={invite.data.invitation} />}
+      {invite.data && <InvitationLink email={invite.data.user.email} invitation={invite.data.invitation} />}
       {invite.isError && <ErrorBox error={invite.error} />}
     </form>
   );
 }
 
 export default function Users() {
+  const { user: me } = useSession();
   const tenant = useTenantQuery();
   const canWrite = useCanWrite();
   const client = useQueryClient();
-  const [reinvited, setReinvited] = useState<Invitation | null>(null);
+  const [reinvited, setReinvited] = useState<{ email: string; invitation: Invitation } | null>(null);
   const users = useQuery({
     queryKey: ["/admin/users", tenant],
     queryFn: () => api.get("/admin/users", { query: tenant }),
@@ -82,13 +94,16 @@ export default function Users() {
     onSuccess: () => void client.invalidateQueries({ queryKey: ["/admin/users"] }),
   });
   const reinvite = useMutation({
-    mutationFn: (id: string) => api.post("/admin/users/{id}/invitation", { path: { id }, body: {} }),
-    onSuccess: (answer) => setReinvited(answer.invitation),
+    mutationFn: async (user: { id: string; email: string }) => ({
+      email: user.email,
+      ...(await api.post("/admin/users/{id}/invitation", { path: { id: user.id }, body: {} })),
+    }),
+    onSuccess: setReinvited,
   });
   return (
     <Page title="Users">
       {canWrite && <Invite />}
-      {reinvited && <InvitationLink invitation={reinvited} />}
+      {reinvited && <InvitationLink {...reinvited} renewed />}
       {(disable.isError || reinvite.isError) && <ErrorBox error={disable.error ?? reinvite.error} />}
       <Loaded query={users} empty="No users yet." isEmpty={(page) => page.items.length === 0}>
         {(page) => (
@@ -116,11 +131,11 @@ export default function Users() {
                       {canWrite && (
                         <td>
                           {u.status === "invited" && (
-                            <button type="button" onClick={() => reinvite.mutate(u.id)}>
+                            <button type="button" onClick={() => reinvite.mutate(u)}>
                               New invitation
                             </button>
                           )}{" "}
-                          {u.status !== "disabled" && (
+                          {u.status !== "disabled" && u.id !== me.id && (
                             <ConfirmButton
                               label="Disable"
                               question={`Disable ${u.email}? Their sessions end now.`}

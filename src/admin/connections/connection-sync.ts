@@ -3,6 +3,8 @@
 // running joins it; a call after it finished starts a new one. Runs this route starts are limited
 // per connection (SyncRuns); joining one, the connect's registration and periodic runs count for
 // nothing. Every call commits with its audit row.
+import { ApiProperty } from "@nestjs/swagger";
+import { ConnectionAnswer } from "./connection-answers.js";
 import { randomUUID } from "node:crypto";
 import { Injectable } from "@nestjs/common";
 import { type Principal, type TenantScope, tenantWhere } from "../../auth/principal.js";
@@ -20,9 +22,20 @@ import { TenantsRepository } from "../tenants.js";
 import { connectionView, type ConnectionView } from "./connection-view.js";
 import { RATE_WINDOW_SECONDS, RUNS_PER_WINDOW, SyncRuns } from "./sync-runs.js";
 
-export interface SyncAnswer {
-  connection: ConnectionView;
-  run: { id: string; status: "queued" | "running"; coalesced: boolean };
+export class SyncRunView {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @ApiProperty({ enum: ["queued", "running"] })
+  status!: "queued" | "running";
+
+  @ApiProperty({ description: "true: the call joined a run already queued or running" })
+  coalesced!: boolean;
+}
+
+export class SyncAnswer extends ConnectionAnswer {
+  @ApiProperty({ type: () => SyncRunView })
+  run!: SyncRunView;
 }
 
 @Injectable()

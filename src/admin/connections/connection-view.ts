@@ -1,86 +1,225 @@
+import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
+import { NullableDate, NullableString } from "../../common/api-properties.js";
 import type {
   ConnectionSettings,
   ConnectionStatus,
   InboundAuthConfig,
   OAuthStatus,
 } from "../../connections/lifecycle/connection.js";
-import type { RegistrationStatus } from "../../connections/registration.js";
+import {
+  CONNECTION_STATUSES,
+  OAUTH_STATUSES,
+  REGISTRATION_STATUSES,
+  type RegistrationStatus,
+} from "../../connections/lifecycle/connection-states.js";
+import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../../providers/inbound-auth.js";
+import type { BusinessHours } from "../../replies/business-hours.js";
+import { AutoResponseBody, CrmDestinationBody, ResponseTargetBody } from "./connections.dto.js";
 import { maskQuery } from "../../common/masked-url.js";
 import type { Connection } from "../../generated/prisma/client.js";
 import { capabilities } from "../../providers/capabilities.js";
-import type { Provider } from "../../providers/provider-event.js";
+import { PROVIDERS, type Provider } from "../../providers/provider-event.js";
 import {
   type EffectiveSettings,
   effectiveSettings,
+  type ReplySetting,
   type ReplySettings,
+  type SettingSource,
 } from "../../replies/reply-settings.js";
+
+const SOURCES: SettingSource[] = ["connection", "tenant", "default"];
 
 /** What is weak in a connection's setup: `apiKey_only`: its only sender secret is in the public form. */
 export type ConnectionWarning = "apiKey_only";
 
+export class InboundAuthView implements InboundAuthConfig {
+  @ApiProperty({ enum: INBOUND_AUTH_TYPES })
+  type!: InboundAuthType;
+
+  @ApiPropertyOptional({ description: "the header a `header` connection reads" })
+  headerName?: string;
+}
+
+/** `{ timezone, weekly: { mon: [["08:00","18:00"]], … } }`: an IANA zone and ranges per weekday. */
+export class BusinessHoursView implements BusinessHours {
+  @ApiProperty({ example: "America/New_York" })
+  timezone!: string;
+
+  @ApiProperty({
+    type: "object",
+    additionalProperties: {
+      type: "array",
+      items: { type: "array", items: { type: "string" }, minItems: 2, maxItems: 2 },
+    },
+    description: "per weekday (`mon` … `sun`): `[from, to]` ranges; `[]` or absent: closed",
+  })
+  weekly!: BusinessHours["weekly"];
+}
+
+/** The reply settings a connection sets itself (a tenant's `defaults` have the same shape). */
+export class ReplySettingsView implements ReplySettings {
+  @ApiPropertyOptional({ type: () => AutoResponseBody })
+  autoResponse?: AutoResponseBody;
+
+  @ApiPropertyOptional({ type: () => BusinessHoursView, description: "absent: always open" })
+  businessHours?: BusinessHoursView;
+
+  @ApiPropertyOptional({ type: () => ResponseTargetBody })
+  responseTarget?: ResponseTargetBody;
+}
+
+export class ConnectionSettingsView extends ReplySettingsView implements ConnectionSettings {
+  @ApiPropertyOptional({ type: () => CrmDestinationBody, description: "its URL's query string masked" })
+  crmDestination?: CrmDestinationBody;
+}
+
+export class SettingSources implements Record<ReplySetting, SettingSource> {
+  @ApiProperty({ enum: SOURCES })
+  autoResponse!: SettingSource;
+
+  @ApiProperty({ enum: SOURCES })
+  businessHours!: SettingSource;
+
+  @ApiProperty({ enum: SOURCES })
+  responseTarget!: SettingSource;
+}
+
+/** The reply settings in force: the connection's own, else its tenant's defaults, else built in. */
+export class EffectiveSettingsView implements EffectiveSettings {
+  @ApiProperty({ type: () => AutoResponseBody, nullable: true })
+  autoResponse!: AutoResponseBody | null;
+
+  @ApiProperty({ type: () => BusinessHoursView, nullable: true, description: "null: always open" })
+  businessHours!: BusinessHoursView | null;
+
+  @ApiProperty({ type: () => ResponseTargetBody })
+  responseTarget!: ResponseTargetBody;
+
+  @ApiProperty({ type: () => SettingSources, description: "where each setting comes from" })
+  source!: SettingSources;
+}
+
+/** The provider grant, never a token (api.md "Connection views gain"). */
+export class OAuthView {
+  @ApiProperty({ enum: OAUTH_STATUSES })
+  status!: OAuthStatus;
+
+  @ApiProperty({ type: String, isArray: true })
+  scopes!: string[];
+
+  @NullableDate()
+  tokenExpiresAt!: Date | null;
+
+  @NullableDate()
+  lastRefreshedAt!: Date | null;
+
+  @NullableString("a code (e.g. `invalid_grant`), never a provider's message")
+  lastError!: string | null;
+}
+
+/** The provider-side webhook or subscription (api.md "Connection views gain"). */
+export class RegistrationView {
+  @ApiProperty({
+    enum: REGISTRATION_STATUSES,
+    description: "`manual`: registered by hand (pasted credentials, Static Forms, Thumbtack header auth)",
+  })
+  status!: RegistrationStatus;
+
+  @NullableString("the provider's id of our webhook; null for Yelp subscriptions")
+  providerWebhookId!: string | null;
+
+  @NullableDate("when the provider expires it (Yelp self-serve; renewed before)")
+  expiresAt!: Date | null;
+
+  @NullableDate("the last successful registration call")
+  lastSyncedAt!: Date | null;
+
+  @NullableString("a code (e.g. `http_500`), never a provider's message")
+  lastError!: string | null;
+}
+
+/** Reconciliation with the provider's list of leads (api.md "Connection views gain"). */
+export class ReconciliationView {
+  @ApiProperty({
+    enum: ["active", "manual", "error"],
+    description: "manual: the provider has no list of leads or the connection no API token",
+  })
+  status!: "active" | "manual" | "error";
+
+  @NullableDate()
+  lastRunAt!: Date | null;
+
+  @ApiProperty({ description: "leads of the last run's window the provider listed" })
+  leadsFound!: number;
+
+  @ApiProperty({ description: "of those, leads no webhook had delivered within the grace period" })
+  missedByWebhooks!: number;
+
+  @NullableString("a code (e.g. `http_500`), never a provider's message")
+  lastError!: string | null;
+}
+
 /** A connection as the admin API shows it: configuration and state, never a secret. */
-export interface ConnectionView {
-  id: string;
-  tenantId: string;
-  provider: Provider;
-  externalAccountId: string;
-  displayName: string;
-  status: ConnectionStatus;
-  /** The webhook URL without its `?token=` secret. */
-  webhookUrl: string;
-  inboundAuth: InboundAuthConfig;
-  hasCredentials: boolean;
-  /** The provider grant, never a token (api.md "Connection views gain"). */
-  oauth: OAuthView;
-  /** The provider-side webhook or subscription (api.md "Connection views gain"). */
-  registration: RegistrationView;
-  /** Reconciliation with the provider's list of leads (api.md "Connection views gain"). */
-  reconciliation: ReconciliationView;
-  settings: ConnectionSettings;
-  /** The reply settings in force: the connection's own, else its tenant's defaults, else built in (api.md "Inheritance"). */
-  effectiveSettings: EffectiveSettings;
-  /** Until when the secret replaced by the last rotation is still accepted (null: not at all). */
-  previousSecretExpiresAt: Date | null;
-  /** Until when CRM deliveries also carry the signature of the secret rotate-crm-secret replaced. */
-  previousCrmSigningSecretExpiresAt: Date | null;
-  warnings: ConnectionWarning[];
-  createdAt: Date;
-  updatedAt: Date;
-  disabledAt: Date | null;
-}
+export class ConnectionView {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
 
-export interface OAuthView {
-  status: OAuthStatus;
-  scopes: string[];
-  tokenExpiresAt: Date | null;
-  lastRefreshedAt: Date | null;
-  /** A code (e.g. `invalid_grant`), never a provider's message. */
-  lastError: string | null;
-}
+  @ApiProperty({ format: "uuid" })
+  tenantId!: string;
 
-export interface RegistrationView {
-  /** `manual`: registered by hand (pasted credentials, Static Forms, Thumbtack header auth). */
-  status: RegistrationStatus;
-  /** The provider's id of our webhook (Thumbtack webhookID, Yelp self-serve webhook_id); null for Yelp subscriptions. */
-  providerWebhookId: string | null;
-  /** When the provider expires it (Yelp self-serve; renewed before). */
-  expiresAt: Date | null;
-  /** The last successful registration call. */
-  lastSyncedAt: Date | null;
-  /** A code (e.g. `http_500`), never a provider's message. */
-  lastError: string | null;
-}
+  @ApiProperty({ enum: PROVIDERS })
+  provider!: Provider;
 
-export interface ReconciliationView {
-  /** manual: the provider has no list of leads (Static Forms, Thumbtack's list answering 404) or no API token. */
-  status: "active" | "manual" | "error";
-  lastRunAt: Date | null;
-  /** Leads of the last run's window the provider listed. */
-  leadsFound: number;
-  /** Of those, leads no webhook had delivered within the grace period (stored by the run). */
-  missedByWebhooks: number;
-  /** A code (e.g. `negotiations_endpoint_not_found`, `http_500`), never a provider's message. */
-  lastError: string | null;
+  @ApiProperty()
+  externalAccountId!: string;
+
+  @ApiProperty()
+  displayName!: string;
+
+  @ApiProperty({ enum: CONNECTION_STATUSES })
+  status!: ConnectionStatus;
+
+  @ApiProperty({ description: "the webhook URL without its `?token=` secret" })
+  webhookUrl!: string;
+
+  @ApiProperty({ type: () => InboundAuthView })
+  inboundAuth!: InboundAuthView;
+
+  @ApiProperty()
+  hasCredentials!: boolean;
+
+  @ApiProperty({ type: () => OAuthView })
+  oauth!: OAuthView;
+
+  @ApiProperty({ type: () => RegistrationView })
+  registration!: RegistrationView;
+
+  @ApiProperty({ type: () => ReconciliationView })
+  reconciliation!: ReconciliationView;
+
+  @ApiProperty({ type: () => ConnectionSettingsView })
+  settings!: ConnectionSettingsView;
+
+  @ApiProperty({ type: () => EffectiveSettingsView })
+  effectiveSettings!: EffectiveSettingsView;
+
+  @NullableDate("until when the secret replaced by the last rotation is still accepted")
+  previousSecretExpiresAt!: Date | null;
+
+  @NullableDate("until when CRM deliveries also carry the signature of the replaced CRM secret")
+  previousCrmSigningSecretExpiresAt!: Date | null;
+
+  @ApiProperty({ enum: ["apiKey_only"], isArray: true })
+  warnings!: ConnectionWarning[];
+
+  @ApiProperty()
+  createdAt!: Date;
+
+  @ApiProperty()
+  updatedAt!: Date;
+
+  @NullableDate()
+  disabledAt!: Date | null;
 }
 
 function reconciliationView(row: Connection): ReconciliationView {

@@ -1,6 +1,13 @@
 // The admin side of connections: create, read, update, pause, resume, rotate (inbound and CRM
 // signing secrets), end a rotation's grace period, disable (sync: connection-sync.ts). Every change commits with its audit
 // row; secrets leave only in the answer to create and rotate.
+import {
+  ConnectionAnswer,
+  CreatedConnection,
+  ResumedConnection,
+  RotatedSecrets,
+  UpdatedConnection,
+} from "./connection-answers.js";
 import { randomBytes } from "node:crypto";
 import { Injectable } from "@nestjs/common";
 import type { Principal, TenantScope } from "../../auth/principal.js";
@@ -69,7 +76,7 @@ export class ConnectionsAdminService {
     private readonly store: ConnectionStore,
   ) {}
 
-  async create(by: Principal, body: CreateConnectionBody) {
+  async create(by: Principal, body: CreateConnectionBody): Promise<CreatedConnection> {
     const tenantId = await this.tenantOfNew(by, body.tenantId);
     await this.destinations.checkSetting("settings.crmDestination.url", body.settings?.crmDestination?.url);
     if (body.credentials) await this.proveAccess(by, body.provider, body.externalAccountId, body.credentials);
@@ -123,7 +130,12 @@ export class ConnectionsAdminService {
   }
 
   /** Display name, provider credentials, settings; adding a CRM destination creates its signing secret (shown once). */
-  async update(by: Principal, scope: TenantScope, id: string, body: UpdateConnectionBody) {
+  async update(
+    by: Principal,
+    scope: TenantScope,
+    id: string,
+    body: UpdateConnectionBody,
+  ): Promise<UpdatedConnection> {
     await this.destinations.checkSetting("settings.crmDestination.url", body.settings?.crmDestination?.url);
     if (body.credentials) {
       // Before the transaction: the provider call may take seconds. The account cannot change.
@@ -168,7 +180,7 @@ export class ConnectionsAdminService {
   }
 
   /** Stops side effects: receipts are still stored, their jobs wait as `held`. */
-  async pause(by: Principal, scope: TenantScope, id: string) {
+  async pause(by: Principal, scope: TenantScope, id: string): Promise<ConnectionAnswer> {
     return this.transactions.run(async (tx) => {
       const row = await this.store.lock(tx, scope, id);
       const updated = await this.store.apply(tx, row, "pause");
@@ -184,7 +196,7 @@ export class ConnectionsAdminService {
   }
 
   /** Back to active (also after a credential error); `held` and `blocked` jobs are queued again. */
-  async resume(by: Principal, scope: TenantScope, id: string) {
+  async resume(by: Principal, scope: TenantScope, id: string): Promise<ResumedConnection> {
     const { result, jobs } = await this.transactions.run(async (tx) => {
       const row = await this.store.lock(tx, scope, id);
       const updated = await this.store.apply(tx, row, "resume");
@@ -207,7 +219,12 @@ export class ConnectionsAdminService {
    * New inbound secrets; the old ones stay accepted for the grace period. Only the last rotation's
    * secrets are kept: rotating again ends the previous grace period.
    */
-  async rotateSecret(by: Principal, scope: TenantScope, id: string, body: RotateSecretBody) {
+  async rotateSecret(
+    by: Principal,
+    scope: TenantScope,
+    id: string,
+    body: RotateSecretBody,
+  ): Promise<RotatedSecrets> {
     const { result, jobs } = await this.transactions.run(async (tx) => {
       const row = await this.store.lock(tx, scope, id);
       this.store.check(row, "rotateSecret"); // before the checks of what can be rotated
@@ -300,7 +317,7 @@ export class ConnectionsAdminService {
    * Ends every running grace period now: the inbound secrets replaced by rotate-secret stop being
    * accepted, and CRM deliveries stop carrying the signature of the secret rotate-crm-secret replaced.
    */
-  async revokePreviousSecret(by: Principal, scope: TenantScope, id: string) {
+  async revokePreviousSecret(by: Principal, scope: TenantScope, id: string): Promise<ConnectionAnswer> {
     return this.transactions.run(async (tx) => {
       const row = await this.store.lock(tx, scope, id);
       const now = new Date();

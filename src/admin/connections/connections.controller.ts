@@ -12,9 +12,18 @@ import { AdminApi } from "../../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../../auth/current-principal.js";
 import { type Principal, scopeOf } from "../../auth/principal.js";
 import { IdPipe } from "../id.pipe.js";
-import { ConnectionSync } from "./connection-sync.js";
+import { PageOf } from "../pagination.js";
+import {
+  ConnectionAnswer,
+  CreatedConnection,
+  ResumedConnection,
+  RotatedSecrets,
+  UpdatedConnection,
+} from "./connection-answers.js";
+import { ConnectionSync, SyncAnswer } from "./connection-sync.js";
+import { ConnectionView } from "./connection-view.js";
 import { ConnectionsAdminService } from "./connections-admin.service.js";
-import { ReplyPreviews } from "./reply-preview.js";
+import { ReplyPreview, ReplyPreviews } from "./reply-preview.js";
 import {
   ConnectionsQuery,
   CreateConnectionBody,
@@ -39,17 +48,20 @@ export class ConnectionsController {
   @ApiCreatedResponse({
     description:
       '`{ connection, webhookUrl, secrets, warnings }`: the secrets are shown this once; `warnings: ["apiKey_only"]` for a Static Forms apiKey connection',
+    type: CreatedConnection,
   })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateConnectionBody) {
     return this.connections.create(principal, body);
   }
 
   @Get()
+  @ApiOkResponse({ type: PageOf(ConnectionView) })
   list(@CurrentPrincipal() principal: Principal, @Query() query: ConnectionsQuery) {
     return this.connections.list(scopeOf(principal), query);
   }
 
   @Get(":id")
+  @ApiOkResponse({ type: ConnectionView })
   get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.connections.get(scopeOf(principal), id);
   }
@@ -58,6 +70,7 @@ export class ConnectionsController {
   @ApiOkResponse({
     description:
       "`{ connection, secrets }`: secrets holds a new CRM signing secret, once, if one was created",
+    type: UpdatedConnection,
   })
   update(
     @CurrentPrincipal() principal: Principal,
@@ -69,20 +82,30 @@ export class ConnectionsController {
 
   @Post(":id/pause")
   @HttpCode(200)
+  @ApiOkResponse({
+    description: "`{ connection }`: paused (deliveries are stored, their jobs held)",
+    type: ConnectionAnswer,
+  })
   pause(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.connections.pause(principal, scopeOf(principal), id);
   }
 
   @Post(":id/resume")
   @HttpCode(200)
-  @ApiOkResponse({ description: "`{ connection, requeuedJobs }`: held and blocked jobs are queued again" })
+  @ApiOkResponse({
+    description: "`{ connection, requeuedJobs }`: held and blocked jobs are queued again",
+    type: ResumedConnection,
+  })
   resume(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.connections.resume(principal, scopeOf(principal), id);
   }
 
   @Post(":id/rotate-secret")
   @HttpCode(200)
-  @ApiOkResponse({ description: "`{ secrets, webhookUrl }`: the new secrets, shown this once" })
+  @ApiOkResponse({
+    description: "`{ secrets, webhookUrl }`: the new secrets, shown this once",
+    type: RotatedSecrets,
+  })
   rotateSecret(
     @CurrentPrincipal() principal: Principal,
     @Param("id", IdPipe) id: string,
@@ -111,6 +134,7 @@ export class ConnectionsController {
   @ApiOkResponse({
     description:
       "`{ connection }`: ends the grace periods of the last rotate-secret and rotate-crm-secret now",
+    type: ConnectionAnswer,
   })
   @ApiConflictResponse({ description: "`connection_disabled`" })
   revokePreviousSecret(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
@@ -122,6 +146,7 @@ export class ConnectionsController {
   @ApiAcceptedResponse({
     description:
       '`{ connection, run: { id, status: "queued" | "running", coalesced } }`: a run of registration and reconciliation of this connection; a call while one is queued or running joins it (`coalesced: true`); `registration` shows the outcome',
+    type: SyncAnswer,
   })
   @ApiConflictResponse({ description: "`connection_disabled`, `sync_not_supported` (Static Forms)" })
   @ApiTooManyRequestsResponse({
@@ -137,6 +162,7 @@ export class ConnectionsController {
   @ApiOkResponse({
     description:
       '`{ text, variant: "business-hours" | "after-hours", sendAt }`: the first reply for the lead (or a sample lead) arriving at `at`, with the given or the saved auto-response; writes nothing',
+    type: ReplyPreview,
   })
   @ApiConflictResponse({ description: "`no_auto_response`, `no_reply_channel` (Static Forms)" })
   replyPreview(

@@ -1,6 +1,7 @@
 // POST /admin/connections/{id}/reply-preview (api.md "First replies"): the first reply a lead would
 // get, rendered as the worker renders it (plannedReply with mergeValues), for a stored lead of the
 // connection or a sample lead, with the saved or an unsaved auto-response. Writes nothing.
+import { ApiProperty } from "@nestjs/swagger";
 import { Injectable } from "@nestjs/common";
 import { type TenantScope } from "../../auth/principal.js";
 import { AppError } from "../../common/app-error.js";
@@ -23,11 +24,15 @@ import type { ReplyPreviewBody } from "./connections.dto.js";
 /** The lead a preview renders for when it names none. */
 export const SAMPLE_LEAD: LeadMergeFields = { firstName: "Marta", name: "Marta K.", service: "Roof repair" };
 
-export interface ReplyPreview {
-  text: string;
-  variant: ReplyVariant;
-  /** When the reply would be sent: `at` plus the delay. */
-  sendAt: string;
+export class ReplyPreview {
+  @ApiProperty()
+  text!: string;
+
+  @ApiProperty({ enum: ["business-hours", "after-hours"] })
+  variant!: ReplyVariant;
+
+  @ApiProperty({ format: "date-time", description: "when the reply would be sent: `at` plus the delay" })
+  sendAt!: string;
 }
 
 @Injectable()
