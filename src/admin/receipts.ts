@@ -11,6 +11,7 @@ import { EVENT_KINDS, type EventKind, PROVIDERS, type Provider } from "../provid
 import { TimeRangeQuery, timeRange, listScope } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { JOB_VIEW } from "./jobs.js";
+import { payloadOf, withPurgeTimes } from "./receipt-payloads.js";
 import { type Page, pageAfter, toPage } from "./pagination.js";
 import { NoNul, Optional } from "../common/validation.js";
 
@@ -59,9 +60,9 @@ type ReceiptView = Prisma.ReceiptGetPayload<{ select: typeof RECEIPT_VIEW }>;
 export class ReceiptsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  list(scope: TenantScope, query: ReceiptsQuery): Promise<ReceiptView[]> {
+  async list(scope: TenantScope, query: ReceiptsQuery): Promise<ReceiptView[]> {
     const page = pageAfter("receivedAt", query);
-    return this.prisma.receipt.findMany({
+    const rows = await this.prisma.receipt.findMany({
       where: {
         AND: [tenantWhere(scope), page.where],
         connectionId: query.connectionId,
@@ -74,17 +75,20 @@ export class ReceiptsRepository {
       take: page.take,
       select: RECEIPT_VIEW,
     });
+    return withPurgeTimes(this.prisma, rows);
   }
 
-  find(scope: TenantScope, id: string) {
-    return this.prisma.receipt.findFirst({
+  async find(scope: TenantScope, id: string) {
+    const receipt = await this.prisma.receipt.findFirst({
       where: { ...tenantWhere(scope), id },
       select: {
         ...RECEIPT_VIEW,
-        rawPayload: true,
         jobs: { where: tenantWhere(scope), select: JOB_VIEW, orderBy: { createdAt: "asc" } },
       },
     });
+    if (!receipt) return null;
+    const [view] = await withPurgeTimes(this.prisma, [receipt]);
+    return { ...view!, payload: await payloadOf(this.prisma, scope, receipt) };
   }
 }
 
@@ -113,7 +117,6 @@ export class ReceiptsController {
   async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     const receipt = await this.receipts.find(scopeOf(principal), id);
     if (!receipt) throw notFound("receipt");
-    const { rawPayload, ...rest } = receipt;
-    return { ...rest, payload: rawPayload };
+    return receipt;
   }
 }
