@@ -25,7 +25,9 @@ export async function withPurgeTimes<T extends ReceiptRow>(prisma: PrismaService
   if (inDropped.length === 0) return rows;
   // Survivors of a drop (a job still needed them) were kept in the DEFAULT partition.
   const kept = await prisma.receiptPayload.findMany({
-    where: { OR: inDropped.map((row) => ({ receiptId: row.id, tenantId: row.tenantId, receivedAt: row.receivedAt })) },
+    where: {
+      OR: inDropped.map((row) => ({ receiptId: row.id, tenantId: row.tenantId, receivedAt: row.receivedAt })),
+    },
     select: { receiptId: true },
   });
   const keptIds = new Set(kept.map((row) => row.receiptId));

@@ -281,12 +281,11 @@ export class LeadsRepository {
   /** Adds messages once each, keyed by the provider's message id. */
   private async addMessages(tenantId: string, leadId: string, messages: LeadMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.sql.query(`WITH lead AS (SELECT id, created_at FROM leads WHERE tenant_id = $1::uuid AND id = $2::uuid)
-       ${INSERT_MESSAGES("$3")}`, [
-      tenantId,
-      leadId,
-      messageRows(messages),
-    ]);
+    await this.sql.query(
+      `WITH lead AS (SELECT id, created_at FROM leads WHERE tenant_id = $1::uuid AND id = $2::uuid)
+       ${INSERT_MESSAGES("$3")}`,
+      [tenantId, leadId, messageRows(messages)],
+    );
   }
 
   /**

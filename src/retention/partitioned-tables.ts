@@ -38,7 +38,8 @@ export const PARTITIONED: Record<PartitionedTable, PartitionRetention> = {
   job_attempts: {
     key: "job_created_at",
     days: (config) => config.receiptRetentionDays,
-    survives: (d) => `EXISTS (SELECT 1 FROM jobs j WHERE j.id = ${d}.job_id AND j.tenant_id = ${d}.tenant_id)`,
+    survives: (d) =>
+      `EXISTS (SELECT 1 FROM jobs j WHERE j.id = ${d}.job_id AND j.tenant_id = ${d}.tenant_id)`,
   },
   // A lead's messages (the partition key is the lead's created_at) outlive their month while the
   // lead had an event inside MESSAGE_RETENTION_DAYS: a conversation in progress keeps its history.

@@ -43,7 +43,9 @@ export class PartitionsRepository {
       const match = MONTH_NAME.exec(name);
       if (!match) return []; // the DEFAULT partition
       const [year, month] = [Number(match[1]), Number(match[2]) - 1];
-      return [{ name, start: new Date(Date.UTC(year, month, 1)), end: new Date(Date.UTC(year, month + 1, 1)) }];
+      return [
+        { name, start: new Date(Date.UTC(year, month, 1)), end: new Date(Date.UTC(year, month + 1, 1)) },
+      ];
     });
   }
 

@@ -95,7 +95,14 @@ export class RetentionWorker extends WorkerHost implements OnApplicationBootstra
   async run(now = new Date()): Promise<RetentionPass> {
     const cutoff = (days: number) => new Date(now.getTime() - days * DAY_MS);
     const receiptCutoff = cutoff(this.config.receiptRetentionDays);
-    const purged: RetentionPass = { payloads: 0, attempts: 0, messages: 0, audit: 0, receipts: 0, partitions: 0 };
+    const purged: RetentionPass = {
+      payloads: 0,
+      attempts: 0,
+      messages: 0,
+      audit: 0,
+      receipts: 0,
+      partitions: 0,
+    };
     for (const table of PARTITIONED_TABLES) await this.partitions.createAhead(table, now);
     // Receipts (with their jobs) first: their attempts then go with the month, not as survivors.
     for (let more = true; more && !this.closing;) {

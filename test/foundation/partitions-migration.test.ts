@@ -75,7 +75,8 @@ describe("partitioned history migration (copy-and-swap)", () => {
     const payloads = await q<{ part: string; receipt_id: string; payload: unknown }>(
       `${where("receipt_payloads")} ORDER BY received_at`,
     );
-    const month = (date: Date) => `${date.getUTCFullYear()}${String(date.getUTCMonth() + 1).padStart(2, "0")}`;
+    const month = (date: Date) =>
+      `${date.getUTCFullYear()}${String(date.getUTCMonth() + 1).padStart(2, "0")}`;
     expect(payloads.map((row) => [row.part, row.receipt_id, row.payload])).toEqual([
       ["receipt_payloads_p202607", oldReceipt, { formData: { name: "old" } }],
       [`receipt_payloads_p${month(new Date())}`, newReceipt, { formData: { name: "new" } }],
@@ -98,7 +99,9 @@ describe("partitioned history migration (copy-and-swap)", () => {
     const messages = await q<{ part: string; external_id: string; lead_created_at: Date; position: number }>(
       `${where("lead_messages")} ORDER BY external_id`,
     );
-    expect(messages.map((row) => [row.part, row.external_id, row.lead_created_at.toISOString(), row.position])).toEqual([
+    expect(
+      messages.map((row) => [row.part, row.external_id, row.lead_created_at.toISOString(), row.position]),
+    ).toEqual([
       ["lead_messages_p202607", "m1", old.toISOString(), 1],
       ["lead_messages_p202607", "m2", old.toISOString(), 2],
     ]);

@@ -57,9 +57,13 @@ describe("partitioned history", () => {
       expect(kind.rows).toEqual([{ relkind: "p" }]);
       const names = (await partitionsOf(table)).map((row) => row.name);
       expect(names).toEqual(
-        expect.arrayContaining([0, 1, 2].map((n) => `${table}_p${monthName(now, n)}`).concat(`${table}_default`)),
+        expect.arrayContaining(
+          [0, 1, 2].map((n) => `${table}_p${monthName(now, n)}`).concat(`${table}_default`),
+        ),
       );
-      expect((await partitionsOf(table)).find((row) => row.name === `${table}_default`)?.bound).toBe("DEFAULT");
+      expect((await partitionsOf(table)).find((row) => row.name === `${table}_default`)?.bound).toBe(
+        "DEFAULT",
+      );
     }
     // receipts keep the identity, unpartitioned, without the payload.
     const receipts = await app.sql.query(
@@ -72,14 +76,16 @@ describe("partitioned history", () => {
     const partitions = app.worker.get(PartitionsRepository);
     const later = new Date(now.getTime() + 150 * DAY_MS);
     // A row of a month no partition holds yet: DEFAULT takes it instead of failing.
-    await app.sql.query("INSERT INTO audit_entries (action, target_type, created_at) VALUES ('test.later', 'test', $1)", [
-      later,
-    ]);
+    await app.sql.query(
+      "INSERT INTO audit_entries (action, target_type, created_at) VALUES ('test.later', 'test', $1)",
+      [later],
+    );
     // And one of a month beyond those that will be created (the worker's own passes may run meanwhile:
     // nothing in the future is old enough for them).
-    await app.sql.query("INSERT INTO audit_entries (action, target_type, created_at) VALUES ('test.beyond', 'test', $1)", [
-      new Date(later.getTime() + 365 * DAY_MS),
-    ]);
+    await app.sql.query(
+      "INSERT INTO audit_entries (action, target_type, created_at) VALUES ('test.beyond', 'test', $1)",
+      [new Date(later.getTime() + 365 * DAY_MS)],
+    );
     const where = "SELECT tableoid::regclass::text AS part FROM audit_entries WHERE action = $1";
     expect(await partitionOfRow(where, ["test.later"])).toEqual(["audit_entries_default"]);
     expect(await partitionOfRow(where, ["test.beyond"])).toEqual(["audit_entries_default"]);
@@ -143,13 +149,15 @@ describe("partitioned history", () => {
     expect(await messages()).toBe(2);
     // The lead of /done had an event lately (as seen from the pass below): its messages outlive the month.
     const later = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 1) + 31 * DAY_MS);
-    await app.sql.query(
-      "UPDATE leads SET last_event_at = $2 WHERE tenant_id = $1 AND connection_id = $3",
-      [tenant.tenantId, new Date(later.getTime() - DAY_MS), done.id],
-    );
-    const audit = await app.sql.query<{ n: string }>("SELECT count(*) AS n FROM audit_entries WHERE tenant_id = $1", [
+    await app.sql.query("UPDATE leads SET last_event_at = $2 WHERE tenant_id = $1 AND connection_id = $3", [
       tenant.tenantId,
+      new Date(later.getTime() - DAY_MS),
+      done.id,
     ]);
+    const audit = await app.sql.query<{ n: string }>(
+      "SELECT count(*) AS n FROM audit_entries WHERE tenant_id = $1",
+      [tenant.tenantId],
+    );
     expect(Number(audit.rows[0]!.n)).toBeGreaterThan(0);
 
     // A pass two months on: this month is older than every window of 30 days.
@@ -159,12 +167,18 @@ describe("partitioned history", () => {
       expect((await partitionsOf(table)).map((row) => row.name)).not.toContain(`${table}_p${monthName(now)}`);
     }
     // Attempts go with their jobs' receipts (400 days): their month stays.
-    expect((await partitionsOf("job_attempts")).map((row) => row.name)).toContain(`job_attempts_p${monthName(now)}`);
+    expect((await partitionsOf("job_attempts")).map((row) => row.name)).toContain(
+      `job_attempts_p${monthName(now)}`,
+    );
     const drops = await app.sql.query<{ parent: string; survivors: number }>(
       "SELECT parent, survivors FROM partition_drops WHERE range_start = $1 ORDER BY parent",
       [new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))],
     );
-    expect(drops.rows.map((row) => row.parent)).toEqual(["audit_entries", "lead_messages", "receipt_payloads"]);
+    expect(drops.rows.map((row) => row.parent)).toEqual([
+      "audit_entries",
+      "lead_messages",
+      "receipt_payloads",
+    ]);
 
     // The succeeded receipt's payload went with its month; the dead job's receipt kept its payload.
     const purged = await tenant.admin.get(`/admin/receipts/${succeeded!.receipt_id}`);
@@ -174,12 +188,15 @@ describe("partitioned history", () => {
     expect(kept.body).toMatchObject({ payloadPurgedAt: null, payload: expect.objectContaining({}) });
     expect(JSON.stringify(kept.body.payload)).toContain("gutter cleaning");
     expect(
-      await partitionOfRow("SELECT tableoid::regclass::text AS part FROM receipt_payloads WHERE receipt_id = $1", [
-        dead!.receipt_id,
-      ]),
+      await partitionOfRow(
+        "SELECT tableoid::regclass::text AS part FROM receipt_payloads WHERE receipt_id = $1",
+        [dead!.receipt_id],
+      ),
     ).toEqual(["receipt_payloads_default"]);
     const listed = await tenant.admin.get(`/admin/receipts?connectionId=${done.id}`);
-    expect(listed.body.items).toEqual([expect.objectContaining({ payloadPurgedAt: purged.body.payloadPurgedAt })]);
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({ payloadPurgedAt: purged.body.payloadPurgedAt }),
+    ]);
 
     // Messages: only the active lead's survived (in DEFAULT); audit of this month is gone.
     expect(await messages()).toBe(1);
@@ -188,9 +205,10 @@ describe("partitioned history", () => {
       [tenant.tenantId, done.id],
     );
     expect(left.rows).toEqual([{ part: "lead_messages_default" }]);
-    const gone = await app.sql.query<{ n: string }>("SELECT count(*) AS n FROM audit_entries WHERE tenant_id = $1", [
-      tenant.tenantId,
-    ]);
+    const gone = await app.sql.query<{ n: string }>(
+      "SELECT count(*) AS n FROM audit_entries WHERE tenant_id = $1",
+      [tenant.tenantId],
+    );
     expect(Number(gone.rows[0]!.n)).toBe(0);
 
     // The dead job replays with the payload it kept.
@@ -223,7 +241,11 @@ describe("partitioned history", () => {
     const receiptId = first.body.receiptIds[0] as string;
     await waitFor(
       async () =>
-        (await app.sql.query<{ status: string }>("SELECT status FROM jobs WHERE receipt_id = $1", [receiptId])).rows,
+        (
+          await app.sql.query<{ status: string }>("SELECT status FROM jobs WHERE receipt_id = $1", [
+            receiptId,
+          ])
+        ).rows,
       (rows) => rows.length > 0 && rows.every((row) => row.status === "succeeded"),
     );
     await app.sql.query(

@@ -131,10 +131,7 @@ describe("retention", () => {
     const purged = await app.worker.get(RetentionWorker).run();
     expect(purged.payloads).toBeGreaterThanOrEqual(2500);
     expect(
-      await count(
-        "SELECT count(*) AS n FROM receipt_payloads WHERE tenant_id = $1",
-        bulk.tenantId,
-      ),
+      await count("SELECT count(*) AS n FROM receipt_payloads WHERE tenant_id = $1", bulk.tenantId),
     ).toBe(0);
     expect(await count("SELECT count(*) AS n FROM receipts WHERE tenant_id = $1", bulk.tenantId)).toBe(2500);
 
