@@ -19,7 +19,7 @@ export interface PartitionRetention {
   days: (config: RetentionConfig) => number;
   /**
    * Which rows of `d` (the detached month, or the DEFAULT partition) must outlive their month; `$1` is
-   * the window's cutoff. Each is driven by an index, since the month's drop holds the parent's lock.
+   * the window's cutoff (a timestamptz). Each is driven by an index, since the month's drop holds the parent's lock.
    */
   survives: (d: string) => string;
 }

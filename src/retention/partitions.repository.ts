@@ -63,8 +63,9 @@ export class PartitionsRepository {
       await client.query("SET LOCAL lock_timeout = '5s'");
       await client.query(`ALTER TABLE ${table} DETACH PARTITION ${month.name}`);
       const kept = await client.query(
-        `INSERT INTO ${table} SELECT d.* FROM ${month.name} d WHERE ${survives("d")}`,
-        survives("d").includes("$1") ? [cutoff] : [],
+        `INSERT INTO ${table} SELECT d.* FROM ${month.name} d CROSS JOIN (SELECT $1::timestamptz) AS w(cutoff)
+         WHERE ${survives("d")}`,
+        [cutoff],
       );
       await client.query(`DROP TABLE ${month.name}`);
       await client.query(
