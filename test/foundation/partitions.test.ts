@@ -261,4 +261,67 @@ describe("partitioned history", () => {
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ duplicate: true, receiptIds: [receiptId] });
   });
+
+  it("drops a month of attempts after the receipts' window; the attempts of a job that still exists survive", async () => {
+    const tenant = await createTenant(app.url);
+    const created = await tenant.admin.post("/admin/connections", {
+      provider: "staticforms",
+      externalAccountId: "form-attempts",
+      displayName: "attempts",
+      inboundAuth: { type: "bearer" },
+    });
+    const connectionId = created.body.connection.id as string;
+    const first = await post(
+      `${app.url}/webhooks/staticforms/${connectionId}`,
+      staticFormsDelivery("sub_attempts"),
+      {
+        authorization: `Bearer ${created.body.secrets.bearerToken as string}`,
+      },
+    );
+    const receiptId = first.body.receiptIds[0] as string;
+    const jobs = await waitFor(
+      async () =>
+        (
+          await app.sql.query<{ id: string; status: string }>(
+            "SELECT id, status FROM jobs WHERE receipt_id = $1",
+            [receiptId],
+          )
+        ).rows,
+      (rows) => rows.length > 0 && rows.every((row) => row.status === "succeeded"),
+    );
+    // A connection's job (no receipt: retention never deletes it) with an attempt of this month.
+    const [kept] = (
+      await app.sql.query<{ id: string }>(
+        `WITH job AS (
+           INSERT INTO jobs (tenant_id, connection_id, operation, job_key, status, attempts, max_attempts)
+           VALUES ($1, $2, 'reconciliation', 'reconciliation:test-attempts', 'succeeded', 1, 6) RETURNING id, tenant_id, created_at
+         )
+         INSERT INTO job_attempts (tenant_id, job_id, job_created_at, number, started_at, finished_at, outcome)
+         SELECT tenant_id, id, created_at, 1, now(), now(), 'succeeded' FROM job RETURNING job_id AS id`,
+        [tenant.tenantId, connectionId],
+      )
+    ).rows;
+    const attemptsOf = async (ids: string[]) =>
+      (
+        await app.sql.query<{ part: string; job_id: string }>(
+          "SELECT tableoid::regclass::text AS part, job_id FROM job_attempts WHERE job_id = ANY($1::uuid[])",
+          [ids],
+        )
+      ).rows;
+    expect((await attemptsOf(jobs.map((job) => job.id))).length).toBeGreaterThan(0);
+
+    // A pass more than RECEIPT_RETENTION_DAYS after this month ended.
+    const far = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) + 401 * DAY_MS);
+    const pass = await app.worker.get(RetentionWorker).run(far);
+    expect(pass.receipts).toBeGreaterThanOrEqual(1);
+    expect((await partitionsOf("job_attempts")).map((row) => row.name)).not.toContain(
+      `job_attempts_p${monthName(now)}`,
+    );
+    expect(await attemptsOf(jobs.map((job) => job.id))).toEqual([]);
+    expect(await attemptsOf([kept!.id])).toEqual([{ part: "job_attempts_default", job_id: kept!.id }]);
+    const detail = await tenant.admin.get(`/admin/jobs/${kept!.id}`);
+    expect(detail.body.attemptHistory).toEqual([
+      expect.objectContaining({ number: 1, outcome: "succeeded" }),
+    ]);
+  });
 });
