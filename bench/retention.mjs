@@ -4,7 +4,8 @@
 // dropMonth: detach the month of receipt_payloads, keep its survivors, drop it). Each on a fresh
 // database of its own, rows generated in SQL (generate_series): time, and WAL bytes written
 // (pg_current_wal_lsn before and after, after a CHECKPOINT). The WAL position is the whole server's:
-// run it on a quiet server. Prints figures, asserts nothing. Needs `npm run build`.
+// run it on a quiet server. Then the time of the copy-and-swap migration on a database at the previous
+// head with as many payloads and attempts. Prints figures, asserts nothing. Needs `npm run build`.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
