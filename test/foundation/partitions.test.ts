@@ -104,6 +104,43 @@ describe("partitioned history", () => {
     expect(await partitionOfRow(where, ["test.beyond"])).toEqual(["audit_entries_default"]);
   });
 
+  it("a drop that cannot get the table's lock within 5 s fails whole: the month stays attached, the next pass drops it", async () => {
+    const partitions = app.worker.get(PartitionsRepository);
+    const january = new Date("2025-01-01T00:00:00Z");
+    await app.sql.query(
+      "INSERT INTO audit_entries (action, target_type, created_at) VALUES ('test.locked', 'test', '2025-01-10T00:00:00Z')",
+    );
+    expect(await partitions.createAhead("audit_entries", january)).toBeGreaterThanOrEqual(1);
+    const month = (await partitions.months("audit_entries")).find((m) => m.name === "audit_entries_p202501")!;
+    const where = "SELECT tableoid::regclass::text AS part FROM audit_entries WHERE action = $1";
+    expect(await partitionOfRow(where, ["test.locked"])).toEqual(["audit_entries_p202501"]);
+    // A long reader of the table holds a lock the detach must wait for.
+    const reader = await app.sql.connect();
+    try {
+      await reader.query("BEGIN");
+      await reader.query("SELECT count(*) FROM audit_entries");
+      await expect(partitions.dropMonth("audit_entries", month, now)).rejects.toMatchObject({
+        code: "55P03",
+      });
+    } finally {
+      await reader.query("ROLLBACK");
+      reader.release();
+    }
+    expect((await partitionsOf("audit_entries")).map((row) => row.name)).toContain("audit_entries_p202501");
+    expect(await partitionOfRow(where, ["test.locked"])).toEqual(["audit_entries_p202501"]);
+    const drops = await app.sql.query(
+      "SELECT 1 FROM partition_drops WHERE parent = 'audit_entries' AND range_start = $1",
+      [january],
+    );
+    expect(drops.rowCount).toBe(0);
+
+    expect(await partitions.dropMonth("audit_entries", month, now)).toBe(0);
+    expect((await partitionsOf("audit_entries")).map((row) => row.name)).not.toContain(
+      "audit_entries_p202501",
+    );
+    expect(await partitionOfRow(where, ["test.locked"])).toEqual([]);
+  }, 20_000);
+
   it("drops an old month of payloads, messages and audit; a dead job's payload survives and still replays", async () => {
     const tenant = await createTenant(app.url);
     const connect = async (path: string) => {
