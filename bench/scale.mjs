@@ -42,13 +42,19 @@ async function prepare(name, port, fill) {
     const { rows } = await sql.query("SELECT tenant_id FROM connections WHERE id = $1", [connection.id]);
     // Stored history: Static Forms receipts as ingest writes them, each with its succeeded lead upsert.
     await sql.query(
-      `INSERT INTO receipts (tenant_id, connection_id, provider, account_id, idempotency_key, event_id, lead_id, kind,
-                             status, occurred_at, payload_digest, raw_payload, received_at)
-       SELECT $1, $2, 'staticforms', 'bench-history', encode(sha256(n::text::bytea), 'hex'), 'hist_' || n, 'hist_' || n,
-              'lead.created', 'accepted', now() - make_interval(secs => n), encode(sha256(('p' || n)::bytea), 'hex'),
-              jsonb_build_object('formData', jsonb_build_object('name', 'Person ' || n, 'email', 'p' || n || '@example.test')),
-              now() - make_interval(secs => n)
-       FROM generate_series(1, $3) AS n`,
+      `WITH receipt AS (
+         INSERT INTO receipts (tenant_id, connection_id, provider, account_id, idempotency_key, event_id, lead_id, kind,
+                               status, occurred_at, payload_digest, received_at)
+         SELECT $1, $2, 'staticforms', 'bench-history', encode(sha256(n::text::bytea), 'hex'), 'hist_' || n, 'hist_' || n,
+                'lead.created', 'accepted', now() - make_interval(secs => n), encode(sha256(('p' || n)::bytea), 'hex'),
+                now() - make_interval(secs => n)
+         FROM generate_series(1, $3) AS n
+         RETURNING id, tenant_id, received_at, event_id
+       )
+       INSERT INTO receipt_payloads (receipt_id, tenant_id, received_at, payload)
+       SELECT id, tenant_id, received_at,
+              jsonb_build_object('formData', jsonb_build_object('name', 'Person ' || event_id, 'email', event_id || '@example.test'))
+       FROM receipt`,
       [rows[0].tenant_id, connection.id, STORED],
     );
     await sql.query(

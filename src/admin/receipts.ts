@@ -12,6 +12,7 @@ import { TimeRangeQuery, timeRange, listScope } from "./filters.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { JOB_VIEW } from "./jobs.js";
 import { ListReads } from "./list-reads.js";
+import { payloadOf, withPurgeTimes } from "./receipt-payloads.js";
 import { type Page, PageOf, pageAfter, toPage } from "./pagination.js";
 import { NullableDate, NullableString } from "../common/api-properties.js";
 import { NoNul, Optional } from "../common/validation.js";
@@ -116,9 +117,13 @@ export class ReceiptsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** The list, on `db`: the primary, or the read replica (ListReads). */
-  list(scope: TenantScope, query: ReceiptsQuery, db: PrismaService = this.prisma): Promise<ReceiptView[]> {
+  async list(
+    scope: TenantScope,
+    query: ReceiptsQuery,
+    db: PrismaService = this.prisma,
+  ): Promise<ReceiptView[]> {
     const page = pageAfter("receivedAt", query);
-    return db.receipt.findMany({
+    const rows = await db.receipt.findMany({
       where: {
         AND: [tenantWhere(scope), page.where],
         connectionId: query.connectionId,
@@ -131,17 +136,20 @@ export class ReceiptsRepository {
       take: page.take,
       select: RECEIPT_VIEW,
     });
+    return withPurgeTimes(db, rows);
   }
 
-  find(scope: TenantScope, id: string) {
-    return this.prisma.receipt.findFirst({
+  async find(scope: TenantScope, id: string) {
+    const receipt = await this.prisma.receipt.findFirst({
       where: { ...tenantWhere(scope), id },
       select: {
         ...RECEIPT_VIEW,
-        rawPayload: true,
         jobs: { where: tenantWhere(scope), select: JOB_VIEW, orderBy: { createdAt: "asc" } },
       },
     });
+    if (!receipt) return null;
+    const [view] = await withPurgeTimes(this.prisma, [receipt]);
+    return { ...view!, payload: await payloadOf(this.prisma, scope, receipt) };
   }
 }
 
@@ -175,7 +183,6 @@ export class ReceiptsController {
   async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     const receipt = await this.receipts.find(scopeOf(principal), id);
     if (!receipt) throw notFound("receipt");
-    const { rawPayload, ...rest } = receipt;
-    return { ...rest, payload: rawPayload };
+    return receipt;
   }
 }

@@ -42,6 +42,10 @@ export interface AppConfig {
   thumbtackApiBaseUrl: string;
   payloadRetentionDays: number;
   receiptRetentionDays: number;
+  /** A lead's messages are dropped (with their month) once the lead has been quiet this long. */
+  messageRetentionDays: number;
+  /** Audit entries are dropped (with their month) after this. */
+  auditRetentionDays: number;
   /** The worker serves its Prometheus metrics on this port (unset: no HTTP port at all). */
   workerMetricsPort: number | undefined;
   /** The address the worker's metrics port binds to (loopback unless an operator opens it). */
@@ -403,6 +407,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     thumbtackApiBaseUrl: url(env, "THUMBTACK_API_BASE_URL", "https://api.thumbtack.com", ["https:", "http:"]),
     payloadRetentionDays: integer(env, "PAYLOAD_RETENTION_DAYS", 30, 1, 36500),
     receiptRetentionDays: integer(env, "RECEIPT_RETENTION_DAYS", 400, 1, 36500),
+    messageRetentionDays: integer(env, "MESSAGE_RETENTION_DAYS", 400, 1, 36500),
+    auditRetentionDays: integer(env, "AUDIT_RETENTION_DAYS", 730, 1, 36500),
     retentionIntervalMinutes: integer(env, "RETENTION_INTERVAL_MINUTES", 60, 1, 10_080),
     workerMetricsPort:
       read(env, "WORKER_METRICS_PORT") === undefined

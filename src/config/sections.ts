@@ -57,7 +57,13 @@ export const CONFIG_SECTIONS = {
     "backfillMaxDays",
   ],
   alerts: ["smtpUrl", "alertEmailFrom", "maxChannelsPerTenant", "unansweredSweepSeconds"],
-  retention: ["payloadRetentionDays", "receiptRetentionDays", "retentionIntervalMinutes"],
+  retention: [
+    "payloadRetentionDays",
+    "receiptRetentionDays",
+    "messageRetentionDays",
+    "auditRetentionDays",
+    "retentionIntervalMinutes",
+  ],
   observability: ["workerMetricsPort", "workerMetricsHost", "metricsToken", "logLevel"],
 } as const satisfies Record<string, readonly (keyof AppConfig)[]>;
 

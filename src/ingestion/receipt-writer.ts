@@ -279,19 +279,24 @@ WITH input AS (
 ),
 receipt AS (
   INSERT INTO receipts AS r (tenant_id, connection_id, provider, account_id, idempotency_key, event_id, lead_id,
-                             kind, status, occurred_at, payload_digest, raw_payload, source)
+                             kind, status, occurred_at, payload_digest, source)
   SELECT tenant_id, connection_id, provider, account_id, idempotency_key, event_id, lead_id,
-         kind, status, occurred_at, payload_digest, raw_payload, source
+         kind, status, occurred_at, payload_digest, source
   FROM input ORDER BY provider, account_id, idempotency_key
   ON CONFLICT (provider, account_id, idempotency_key)
   DO UPDATE SET duplicate_count = r.duplicate_count + 1, last_duplicate_at = now()
-  RETURNING r.id, r.provider, r.account_id, r.idempotency_key, r.payload_digest, (r.xmax = 0) AS inserted
+  RETURNING r.id, r.provider, r.account_id, r.idempotency_key, r.payload_digest, r.received_at, (r.xmax = 0) AS inserted
 ),
 matched AS (
-  SELECT input.i, input.tenant_id, input.connection_id, input.idempotency_key, input.jobs,
+  SELECT input.i, input.tenant_id, input.connection_id, input.idempotency_key, input.jobs, input.raw_payload,
          input.payload_digest AS incoming_digest, receipt.payload_digest AS stored_digest,
-         receipt.id AS receipt_id, receipt.inserted
+         receipt.id AS receipt_id, receipt.received_at, receipt.inserted
   FROM input JOIN receipt USING (provider, account_id, idempotency_key)
+),
+-- The payload beside its new receipt, in the same statement (receipt_payloads is partitioned by month).
+payload AS (
+  INSERT INTO receipt_payloads (receipt_id, tenant_id, received_at, payload)
+  SELECT receipt_id, tenant_id, received_at, raw_payload FROM matched WHERE inserted AND raw_payload IS NOT NULL
 ),
 job AS (
   ${insertJobsSql(`SELECT m.tenant_id, m.connection_id, m.receipt_id, j.operation, j.job_key, j.status, j.max_attempts

@@ -177,7 +177,9 @@ function receiptOf(row: ContextRow, id: string): JobReceipt {
 
 /** The receipt (`r`) and connection (`c`) columns a claim returns beside the job. */
 export const CONTEXT_COLUMNS = `r.id AS receipt_found_id, r.provider, r.account_id, r.event_id, r.lead_id, r.kind, r.occurred_at,
-  r.received_at, r.source, r.raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
+  r.received_at, r.source,
+  (SELECT p.payload FROM receipt_payloads p
+   WHERE p.receipt_id = r.id AND p.tenant_id = r.tenant_id AND p.received_at = r.received_at) AS raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
   c.external_account_id, c.display_name, c.status, c.settings,
   (SELECT t.defaults FROM tenants t WHERE t.id = c.tenant_id) AS tenant_defaults, c.credentials, c.crm_signing_secret,
   CASE WHEN c.previous_crm_signing_secret_expire_at > now() THEN c.previous_crm_signing_secret END

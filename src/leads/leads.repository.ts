@@ -108,11 +108,11 @@ export class LeadsRepository {
            ${EARLIEST_ARRIVAL},
            updated_at = now()
          WHERE ${FRESH} OR ${ARRIVAL_EARLIER}
-         RETURNING id
+         RETURNING id, created_at
        ), lead AS (
-         SELECT id FROM upserted
+         SELECT id, created_at FROM upserted
          UNION ALL
-         SELECT id FROM leads WHERE tenant_id = $1::uuid AND provider = $3 AND external_lead_id = $4
+         SELECT id, created_at FROM leads WHERE tenant_id = $1::uuid AND provider = $3 AND external_lead_id = $4
          LIMIT 1
        ), messages AS (${INSERT_MESSAGES("$11")})
        SELECT id FROM lead`,
@@ -260,7 +260,7 @@ export class LeadsRepository {
          VALUES ($1::uuid, $2::uuid, $3, $4, 'placeholder', $5, $7, $8, $9)
          ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
            last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at), ${EARLIEST_ARRIVAL}, updated_at = now()
-         RETURNING id
+         RETURNING id, created_at
        ), messages AS (${INSERT_MESSAGES("$6")})
        SELECT id FROM lead`,
       [
@@ -281,11 +281,11 @@ export class LeadsRepository {
   /** Adds messages once each, keyed by the provider's message id. */
   private async addMessages(tenantId: string, leadId: string, messages: LeadMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    await this.sql.query(`WITH lead AS (SELECT $2::uuid AS id) ${INSERT_MESSAGES("$3")}`, [
-      tenantId,
-      leadId,
-      messageRows(messages),
-    ]);
+    await this.sql.query(
+      `WITH lead AS (SELECT id, created_at FROM leads WHERE tenant_id = $1::uuid AND id = $2::uuid)
+       ${INSERT_MESSAGES("$3")}`,
+      [tenantId, leadId, messageRows(messages)],
+    );
   }
 
   /**
@@ -367,11 +367,13 @@ export class LeadsRepository {
         );
         if (base === null) throw new RetryableError("lead_history_moved");
         await tx.$executeRawUnsafe(
-          `INSERT INTO lead_messages (tenant_id, lead_id, external_id, direction, author, text, sent_at, position, cursor)
-           SELECT $1::uuid, $2::uuid, m.external_id, m.direction, m.author, m.text, m.sent_at, m.position, m.cursor
-           FROM jsonb_to_recordset($3::jsonb)
+          `INSERT INTO lead_messages (tenant_id, lead_id, lead_created_at, external_id, direction, author, text, sent_at,
+                                      position, cursor)
+           SELECT $1::uuid, $2::uuid, l.created_at, m.external_id, m.direction, m.author, m.text, m.sent_at, m.position, m.cursor
+           FROM leads l, jsonb_to_recordset($3::jsonb)
              AS m(external_id text, direction text, author text, text text, sent_at timestamptz, position int, cursor text)
-           ON CONFLICT (lead_id, external_id) DO UPDATE SET position = EXCLUDED.position, cursor = EXCLUDED.cursor
+           WHERE l.tenant_id = $1::uuid AND l.id = $2::uuid
+           ON CONFLICT (lead_id, external_id, lead_created_at) DO UPDATE SET position = EXCLUDED.position, cursor = EXCLUDED.cursor
            WHERE lead_messages.position IS NULL`,
           tenantId,
           leadId,
@@ -452,15 +454,15 @@ function runRows(run: HistoryRun, base: number) {
 }
 
 /**
- * Inserts the messages of `$<n>` (messageRows) to the lead of the statement's `lead` CTE, once each
- * (keyed by the provider's message id); `$1` is the tenant.
+ * Inserts the messages of `$<n>` (messageRows) to the lead of the statement's `lead` CTE (id and
+ * created_at, the partition key), once each (keyed by the provider's message id); `$1` is the tenant.
  */
 const INSERT_MESSAGES = (messages: string) => `
-  INSERT INTO lead_messages (tenant_id, lead_id, external_id, direction, author, text, sent_at)
-  SELECT $1::uuid, lead.id, m.external_id, m.direction, m.author, m.text, m.sent_at
+  INSERT INTO lead_messages (tenant_id, lead_id, lead_created_at, external_id, direction, author, text, sent_at)
+  SELECT $1::uuid, lead.id, lead.created_at, m.external_id, m.direction, m.author, m.text, m.sent_at
   FROM lead, jsonb_to_recordset(${messages}::jsonb)
     AS m(external_id text, direction text, author text, text text, sent_at timestamptz)
-  ON CONFLICT (lead_id, external_id) DO NOTHING`;
+  ON CONFLICT (lead_id, external_id, lead_created_at) DO NOTHING`;
 
 function messageRows(messages: LeadMessage[]): string {
   return JSON.stringify(messages.map(messageRow));

@@ -1,43 +1,54 @@
 import { Injectable } from "@nestjs/common";
 import { PrismaService } from "../database/prisma.service.js";
 import { JOB_STATUSES, TERMINAL } from "../jobs/state/job-states.js";
+import { PARTITIONED, type PartitionedTable } from "./partitioned-tables.js";
 
 const sqlList = (statuses: readonly string[]) => `(${statuses.map((status) => `'${status}'`).join(", ")})`;
 /** Job statuses that still need their receipt: not finished yet. */
 const UNFINISHED = sqlList(JOB_STATUSES.filter((status) => !TERMINAL.includes(status)));
-/** A payload is kept while any job of its receipt has not succeeded: dead and cancelled jobs may be replayed. */
-const NOT_SUCCEEDED = sqlList(JOB_STATUSES.filter((status) => status !== "succeeded"));
 
 /**
- * Retention in bounded batches. Nothing a job still needs is purged: a payload stays while any job
- * of its receipt has not succeeded (dead and cancelled jobs may be replayed), a receipt while any
- * job is unfinished. Side-effect records are kept: after its receipt is gone, a re-delivered event
- * makes new jobs under the same job keys; the auto-reply and the CRM delivery find their records and
- * are not sent again, and the lead upsert is keyed by the provider's lead id (no second lead).
+ * Retention row by row, in bounded batches: the receipts (unpartitioned: their identity decides
+ * races), and the rows of the partitioned tables' DEFAULT partitions (survivors of dropped months,
+ * and months that had no partition). Whole months go by partition drop (partitions.repository.ts).
+ * Nothing a job still needs is purged: a payload stays while any job of its receipt has not
+ * succeeded (dead and cancelled jobs may be replayed), a receipt while any job is unfinished.
+ * Side-effect records are kept: after its receipt is gone, a re-delivered event makes new jobs
+ * under the same job keys; the auto-reply and the CRM delivery find their records and are not sent
+ * again, and the lead upsert is keyed by the provider's lead id (no second lead).
  */
 @Injectable()
 export class RetentionRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** Drops raw payloads received before `cutoff`; answers how many. */
-  async purgePayloads(cutoff: Date, batch: number): Promise<number> {
-    const result = await this.prisma.pool.query(
-      `UPDATE receipts SET raw_payload = NULL, payload_purged_at = now()
-       WHERE id IN (
-         SELECT r.id FROM receipts r
-         WHERE r.received_at < $1 AND r.payload_purged_at IS NULL
-           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.receipt_id = r.id AND j.tenant_id = r.tenant_id
-                           AND j.status IN ${NOT_SUCCEEDED})
-         ORDER BY r.received_at LIMIT $2)`,
+  /**
+   * Deletes up to `batch` rows of `table`'s DEFAULT partition older than `cutoff` that nothing needs
+   * any more; answers how many. A purged payload marks its receipt (payloadPurgedAt).
+   */
+  async purgeDefault(table: PartitionedTable, cutoff: Date, batch: number): Promise<number> {
+    const { key, survives } = PARTITIONED[table];
+    const mark =
+      table === "receipt_payloads"
+        ? `, marked AS (UPDATE receipts r SET payload_purged_at = now() FROM gone g
+                        WHERE r.id = g.receipt_id AND r.tenant_id = g.tenant_id)`
+        : "";
+    const { rows } = await this.prisma.pool.query<{ n: number }>(
+      `WITH gone AS (
+         DELETE FROM ${table}_default WHERE ctid = ANY(ARRAY(
+           SELECT d.ctid FROM ${table}_default d WHERE d.${key} < $1 AND NOT (${survives("d")}) LIMIT $2))
+         RETURNING *
+       )${mark}
+       SELECT count(*)::int AS n FROM gone`,
       [cutoff, batch],
     );
-    return result.rowCount ?? 0;
+    return rows[0]!.n;
   }
 
   /**
-   * Deletes receipts received before `cutoff`, with their jobs, attempts and conflicts; answers how
+   * Deletes receipts received before `cutoff`, with their jobs, payloads and conflicts; answers how
    * many. The candidates' jobs are locked before their statuses are checked again, so a replay that
-   * committed meanwhile keeps its receipt, and one that comes later waits, then finds nothing.
+   * committed meanwhile keeps its receipt, and one that comes later waits, then finds nothing. Their
+   * jobs' attempts go with their month's partition (job_attempts has no foreign key to jobs).
    */
   async purgeReceipts(cutoff: Date, batch: number): Promise<{ deleted: number; more: boolean }> {
     const client = await this.prisma.pool.connect();
@@ -60,14 +71,15 @@ export class RetentionRepository {
       // A new statement, so a new snapshot: job statuses as they are now that they are locked.
       const { rows } = await client.query<{ id: string; tenant_id: string }>(
         `WITH expired AS (
-           SELECT r.id, r.tenant_id FROM receipts r
+           SELECT r.id, r.tenant_id, r.received_at FROM receipts r
            WHERE r.id = ANY($1::uuid[])
              AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.receipt_id = r.id AND j.tenant_id = r.tenant_id
                              AND j.status IN ${UNFINISHED})
          ), expired_jobs AS (
            SELECT j.id, j.tenant_id FROM jobs j JOIN expired e ON j.receipt_id = e.id AND j.tenant_id = e.tenant_id
-         ), attempts AS (
-           DELETE FROM job_attempts a USING expired_jobs j WHERE a.job_id = j.id AND a.tenant_id = j.tenant_id
+         ), payloads AS (
+           DELETE FROM receipt_payloads p USING expired e
+           WHERE p.receipt_id = e.id AND p.tenant_id = e.tenant_id AND p.received_at = e.received_at
          ), batch_items AS (
            DELETE FROM replay_batch_jobs i USING expired_jobs j WHERE i.job_id = j.id AND i.tenant_id = j.tenant_id
          ), conflicts AS (

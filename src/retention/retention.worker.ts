@@ -4,6 +4,8 @@ import { OnWorkerEvent, Processor, WorkerHost } from "@nestjs/bullmq";
 import { Metrics } from "../observability/metrics.js";
 import type { QueueName } from "../queues/queue-names.js";
 import { Queues } from "../queues/queues.js";
+import { PARTITIONED, PARTITIONED_TABLES, type PartitionedTable } from "./partitioned-tables.js";
+import { PartitionsRepository } from "./partitions.repository.js";
 import { RetentionRepository } from "./retention.repository.js";
 
 const QUEUE = "retention" satisfies QueueName;
@@ -11,10 +13,31 @@ const BATCH = 1_000;
 const DAY_MS = 86_400_000;
 const SCHEDULE_CHECK_MS = 60_000;
 
+/** What a pass counts per table (the metric's `what`). */
+const WHAT: Record<PartitionedTable, "payloads" | "attempts" | "messages" | "audit"> = {
+  receipt_payloads: "payloads",
+  job_attempts: "attempts",
+  lead_messages: "messages",
+  audit_entries: "audit",
+};
+
+export interface RetentionPass {
+  payloads: number;
+  attempts: number;
+  messages: number;
+  audit: number;
+  receipts: number;
+  /** Whole months dropped (their rows are not counted one by one). */
+  partitions: number;
+}
+
 /**
- * Retention as a scheduled BullMQ job: every RETENTION_INTERVAL_MINUTES one run purges raw payloads
- * older than PAYLOAD_RETENTION_DAYS and receipts older than RECEIPT_RETENTION_DAYS, in batches of
- * 1,000 until none is left. The schedule is upserted under a fixed id, so any number of workers
+ * Retention as a scheduled BullMQ job: every RETENTION_INTERVAL_MINUTES one run keeps the month
+ * partitions ready ahead (docs/operations.md "Partitioned history"), deletes receipts older than
+ * RECEIPT_RETENTION_DAYS with their jobs (row by row, in batches of 1,000), drops each partitioned
+ * table's months older than its window (payloads PAYLOAD_RETENTION_DAYS, attempts with the receipts,
+ * messages MESSAGE_RETENTION_DAYS, audit AUDIT_RETENTION_DAYS) keeping their survivors, and purges
+ * the DEFAULT partitions' expired rows in batches. The schedule is upserted under a fixed id, so any number of workers
  * keep one schedule, and one worker runs each occurrence (the BullMQ worker, one run at a time, is
  * started and stopped by the queues module).
  */
@@ -27,6 +50,7 @@ export class RetentionWorker extends WorkerHost implements OnApplicationBootstra
 
   constructor(
     private readonly retention: RetentionRepository,
+    private readonly partitions: PartitionsRepository,
     @Inject(CONFIG.retention) private readonly config: RetentionConfig,
     private readonly queues: Queues,
     private readonly metrics: Metrics,
@@ -68,22 +92,41 @@ export class RetentionWorker extends WorkerHost implements OnApplicationBootstra
   }
 
   /** One retention pass; answers what it purged. */
-  async run(now = new Date()): Promise<{ payloads: number; receipts: number }> {
-    const payloadCutoff = new Date(now.getTime() - this.config.payloadRetentionDays * DAY_MS);
-    const receiptCutoff = new Date(now.getTime() - this.config.receiptRetentionDays * DAY_MS);
-    const purged = { payloads: 0, receipts: 0 };
-    for (let n = BATCH; n === BATCH && !this.closing;) {
-      n = await this.retention.purgePayloads(payloadCutoff, BATCH);
-      purged.payloads += n;
-      this.metrics.retentionPurged.inc({ what: "payloads" }, n);
-    }
+  async run(now = new Date()): Promise<RetentionPass> {
+    const cutoff = (days: number) => new Date(now.getTime() - days * DAY_MS);
+    const receiptCutoff = cutoff(this.config.receiptRetentionDays);
+    const purged: RetentionPass = {
+      payloads: 0,
+      attempts: 0,
+      messages: 0,
+      audit: 0,
+      receipts: 0,
+      partitions: 0,
+    };
+    for (const table of PARTITIONED_TABLES) await this.partitions.createAhead(table, now);
+    // Receipts (with their jobs) first: their attempts then go with the month, not as survivors.
     for (let more = true; more && !this.closing;) {
       const step = await this.retention.purgeReceipts(receiptCutoff, BATCH);
       purged.receipts += step.deleted;
       this.metrics.retentionPurged.inc({ what: "receipts" }, step.deleted);
       more = step.more;
     }
-    this.logger.log({ msg: "retention pass", ...purged, payloadCutoff, receiptCutoff });
+    for (const table of PARTITIONED_TABLES) {
+      const tableCutoff = cutoff(PARTITIONED[table].days(this.config));
+      for (const month of await this.partitions.months(table)) {
+        if (this.closing || month.end > tableCutoff) break;
+        const survivors = await this.partitions.dropMonth(table, month, tableCutoff);
+        purged.partitions += 1;
+        this.metrics.retentionPurged.inc({ what: "partitions" });
+        this.logger.log({ msg: "partition dropped", table, month: month.start, survivors });
+      }
+      for (let n = BATCH; n === BATCH && !this.closing;) {
+        n = await this.retention.purgeDefault(table, tableCutoff, BATCH);
+        purged[WHAT[table]] += n;
+        this.metrics.retentionPurged.inc({ what: WHAT[table] }, n);
+      }
+    }
+    this.logger.log({ msg: "retention pass", ...purged, receiptCutoff });
     return purged;
   }
 }

@@ -54,7 +54,9 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
     expect(retry.body).toEqual({ accepted: true, duplicate: true, receiptIds: first.body.receiptIds });
 
     const { rows } = await app.sql.query(
-      "SELECT event_id, lead_id, kind, status, duplicate_count, raw_payload FROM receipts WHERE id = $1",
+      `SELECT event_id, lead_id, kind, status, duplicate_count,
+              (SELECT payload FROM receipt_payloads p WHERE p.receipt_id = r.id) AS raw_payload
+       FROM receipts r WHERE id = $1`,
       [first.body.receiptIds[0]],
     );
     expect(rows[0]).toMatchObject({

@@ -27,6 +27,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   if (!template) throw new Error("LEADGATE_TEST_TEMPLATE is not set: run the tests with `npm test`");
   const name = `leadgate_test_${randomBytes(6).toString("hex")}`;
   await admin((client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+  return opened(name);
+}
+
+function opened(name: string): TestDatabase {
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   const sql = new pg.Pool({ connectionString: url.toString(), max: 4 });
@@ -41,6 +45,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
+}
+
+/** An empty database of the test's own (no migration applied), e.g. to apply migrations step by step. */
+export async function createEmptyDatabase(): Promise<TestDatabase> {
+  const name = `leadgate_test_${randomBytes(6).toString("hex")}`;
+  await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  return opened(name);
 }
 
 /** What a tenant has stored: the observable outcome of ingest. */

@@ -108,11 +108,11 @@ export async function claimMany(
        ), abandoned AS (
          -- The attempt of a run that never ended (its worker died, or the database failed under it):
          -- the job was running when this claim locked it.
-         INSERT INTO job_attempts AS a (tenant_id, job_id, number, started_at, finished_at, outcome, duration_ms)
-         SELECT job.tenant_id, job.id, job.attempts - 1, COALESCE(l.attempt_started_at, now()), now(), 'abandoned',
+         INSERT INTO job_attempts AS a (tenant_id, job_id, job_created_at, number, started_at, finished_at, outcome, duration_ms)
+         SELECT job.tenant_id, job.id, job.created_at, job.attempts - 1, COALESCE(l.attempt_started_at, now()), now(), 'abandoned',
                 ${DURATION_MS("COALESCE(l.attempt_started_at, now())")}
          FROM job JOIN locked l ON l.id = job.id WHERE l.status = 'running'
-         ON CONFLICT (job_id, number) DO UPDATE SET finished_at = now(), outcome = 'abandoned',
+         ON CONFLICT (job_id, number, job_created_at) DO UPDATE SET finished_at = now(), outcome = 'abandoned',
            duration_ms = ${DURATION_MS("a.started_at")}
          WHERE a.finished_at IS NULL
        )
@@ -153,7 +153,7 @@ export async function succeedMany(
          FROM input i
          WHERE jobs.id = ANY($5::uuid[]) AND jobs.id = i.id AND jobs.tenant_id = i.tenant_id
            AND jobs.status = ANY($2::text[]) AND jobs.attempts = i.attempts
-         RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, jobs.job_key, jobs.operation, jobs.attempts,
+         RETURNING jobs.id, jobs.tenant_id, jobs.created_at, jobs.receipt_id, jobs.job_key, jobs.operation, jobs.attempts,
                    jobs.attempt_started_at, i.dependents, i.claim, i.record
        ), attempt AS (
          ${WRITE_ATTEMPTS("'succeeded'", "NULL")}
@@ -223,7 +223,7 @@ export async function finishMany(sql: StatementRunner, finishes: FinishOf[]): Pr
          FROM input i
          WHERE jobs.id = ANY($2::uuid[]) AND jobs.id = i.id AND jobs.tenant_id = i.tenant_id
            AND jobs.status = ANY(i.sources) AND jobs.attempts = i.attempts
-         RETURNING jobs.id, jobs.tenant_id, jobs.attempts, jobs.attempt_started_at
+         RETURNING jobs.id, jobs.tenant_id, jobs.created_at, jobs.attempts, jobs.attempt_started_at
        ), attempt AS (
          ${WRITE_ATTEMPTS("i.outcome", "i.error_code")}
        )

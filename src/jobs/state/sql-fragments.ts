@@ -32,13 +32,13 @@ export const DURATION_MS = (startedAt: string) => `(extract(epoch FROM now() - $
 
 /**
  * Writes the attempt rows of the jobs a batch statement moved (CTEs `input` i and `moved` m, with
- * id, tenant_id, attempts and attempt_started_at), ended now with `outcome` and `errorCode` (SQL
+ * id, tenant_id, created_at, attempts and attempt_started_at), ended now with `outcome` and `errorCode` (SQL
  * expressions over i). A row of the same number that an earlier version opened at its claim is closed.
  */
 export const WRITE_ATTEMPTS = (outcome: string, errorCode: string) => `INSERT INTO job_attempts AS a
-    (tenant_id, job_id, number, started_at, finished_at, outcome, error_code, duration_ms)
-  SELECT m.tenant_id, m.id, m.attempts, m.attempt_started_at, now(), ${outcome}, ${errorCode},
+    (tenant_id, job_id, job_created_at, number, started_at, finished_at, outcome, error_code, duration_ms)
+  SELECT m.tenant_id, m.id, m.created_at, m.attempts, m.attempt_started_at, now(), ${outcome}, ${errorCode},
          ${DURATION_MS("m.attempt_started_at")}
   FROM input i JOIN moved m ON m.id = i.id
-  ON CONFLICT (job_id, number) DO UPDATE SET finished_at = excluded.finished_at, outcome = excluded.outcome,
+  ON CONFLICT (job_id, number, job_created_at) DO UPDATE SET finished_at = excluded.finished_at, outcome = excluded.outcome,
     error_code = excluded.error_code, duration_ms = ${DURATION_MS("a.started_at")}`;
