@@ -54,13 +54,14 @@ export class PartitionsRepository {
    * range is gone, so they land in the DEFAULT partition), drops it and records the drop, in ONE
    * transaction: a crash anywhere leaves the month attached and whole, and the next pass does it
    * again. The detach holds the parent's lock until commit, so the survivors' query is index-driven;
-   * a lock not granted within 5 s (a long query on the table) fails the pass, which retries later.
+   * a lock not granted within 1 s (a long query on the table) fails the pass, which retries later
+   * (writes queue behind a detach that waits for its lock, so that wait is kept short).
    * Answers the survivors.
    */
   async dropMonth(table: PartitionedTable, month: MonthPartition, cutoff: Date): Promise<number> {
     const { survives } = PARTITIONED[table];
     return this.inTransaction(async (client) => {
-      await client.query("SET LOCAL lock_timeout = '5s'");
+      await client.query("SET LOCAL lock_timeout = '1s'");
       await client.query(`ALTER TABLE ${table} DETACH PARTITION ${month.name}`);
       const kept = await client.query(
         `INSERT INTO ${table} SELECT d.* FROM ${month.name} d CROSS JOIN (SELECT $1::timestamptz) AS w(cutoff)
