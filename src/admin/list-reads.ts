@@ -27,23 +27,30 @@ function failure(error: unknown): { error: string; code?: string } {
 }
 
 /**
- * How far behind the replica's data is, read from the replica at each scrape: 0 when it has applied
- * all the WAL it received, else the time since the last transaction it applied (an upper bound of
- * the lag while it catches up); +Inf while the replica does not answer (as far behind as can be:
- * an alert on the lag fires, and lists read the primary meanwhile).
+ * How far behind the replica's data is, read from the replica at each scrape: 0 while its WAL
+ * receiver streams and it has applied all it received; else the time since the last transaction it
+ * applied (an upper bound of the lag while it catches up, and the age of its data while replication
+ * is broken: received and applied WAL then agree, so only the receiver's state tells); +Inf while the
+ * replica does not answer, or has applied nothing yet (as far behind as can be: an alert on the lag
+ * fires, and lists read the primary meanwhile). A role without pg_read_all_stats sees the receiver's
+ * row (while one runs) but not its status: then a running receiver counts as streaming.
  */
+const LAG = `
+SELECT CASE
+  WHEN EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE COALESCE(status, 'streaming') = 'streaming')
+       AND pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+  ELSE COALESCE(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 'Infinity')
+END::float8 AS lag`;
+
 function replicaLagGauge(metrics: Metrics, replica: PrismaService): void {
   new Gauge({
     name: "leadgate_replica_lag_seconds",
-    help: "How far the read replica (DATABASE_REPLICA_URL) is behind: 0 when it applied all WAL it received, else seconds since the last transaction it applied; +Inf while it does not answer.",
+    help: "How far the read replica (DATABASE_REPLICA_URL) is behind: 0 while it streams and applied all WAL it received, else seconds since the last transaction it applied (also while replication is broken); +Inf while it does not answer.",
     registers: [metrics.registry],
     async collect() {
       this.reset();
       try {
-        const { rows } = await replica.pool.query<{ lag: number }>(
-          `SELECT CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
-                  ELSE COALESCE(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8 AS lag`,
-        );
+        const { rows } = await replica.pool.query<{ lag: number }>(LAG);
         this.set(rows[0]?.lag ?? 0);
       } catch {
         this.set(Number.POSITIVE_INFINITY); // the replica does not answer: never a false 0

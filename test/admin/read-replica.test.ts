@@ -208,6 +208,19 @@ describe("admin API: lists and reports on a read replica", () => {
     }
   });
 
+  it("with replication broken (the replica answers, its WAL receiver does not stream), the lag shows how old its data is, never 0", async () => {
+    const mend = await pg.breakReplication();
+    try {
+      await leadOnPrimary(); // a transaction the replica cannot receive
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      // Received and replayed WAL agree (nothing new arrives): only the receiver's state tells.
+      expect(await metric("leadgate_replica_lag_seconds")).toBeGreaterThan(1);
+    } finally {
+      await mend();
+    }
+    expect(await metric("leadgate_replica_lag_seconds")).toBe(0);
+  });
+
   it("with the replica down, lists and reports still answer 200 from the primary, and the fallback is counted", async () => {
     const leadId = await leadOnPrimary();
     await pg.stopReplica();
@@ -215,7 +228,7 @@ describe("admin API: lists and reports on a read replica", () => {
     expect((await reader.get("/admin/receipts")).status).toBe(200);
     expect((await reader.get("/admin/jobs")).status).toBe(200);
     expect((await reader.get("/admin/jobs/summary")).status).toBe(200);
-    expect((await reader.get("/admin/overview")).body).toMatchObject({ leads24h: 6 });
+    expect((await reader.get("/admin/overview")).body).toMatchObject({ leads24h: 7 });
     expect((await reader.get("/admin/speed-to-lead")).status).toBe(200);
     // One failure, then this process reads the primary for 10 s without trying the replica.
     expect(await metric("leadgate_replica_fallbacks_total")).toBe(1);

@@ -35,6 +35,12 @@ export interface PostgresWithReplica {
   resumeReplay(): Promise<void>;
   /** Resolves once the replica has replayed everything the primary committed so far. */
   caughtUp(): Promise<void>;
+  /**
+   * Breaks replication while the replica keeps answering: its WAL receiver is pointed at a port
+   * nothing listens on. Resolves once it no longer streams; the returned function mends it and
+   * resolves once the replica caught up.
+   */
+  breakReplication(): Promise<() => Promise<void>>;
   /** Stops the replica (fast shutdown): its connections are closed and new ones refused. */
   stopReplica(): Promise<void>;
   /** Stops both servers and removes their files. */
@@ -147,6 +153,22 @@ export async function startPostgresWithReplica(): Promise<PostgresWithReplica> {
     async resumeReplay() {
       await replica.query("SELECT pg_wal_replay_resume()");
       await caughtUp();
+    },
+    async breakReplication() {
+      const streaming = async () =>
+        (await replica.query("SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming'")).rowCount === 1;
+      const { rows } = await replica.query<{ primary_conninfo: string }>("SHOW primary_conninfo");
+      const setConninfo = async (conninfo: string) => {
+        await replica.query(`ALTER SYSTEM SET primary_conninfo = '${conninfo.replaceAll("'", "''")}'`);
+        await replica.query("SELECT pg_reload_conf()");
+      };
+      await setConninfo(`host=127.0.0.1 port=${await freePort()} user=postgres`);
+      await waitFor(streaming, (up) => !up);
+      return async () => {
+        await setConninfo(rows[0]!.primary_conninfo);
+        await waitFor(streaming, (up) => up);
+        await caughtUp();
+      };
     },
     async stopReplica() {
       await stopServer(replicaDir);

@@ -84,13 +84,14 @@ async function call<T>(method: Method, path: string, options: CallOptions<unknow
     credentials: "same-origin",
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
+  // The session ended, whatever the body says (a proxy in front may answer 401 with HTML).
+  if (response.status === 401 && path.startsWith("/admin/")) sessionEnded?.();
   const text = await response.text();
   const json = parsed(text);
   if (json === NOT_JSON) {
     // A proxy's HTML error page, say: an ApiError all the same, naming the status.
     throw new ApiError(response.status, "not_json", `The server answered ${response.status} without JSON.`);
   }
-  if (response.status === 401 && path.startsWith("/admin/")) sessionEnded?.();
   if (!response.ok) {
     const error = (json ?? {}) as { error?: string; message?: string; details?: Record<string, string[]> };
     throw new ApiError(
