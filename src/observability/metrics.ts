@@ -73,7 +73,7 @@ export class Metrics {
 
   readonly retentionPurged = new Counter({
     name: "leadgate_retention_purged_total",
-    help: "Rows purged by retention: receipts (deleted with their jobs), and the DEFAULT partitions' payloads, attempts, messages and audit entries; partitions: whole months dropped.",
+    help: "Rows purged by retention: receipts (deleted with their jobs), jobs (finished jobs without a receipt), and the DEFAULT partitions' payloads, attempts, messages and audit entries; partitions: whole months dropped.",
     labelNames: ["what"] as const,
     registers: [this.registry],
   });

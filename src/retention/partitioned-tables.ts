@@ -33,8 +33,8 @@ export const PARTITIONED: Record<PartitionedTable, PartitionRetention> = {
       `EXISTS (SELECT 1 FROM jobs j WHERE j.receipt_id = ${d}.receipt_id AND j.tenant_id = ${d}.tenant_id
                  AND j.status IN ${NOT_SUCCEEDED})`,
   },
-  // Attempts go with their jobs (deleted with their receipts after RECEIPT_RETENTION_DAYS): an attempt
-  // outlives its month while its job exists (unfinished, or a connection's or an alert's job).
+  // Attempts go with their jobs (deleted with their receipts after RECEIPT_RETENTION_DAYS; a job
+  // without a receipt that long after it finished): an attempt outlives its month while its job exists.
   job_attempts: {
     key: "job_created_at",
     days: (config) => config.receiptRetentionDays,

@@ -27,6 +27,8 @@ export interface RetentionPass {
   messages: number;
   audit: number;
   receipts: number;
+  /** Finished jobs without a receipt (a connection's or an alert's), deleted after RECEIPT_RETENTION_DAYS. */
+  jobs: number;
   /** Whole months dropped (their rows are not counted one by one). */
   partitions: number;
 }
@@ -34,7 +36,8 @@ export interface RetentionPass {
 /**
  * Retention as a scheduled BullMQ job: every RETENTION_INTERVAL_MINUTES one run keeps the month
  * partitions ready ahead (docs/operations.md "Partitioned history"), deletes receipts older than
- * RECEIPT_RETENTION_DAYS with their jobs (row by row, in batches of 1,000), drops each partitioned
+ * RECEIPT_RETENTION_DAYS with their jobs (row by row, in batches of 1,000) and the finished jobs
+ * without a receipt completed before it, drops each partitioned
  * table's months older than its window (payloads PAYLOAD_RETENTION_DAYS, attempts with the receipts,
  * messages MESSAGE_RETENTION_DAYS, audit AUDIT_RETENTION_DAYS) keeping their survivors, and purges
  * the DEFAULT partitions' expired rows in batches. The schedule is upserted under a fixed id, so any number of workers
@@ -101,15 +104,21 @@ export class RetentionWorker extends WorkerHost implements OnApplicationBootstra
       messages: 0,
       audit: 0,
       receipts: 0,
+      jobs: 0,
       partitions: 0,
     };
     for (const table of PARTITIONED_TABLES) await this.partitions.createAhead(table, now);
-    // Receipts (with their jobs) first: their attempts then go with the month, not as survivors.
+    // Receipts (with their jobs) and finished jobs without a receipt first: their attempts then go with the month, not as survivors.
     for (let more = true; more && !this.closing;) {
       const step = await this.retention.purgeReceipts(receiptCutoff, BATCH);
       purged.receipts += step.deleted;
       this.metrics.retentionPurged.inc({ what: "receipts" }, step.deleted);
       more = step.more;
+    }
+    for (let n = BATCH; n === BATCH && !this.closing;) {
+      n = await this.retention.purgeUnownedJobs(receiptCutoff, BATCH);
+      purged.jobs += n;
+      this.metrics.retentionPurged.inc({ what: "jobs" }, n);
     }
     for (const table of PARTITIONED_TABLES) {
       const tableCutoff = cutoff(PARTITIONED[table].days(this.config));

@@ -161,6 +161,18 @@ describe("partitioned history migration (copy-and-swap)", () => {
       expect.arrayContaining(["audit_entries_default", "audit_entries_p202607", "audit_entries_p202608"]),
     );
 
+    // Each DEFAULT partition has an index of its own on its key (retention purges its old rows by it).
+    const indexes = await q<{ indexdef: string }>(
+      `SELECT indexdef FROM pg_indexes WHERE tablename LIKE '%\\_default'
+       AND NOT EXISTS (SELECT 1 FROM pg_inherits WHERE inhrelid = indexname::regclass) ORDER BY tablename`,
+    );
+    expect(indexes.map((row) => row.indexdef.replace(/^.* USING /, ""))).toEqual([
+      "btree (created_at)",
+      "btree (job_created_at)",
+      "btree (lead_created_at)",
+      "btree (received_at)",
+    ]);
+
     // The race-deciding keys: a second attempt number 2 or message m1 of the same job / lead is refused.
     await expect(
       q(

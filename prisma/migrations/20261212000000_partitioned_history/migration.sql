@@ -87,6 +87,8 @@ BEGIN
       CONSTRAINT "receipt_payloads_pkey" PRIMARY KEY ("receipt_id", "received_at")
   ) PARTITION BY RANGE ("received_at")\x3b
   CREATE TABLE "receipt_payloads_default" PARTITION OF "receipt_payloads" DEFAULT\x3b
+  -- Retention''s purge of DEFAULT (retention.repository.ts purgeDefault): its rows older than a cutoff.
+  CREATE INDEX "receipt_payloads_default_received_at_idx" ON "receipt_payloads_default"("received_at")\x3b
   PERFORM leadgate_create_month_partitions(''receipt_payloads'',
     (SELECT min("received_at") FROM "receipts" WHERE "raw_payload" IS NOT NULL))\x3b
   INSERT INTO "receipt_payloads" ("receipt_id", "tenant_id", "received_at", "payload")
@@ -116,6 +118,8 @@ BEGIN
   -- One row per attempt number (job_created_at is fixed per job: as unique as (job_id, number)).
   CREATE UNIQUE INDEX "job_attempts_job_id_number_key" ON "job_attempts"("job_id", "number", "job_created_at")\x3b
   CREATE TABLE "job_attempts_default" PARTITION OF "job_attempts" DEFAULT\x3b
+  -- Retention''s purge of DEFAULT (retention.repository.ts purgeDefault): its rows older than a cutoff.
+  CREATE INDEX "job_attempts_default_job_created_at_idx" ON "job_attempts_default"("job_created_at")\x3b
   PERFORM leadgate_create_month_partitions(''job_attempts'',
     (SELECT min(j."created_at") FROM "job_attempts_unpartitioned" a JOIN "jobs" j ON j."id" = a."job_id"))\x3b
   INSERT INTO "job_attempts" ("id", "tenant_id", "job_id", "number", "started_at", "finished_at", "outcome",
@@ -149,6 +153,8 @@ BEGIN
   -- The message upsert key (lead_created_at is fixed per lead: as unique as (lead_id, external_id)).
   CREATE UNIQUE INDEX "lead_messages_lead_id_external_id_key" ON "lead_messages"("lead_id", "external_id", "lead_created_at")\x3b
   CREATE TABLE "lead_messages_default" PARTITION OF "lead_messages" DEFAULT\x3b
+  -- Retention''s purge of DEFAULT (retention.repository.ts purgeDefault): its rows older than a cutoff.
+  CREATE INDEX "lead_messages_default_lead_created_at_idx" ON "lead_messages_default"("lead_created_at")\x3b
   PERFORM leadgate_create_month_partitions(''lead_messages'',
     (SELECT min(l."created_at") FROM "lead_messages_unpartitioned" m JOIN "leads" l ON l."id" = m."lead_id"))\x3b
   INSERT INTO "lead_messages" ("id", "tenant_id", "lead_id", "external_id", "direction", "author", "text", "sent_at",
@@ -176,7 +182,14 @@ BEGIN
   ) PARTITION BY RANGE ("created_at")\x3b
   CREATE INDEX "audit_entries_tenant_id_created_at_id_idx" ON "audit_entries"("tenant_id", "created_at" DESC, "id" DESC)\x3b
   CREATE TABLE "audit_entries_default" PARTITION OF "audit_entries" DEFAULT\x3b
+  -- Retention''s purge of DEFAULT (retention.repository.ts purgeDefault): its rows older than a cutoff.
+  CREATE INDEX "audit_entries_default_created_at_idx" ON "audit_entries_default"("created_at")\x3b
   PERFORM leadgate_create_month_partitions(''audit_entries'', (SELECT min("created_at") FROM "audit_entries_unpartitioned"))\x3b
   INSERT INTO "audit_entries" SELECT * FROM "audit_entries_unpartitioned"\x3b
   DROP TABLE "audit_entries_unpartitioned"\x3b
+
+  -- Retention of the finished jobs without a receipt (a connection''s, an alert''s), oldest completed
+  -- first (retention.repository.ts purgeUnownedJobs).
+  CREATE INDEX "jobs_unowned_finished_completed_at_idx" ON "jobs"("completed_at")
+    WHERE "receipt_id" IS NULL AND "status" IN (''succeeded'', ''dead'', ''cancelled'')\x3b
 END ';
