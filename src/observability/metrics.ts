@@ -78,6 +78,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly retentionFailures = new Counter({
+    name: "leadgate_retention_failures_total",
+    help: "Parts of a retention pass that failed (the pass went on with the others): a partitioned table's maintenance, drops or DEFAULT purge, or receipts (receipts and jobs).",
+    labelNames: ["table"] as const,
+    registers: [this.registry],
+  });
+
   readonly rateLimitSkipped = new Counter({
     name: "leadgate_rate_limit_unchecked_total",
     help: "Deliveries let through without a rate-limit check because Redis did not answer.",

@@ -94,7 +94,12 @@ export class RetentionWorker extends WorkerHost implements OnApplicationBootstra
     clearInterval(this.scheduler);
   }
 
-  /** One retention pass; answers what it purged. */
+  /**
+   * One retention pass; answers what it purged. Each part (a table's maintenance ahead, the receipts
+   * with the jobs, a table's drops and DEFAULT purge) fails on its own: logged, counted in
+   * leadgate_retention_failures_total{table}, and the pass goes on with the next; it then throws
+   * the first failure, so the run reports failed.
+   */
   async run(now = new Date()): Promise<RetentionPass> {
     const cutoff = (days: number) => new Date(now.getTime() - days * DAY_MS);
     const receiptCutoff = cutoff(this.config.receiptRetentionDays);
@@ -107,35 +112,62 @@ export class RetentionWorker extends WorkerHost implements OnApplicationBootstra
       jobs: 0,
       partitions: 0,
     };
-    for (const table of PARTITIONED_TABLES) await this.partitions.createAhead(table, now);
-    // Receipts (with their jobs) and finished jobs without a receipt first: their attempts then go with the month, not as survivors.
-    for (let more = true; more && !this.closing;) {
-      const step = await this.retention.purgeReceipts(receiptCutoff, BATCH);
-      purged.receipts += step.deleted;
-      this.metrics.retentionPurged.inc({ what: "receipts" }, step.deleted);
-      more = step.more;
-    }
-    for (let n = BATCH; n === BATCH && !this.closing;) {
-      n = await this.retention.purgeUnownedJobs(receiptCutoff, BATCH);
-      purged.jobs += n;
-      this.metrics.retentionPurged.inc({ what: "jobs" }, n);
-    }
-    for (const table of PARTITIONED_TABLES) {
-      const tableCutoff = cutoff(PARTITIONED[table].days(this.config));
-      for (const month of await this.partitions.months(table)) {
-        if (this.closing || month.end > tableCutoff) break;
-        const survivors = await this.partitions.dropMonth(table, month, tableCutoff);
-        purged.partitions += 1;
-        this.metrics.retentionPurged.inc({ what: "partitions" });
-        this.logger.log({ msg: "partition dropped", table, month: month.start, survivors });
+    const failures: unknown[] = [];
+    const isolated = async (table: PartitionedTable | "receipts", work: () => Promise<unknown>) => {
+      try {
+        await work();
+      } catch (error) {
+        failures.push(error);
+        this.metrics.retentionFailures.inc({ table });
+        // The SQLSTATE and message only: a driver error's detail may hold row values.
+        const { code, message } = error as { code?: string; message?: string };
+        this.logger.warn({ msg: "retention failed", table, code, error: message });
+      }
+    };
+    for (const table of PARTITIONED_TABLES)
+      await isolated(table, () => this.partitions.createAhead(table, now));
+    // Receipts (with their jobs) and finished jobs without a receipt first: their attempts then go
+    // with the month, not as survivors.
+    await isolated("receipts", async () => {
+      for (let more = true; more && !this.closing;) {
+        const step = await this.retention.purgeReceipts(receiptCutoff, BATCH);
+        purged.receipts += step.deleted;
+        this.metrics.retentionPurged.inc({ what: "receipts" }, step.deleted);
+        more = step.more;
       }
       for (let n = BATCH; n === BATCH && !this.closing;) {
-        n = await this.retention.purgeDefault(table, tableCutoff, BATCH);
-        purged[WHAT[table]] += n;
-        this.metrics.retentionPurged.inc({ what: WHAT[table] }, n);
+        n = await this.retention.purgeUnownedJobs(receiptCutoff, BATCH);
+        purged.jobs += n;
+        this.metrics.retentionPurged.inc({ what: "jobs" }, n);
       }
+    });
+    for (const table of PARTITIONED_TABLES) {
+      await isolated(table, () =>
+        this.retainTable(table, cutoff(PARTITIONED[table].days(this.config)), purged),
+      );
     }
-    this.logger.log({ msg: "retention pass", ...purged, receiptCutoff });
+    this.logger.log({ msg: "retention pass", ...purged, receiptCutoff, failed: failures.length });
+    if (failures.length > 0) throw failures[0];
     return purged;
+  }
+
+  /** Drops the table's months older than `tableCutoff` (keeping their survivors), then purges its DEFAULT. */
+  private async retainTable(
+    table: PartitionedTable,
+    tableCutoff: Date,
+    purged: RetentionPass,
+  ): Promise<void> {
+    for (const month of await this.partitions.months(table)) {
+      if (this.closing || month.end > tableCutoff) break;
+      const survivors = await this.partitions.dropMonth(table, month, tableCutoff);
+      purged.partitions += 1;
+      this.metrics.retentionPurged.inc({ what: "partitions" });
+      this.logger.log({ msg: "partition dropped", table, month: month.start, survivors });
+    }
+    for (let n = BATCH; n === BATCH && !this.closing;) {
+      n = await this.retention.purgeDefault(table, tableCutoff, BATCH);
+      purged[WHAT[table]] += n;
+      this.metrics.retentionPurged.inc({ what: WHAT[table] }, n);
+    }
   }
 }
