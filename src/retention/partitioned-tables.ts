@@ -19,7 +19,8 @@ export interface PartitionRetention {
   days: (config: RetentionConfig) => number;
   /**
    * Which rows of `d` (the detached month, or the DEFAULT partition) must outlive their month; `$1` is
-   * the window's cutoff (a timestamptz). Each is driven by an index, since the month's drop holds the parent's lock.
+   * the window's cutoff (a timestamptz). A drop checks every row of its month (while it holds the
+   * parent's lock), each against jobs or leads by their indexes: keep it a semi-join on an indexed key.
    */
   survives: (d: string) => string;
 }
