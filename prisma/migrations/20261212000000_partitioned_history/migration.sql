@@ -61,9 +61,9 @@ END ';
 
 -- The conversion is ONE statement (a DO block): `prisma migrate deploy` runs each piece of the file
 -- between semicolons on its own, outside any transaction, so only a single statement is atomic. A
--- failure anywhere in it (disk full during a copy) changes nothing: mark the migration rolled back
--- (`npx prisma migrate resolve --rolled-back 20261212000000_partitioned_history`), fix the cause and
--- deploy again (the functions above are CREATE OR REPLACE).
+-- failure anywhere in it (disk full during a copy) changes nothing: fix the cause, mark the failed
+-- attempt rolled back (docs/operations.md "Partitioned history" says how) and deploy again (the
+-- functions above are CREATE OR REPLACE).
 DO E'
 BEGIN
   -- Every dropped month of a table''s partitions: when its rows were dropped. A receipt whose payload
