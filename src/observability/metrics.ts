@@ -73,8 +73,15 @@ export class Metrics {
 
   readonly retentionPurged = new Counter({
     name: "leadgate_retention_purged_total",
-    help: "Rows purged by retention: receipts (deleted with their jobs), and the DEFAULT partitions' payloads, attempts, messages and audit entries; partitions: whole months dropped.",
+    help: "Rows purged by retention: receipts (deleted with their jobs), jobs (finished jobs without a receipt), and the DEFAULT partitions' payloads, attempts, messages and audit entries; partitions: whole months dropped.",
     labelNames: ["what"] as const,
+    registers: [this.registry],
+  });
+
+  readonly retentionFailures = new Counter({
+    name: "leadgate_retention_failures_total",
+    help: "Parts of a retention pass that failed (the pass went on with the others): a partitioned table's maintenance, drops or DEFAULT purge, or receipts (receipts and jobs).",
+    labelNames: ["table"] as const,
     registers: [this.registry],
   });
 

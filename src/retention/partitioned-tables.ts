@@ -19,7 +19,8 @@ export interface PartitionRetention {
   days: (config: RetentionConfig) => number;
   /**
    * Which rows of `d` (the detached month, or the DEFAULT partition) must outlive their month; `$1` is
-   * the window's cutoff (a timestamptz). Each is driven by an index, since the month's drop holds the parent's lock.
+   * the window's cutoff (a timestamptz). A drop checks every row of its month (while it holds the
+   * parent's lock), each against jobs or leads by their indexes: keep it a semi-join on an indexed key.
    */
   survives: (d: string) => string;
 }
@@ -33,8 +34,8 @@ export const PARTITIONED: Record<PartitionedTable, PartitionRetention> = {
       `EXISTS (SELECT 1 FROM jobs j WHERE j.receipt_id = ${d}.receipt_id AND j.tenant_id = ${d}.tenant_id
                  AND j.status IN ${NOT_SUCCEEDED})`,
   },
-  // Attempts go with their jobs (deleted with their receipts after RECEIPT_RETENTION_DAYS): an attempt
-  // outlives its month while its job exists (unfinished, or a connection's or an alert's job).
+  // Attempts go with their jobs (deleted with their receipts after RECEIPT_RETENTION_DAYS; a job
+  // without a receipt that long after it finished): an attempt outlives its month while its job exists.
   job_attempts: {
     key: "job_created_at",
     days: (config) => config.receiptRetentionDays,

@@ -53,8 +53,10 @@ export class PartitionsRepository {
    * Drops one month: detaches it, copies the rows that must outlive it back through the parent (its
    * range is gone, so they land in the DEFAULT partition), drops it and records the drop, in ONE
    * transaction: a crash anywhere leaves the month attached and whole, and the next pass does it
-   * again. The detach holds the parent's lock until commit, so the survivors' query is index-driven;
-   * a lock not granted within 1 s (a long query on the table) fails the pass, which retries later
+   * again. The detach holds the parent's lock until commit, and the survivors' query scans the whole
+   * detached month (semi-joined to jobs or leads by their indexes): its time grows with the month's
+   * rows. A lock not granted within 1 s (a long query on the table) fails this table's part of the pass
+   * (the others go on), and the next pass retries it
    * (writes queue behind a detach that waits for its lock, so that wait is kept short).
    * Answers the survivors.
    */

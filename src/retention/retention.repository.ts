@@ -6,6 +6,7 @@ import { PARTITIONED, type PartitionedTable } from "./partitioned-tables.js";
 const sqlList = (statuses: readonly string[]) => `(${statuses.map((status) => `'${status}'`).join(", ")})`;
 /** Job statuses that still need their receipt: not finished yet. */
 const UNFINISHED = sqlList(JOB_STATUSES.filter((status) => !TERMINAL.includes(status)));
+const FINISHED = sqlList(TERMINAL);
 
 /**
  * Retention row by row, in bounded batches: the receipts (unpartitioned: their identity decides
@@ -42,6 +43,31 @@ export class RetentionRepository {
       [cutoff, batch],
     );
     return rows[0]!.n;
+  }
+
+  /**
+   * Deletes up to `batch` finished jobs without a receipt (a connection's reconciliation and
+   * provider-sync, an alert's notification) completed before `cutoff`, with their replay batch items;
+   * answers how many. Their attempts then go with their month's partition instead of surviving into
+   * DEFAULT for ever. A job a running backfill still names is kept (the backfill's state reads it).
+   * The candidates are locked (SKIP LOCKED) and their status checked again on the locked row, so a
+   * replay that requeued one meanwhile keeps it.
+   */
+  async purgeUnownedJobs(cutoff: Date, batch: number): Promise<number> {
+    const { rowCount } = await this.prisma.pool.query(
+      `WITH expired AS (
+         SELECT j.id, j.tenant_id FROM jobs j
+         WHERE j.receipt_id IS NULL AND j.status IN ${FINISHED} AND j.completed_at < $1
+           AND NOT EXISTS (SELECT 1 FROM backfills b WHERE b.job_id = j.id AND b.tenant_id = j.tenant_id
+                           AND b.status IN ('running', 'counting'))
+         ORDER BY j.completed_at LIMIT $2 FOR UPDATE OF j SKIP LOCKED
+       ), batch_items AS (
+         DELETE FROM replay_batch_jobs i USING expired e WHERE i.job_id = e.id AND i.tenant_id = e.tenant_id
+       )
+       DELETE FROM jobs j USING expired e WHERE j.id = e.id AND j.tenant_id = e.tenant_id`,
+      [cutoff, batch],
+    );
+    return rowCount ?? 0;
   }
 
   /**

@@ -27,6 +27,8 @@ export interface RetentionPass {
   messages: number;
   audit: number;
   receipts: number;
+  /** Finished jobs without a receipt (a connection's or an alert's), deleted after RECEIPT_RETENTION_DAYS. */
+  jobs: number;
   /** Whole months dropped (their rows are not counted one by one). */
   partitions: number;
 }
@@ -34,7 +36,8 @@ export interface RetentionPass {
 /**
  * Retention as a scheduled BullMQ job: every RETENTION_INTERVAL_MINUTES one run keeps the month
  * partitions ready ahead (docs/operations.md "Partitioned history"), deletes receipts older than
- * RECEIPT_RETENTION_DAYS with their jobs (row by row, in batches of 1,000), drops each partitioned
+ * RECEIPT_RETENTION_DAYS with their jobs (row by row, in batches of 1,000) and the finished jobs
+ * without a receipt completed before it, drops each partitioned
  * table's months older than its window (payloads PAYLOAD_RETENTION_DAYS, attempts with the receipts,
  * messages MESSAGE_RETENTION_DAYS, audit AUDIT_RETENTION_DAYS) keeping their survivors, and purges
  * the DEFAULT partitions' expired rows in batches. The schedule is upserted under a fixed id, so any number of workers
@@ -91,7 +94,12 @@ export class RetentionWorker extends WorkerHost implements OnApplicationBootstra
     clearInterval(this.scheduler);
   }
 
-  /** One retention pass; answers what it purged. */
+  /**
+   * One retention pass; answers what it purged. Each part (a table's maintenance ahead, the receipts
+   * with the jobs, a table's drops and DEFAULT purge) fails on its own: logged, counted in
+   * leadgate_retention_failures_total{table}, and the pass goes on with the next; it then throws
+   * the first failure, so the run reports failed.
+   */
   async run(now = new Date()): Promise<RetentionPass> {
     const cutoff = (days: number) => new Date(now.getTime() - days * DAY_MS);
     const receiptCutoff = cutoff(this.config.receiptRetentionDays);
@@ -101,32 +109,65 @@ export class RetentionWorker extends WorkerHost implements OnApplicationBootstra
       messages: 0,
       audit: 0,
       receipts: 0,
+      jobs: 0,
       partitions: 0,
     };
-    for (const table of PARTITIONED_TABLES) await this.partitions.createAhead(table, now);
-    // Receipts (with their jobs) first: their attempts then go with the month, not as survivors.
-    for (let more = true; more && !this.closing;) {
-      const step = await this.retention.purgeReceipts(receiptCutoff, BATCH);
-      purged.receipts += step.deleted;
-      this.metrics.retentionPurged.inc({ what: "receipts" }, step.deleted);
-      more = step.more;
-    }
-    for (const table of PARTITIONED_TABLES) {
-      const tableCutoff = cutoff(PARTITIONED[table].days(this.config));
-      for (const month of await this.partitions.months(table)) {
-        if (this.closing || month.end > tableCutoff) break;
-        const survivors = await this.partitions.dropMonth(table, month, tableCutoff);
-        purged.partitions += 1;
-        this.metrics.retentionPurged.inc({ what: "partitions" });
-        this.logger.log({ msg: "partition dropped", table, month: month.start, survivors });
+    const failures: unknown[] = [];
+    const isolated = async (table: PartitionedTable | "receipts", work: () => Promise<unknown>) => {
+      try {
+        await work();
+      } catch (error) {
+        failures.push(error);
+        this.metrics.retentionFailures.inc({ table });
+        // The SQLSTATE and message only: a driver error's detail may hold row values.
+        const { code, message } = error as { code?: string; message?: string };
+        this.logger.warn({ msg: "retention failed", table, code, error: message });
+      }
+    };
+    for (const table of PARTITIONED_TABLES)
+      await isolated(table, () => this.partitions.createAhead(table, now));
+    // Receipts (with their jobs) and finished jobs without a receipt first: their attempts then go
+    // with the month, not as survivors.
+    await isolated("receipts", async () => {
+      for (let more = true; more && !this.closing;) {
+        const step = await this.retention.purgeReceipts(receiptCutoff, BATCH);
+        purged.receipts += step.deleted;
+        this.metrics.retentionPurged.inc({ what: "receipts" }, step.deleted);
+        more = step.more;
       }
       for (let n = BATCH; n === BATCH && !this.closing;) {
-        n = await this.retention.purgeDefault(table, tableCutoff, BATCH);
-        purged[WHAT[table]] += n;
-        this.metrics.retentionPurged.inc({ what: WHAT[table] }, n);
+        n = await this.retention.purgeUnownedJobs(receiptCutoff, BATCH);
+        purged.jobs += n;
+        this.metrics.retentionPurged.inc({ what: "jobs" }, n);
       }
+    });
+    for (const table of PARTITIONED_TABLES) {
+      await isolated(table, () =>
+        this.retainTable(table, cutoff(PARTITIONED[table].days(this.config)), purged),
+      );
     }
-    this.logger.log({ msg: "retention pass", ...purged, receiptCutoff });
+    this.logger.log({ msg: "retention pass", ...purged, receiptCutoff, failed: failures.length });
+    if (failures.length > 0) throw failures[0];
     return purged;
+  }
+
+  /** Drops the table's months older than `tableCutoff` (keeping their survivors), then purges its DEFAULT. */
+  private async retainTable(
+    table: PartitionedTable,
+    tableCutoff: Date,
+    purged: RetentionPass,
+  ): Promise<void> {
+    for (const month of await this.partitions.months(table)) {
+      if (this.closing || month.end > tableCutoff) break;
+      const survivors = await this.partitions.dropMonth(table, month, tableCutoff);
+      purged.partitions += 1;
+      this.metrics.retentionPurged.inc({ what: "partitions" });
+      this.logger.log({ msg: "partition dropped", table, month: month.start, survivors });
+    }
+    for (let n = BATCH; n === BATCH && !this.closing;) {
+      n = await this.retention.purgeDefault(table, tableCutoff, BATCH);
+      purged[WHAT[table]] += n;
+      this.metrics.retentionPurged.inc({ what: WHAT[table] }, n);
+    }
   }
 }

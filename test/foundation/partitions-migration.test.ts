@@ -1,12 +1,24 @@
 // The partitioned-history migration on an existing install: a database at the previous head with
 // rows in every table it converts keeps them all (copy-and-swap), each in its month's partition,
-// and the unique keys that decide races still refuse a second row.
+// and the unique keys that decide races still refuse a second row. Every migration is applied as
+// `prisma migrate deploy` applies it: by the driver adapter of prisma.config.ts, whose
+// executeScript runs each piece between semicolons as its own statement, outside any transaction.
 import { readdirSync, readFileSync } from "node:fs";
+import { PrismaPg } from "prisma-migrate-adapter-pg";
 import { createEmptyDatabase, type TestDatabase } from "../support/database.js";
 
 const MIGRATIONS = "prisma/migrations";
 const PARTITIONED = "20261212000000_partitioned_history";
 const sqlOf = (name: string) => readFileSync(`${MIGRATIONS}/${name}/migration.sql`, "utf8");
+/** Applies one migration's file the way `prisma migrate deploy` does (prisma.config.ts's adapter). */
+async function deploy(url: string, name: string): Promise<void> {
+  const adapter = await new PrismaPg({ connectionString: url }).connect();
+  try {
+    await adapter.executeScript(sqlOf(name));
+  } finally {
+    await adapter.dispose();
+  }
+}
 
 describe("partitioned history migration (copy-and-swap)", () => {
   let db: TestDatabase;
@@ -17,13 +29,13 @@ describe("partitioned history migration (copy-and-swap)", () => {
     const previous = readdirSync(MIGRATIONS)
       .filter((name) => /^\d{14}_/.test(name) && name < PARTITIONED)
       .sort();
-    for (const name of previous) await db.sql.query(sqlOf(name));
+    for (const name of previous) await deploy(db.url, name);
   });
   afterAll(() => db.drop());
+  const q = async <T extends object>(text: string, values: unknown[] = []) =>
+    (await db.sql.query<T & Record<string, unknown>>(text, values)).rows;
 
-  it("keeps every row, in the month partition of its key, and the race-deciding keys stay unique", async () => {
-    const q = async <T extends object>(text: string, values: unknown[] = []) =>
-      (await db.sql.query<T & Record<string, unknown>>(text, values)).rows;
+  it("changes nothing when it fails mid-way, then keeps every row in its month partition, with unique keys", async () => {
     const [tenant] = await q<{ id: string }>("INSERT INTO tenants (name) VALUES ('t') RETURNING id");
     const [connection] = await q<{ id: string }>(
       `INSERT INTO connections (tenant_id, provider, external_account_id, display_name, inbound_auth)
@@ -69,7 +81,38 @@ describe("partitioned history migration (copy-and-swap)", () => {
       [tenant!.id, connection!.id, old],
     );
 
-    await db.sql.query(sqlOf(PARTITIONED));
+    // A failure mid-way (here the last table's rename, after three tables were converted) changes
+    // nothing: the conversion is one statement.
+    await db.sql.query("CREATE TABLE audit_entries_unpartitioned (blocker int)");
+    await expect(deploy(db.url, PARTITIONED)).rejects.toThrow();
+    const relkinds = await q<{ relname: string; relkind: string }>(
+      `SELECT relname, relkind::text FROM pg_class
+       WHERE relname IN ('receipts', 'job_attempts', 'lead_messages', 'audit_entries', 'receipt_payloads',
+                         'partition_drops', 'job_attempts_unpartitioned', 'lead_messages_unpartitioned')
+       ORDER BY relname`,
+    );
+    expect(relkinds.map((row) => [row.relname, row.relkind])).toEqual([
+      ["audit_entries", "r"],
+      ["job_attempts", "r"],
+      ["lead_messages", "r"],
+      ["receipts", "r"],
+    ]);
+    const before = await q<{ payload: unknown }>(
+      "SELECT raw_payload AS payload FROM receipts ORDER BY received_at",
+    );
+    expect(before.map((row) => row.payload)).toEqual([
+      { formData: { name: "old" } },
+      null,
+      { formData: { name: "new" } },
+    ]);
+    const counts = await q<{ attempts: number; messages: number; audit: number }>(
+      `SELECT (SELECT count(*)::int FROM job_attempts) AS attempts, (SELECT count(*)::int FROM lead_messages) AS messages,
+              (SELECT count(*)::int FROM audit_entries) AS audit`,
+    );
+    expect(counts).toEqual([{ attempts: 2, messages: 2, audit: 2 }]);
+    // The cause removed (and the migration marked rolled back), the same file applies.
+    await db.sql.query("DROP TABLE audit_entries_unpartitioned");
+    await deploy(db.url, PARTITIONED);
 
     const where = (table: string) => `SELECT tableoid::regclass::text AS part, * FROM ${table}`;
     const payloads = await q<{ part: string; receipt_id: string; payload: unknown }>(
@@ -117,6 +160,18 @@ describe("partitioned history migration (copy-and-swap)", () => {
     expect(parts.map((row) => row.name)).toEqual(
       expect.arrayContaining(["audit_entries_default", "audit_entries_p202607", "audit_entries_p202608"]),
     );
+
+    // Each DEFAULT partition has an index of its own on its key (retention purges its old rows by it).
+    const indexes = await q<{ indexdef: string }>(
+      `SELECT indexdef FROM pg_indexes WHERE tablename LIKE '%\\_default'
+       AND NOT EXISTS (SELECT 1 FROM pg_inherits WHERE inhrelid = indexname::regclass) ORDER BY tablename`,
+    );
+    expect(indexes.map((row) => row.indexdef.replace(/^.* USING /, ""))).toEqual([
+      "btree (created_at)",
+      "btree (job_created_at)",
+      "btree (lead_created_at)",
+      "btree (received_at)",
+    ]);
 
     // The race-deciding keys: a second attempt number 2 or message m1 of the same job / lead is refused.
     await expect(

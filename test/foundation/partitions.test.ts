@@ -5,6 +5,7 @@ import { createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admi
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
+import { Metrics } from "../../src/observability/metrics.js";
 import { PartitionsRepository } from "../../src/retention/partitions.repository.js";
 import { RetentionWorker } from "../../src/retention/retention.worker.js";
 
@@ -139,6 +140,44 @@ describe("partitioned history", () => {
       "audit_entries_p202501",
     );
     expect(await partitionOfRow(where, ["test.locked"])).toEqual([]);
+  }, 20_000);
+
+  it("a table whose drop cannot get its lock fails alone: the same pass drops the other tables' months, and counts it", async () => {
+    const partitions = app.worker.get(PartitionsRepository);
+    const january = new Date("2025-01-01T00:00:00Z");
+    await app.sql.query(
+      "INSERT INTO audit_entries (action, target_type, created_at) VALUES ('test.isolated', 'test', '2025-01-20T00:00:00Z')",
+    );
+    await partitions.createAhead("receipt_payloads", january);
+    await partitions.createAhead("audit_entries", january);
+    const where = "SELECT tableoid::regclass::text AS part FROM audit_entries WHERE action = $1";
+    expect(await partitionOfRow(where, ["test.isolated"])).toEqual(["audit_entries_p202501"]);
+    // The worker's counter, as its /metrics serves it.
+    const failures = async () => {
+      const text = await app.worker
+        .get(Metrics)
+        .registry.getSingleMetricAsString("leadgate_retention_failures_total");
+      return Number(/table="receipt_payloads"} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const failedBefore = await failures();
+    // A long reader of receipt_payloads (the first table a pass retains) holds the lock its detach needs.
+    const reader = await app.sql.connect();
+    try {
+      await reader.query("BEGIN");
+      await reader.query("SELECT count(*) FROM receipt_payloads");
+      await expect(app.worker.get(RetentionWorker).run()).rejects.toMatchObject({ code: "55P03" });
+      expect((await partitionsOf("receipt_payloads")).map((row) => row.name)).toContain(
+        "receipt_payloads_p202501",
+      );
+    } finally {
+      await reader.query("ROLLBACK");
+      reader.release();
+    }
+    expect((await partitionsOf("audit_entries")).map((row) => row.name)).not.toContain(
+      "audit_entries_p202501",
+    );
+    expect(await partitionOfRow(where, ["test.isolated"])).toEqual([]);
+    expect(await failures()).toBeGreaterThanOrEqual(failedBefore + 1);
   }, 20_000);
 
   it("drops an old month of payloads, messages and audit; a dead job's payload survives and still replays", async () => {

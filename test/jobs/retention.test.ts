@@ -146,6 +146,50 @@ describe("retention", () => {
     ).toBe(2);
   });
 
+  it("deletes finished jobs without a receipt after RECEIPT_RETENTION_DAYS, so their attempts go with their month", async () => {
+    const c = await connect();
+    const paused = await connect();
+    await app.sql.query("UPDATE connections SET status = 'paused' WHERE id = $1", [paused.connectionId]);
+    // Created 440 days ago: its whole month is older than the 400-day window, whatever today is.
+    const created = new Date(Date.now() - 440 * 86_400_000);
+    const job = async (conn: TestConnection, key: string, status: string, completedAt: Date | null) =>
+      (
+        await app.sql.query<{ id: string }>(
+          `WITH job AS (
+             INSERT INTO jobs (tenant_id, connection_id, operation, job_key, status, max_attempts, created_at, completed_at)
+             VALUES ($1, $2, 'reconciliation', $3, $4, 3, $5, $6) RETURNING id, tenant_id, created_at
+           ), attempt AS (
+             INSERT INTO job_attempts (tenant_id, job_id, job_created_at, number, started_at, finished_at, outcome)
+             SELECT tenant_id, id, created_at, 1, created_at, created_at, 'retryable' FROM job
+           )
+           SELECT id FROM job`,
+          [conn.tenantId, conn.connectionId, `reconciliation:${key}`, status, created, completedAt],
+        )
+      ).rows[0]!.id;
+    const done = await job(c, `done-${c.connectionId}`, "succeeded", new Date(Date.now() - 430 * 86_400_000));
+    const recent = await job(c, `recent-${c.connectionId}`, "dead", new Date(Date.now() - 86_400_000));
+    const held = await job(paused, `held-${paused.connectionId}`, "held", null);
+    await app.sql.query("SELECT leadgate_create_month_partition('job_attempts', $1)", [created]);
+
+    // (The worker's own scheduled pass may be the one that does it: the outcome is the same.)
+    await app.worker.get(RetentionWorker).run();
+    const jobs = await app.sql.query<{ id: string }>("SELECT id FROM jobs WHERE id = ANY($1::uuid[])", [
+      [done, recent, held],
+    ]);
+    expect(jobs.rows.map((row) => row.id).sort()).toEqual([recent, held].sort());
+    // The month was dropped: the deleted job's attempt went with it, the held job's survived into DEFAULT.
+    const attempts = await app.sql.query<{ job_id: string; part: string }>(
+      "SELECT job_id, tableoid::regclass::text AS part FROM job_attempts WHERE job_id = ANY($1::uuid[])",
+      [[done, recent, held]],
+    );
+    expect(attempts.rows.map((row) => [row.job_id, row.part]).sort()).toEqual(
+      [
+        [recent, "job_attempts_default"],
+        [held, "job_attempts_default"],
+      ].sort(),
+    );
+  });
+
   it("a database connection lost in the middle of a receipt purge fails that pass, not the worker process", async () => {
     const c = await connect();
     expect((await deliver(c, "sub_connection_lost")).status).toBe(202);
