@@ -1,6 +1,12 @@
 // Replay through the admin API, end to end: the real API and worker, a CRM as a real HTTP server.
 // A replay reuses the job key, so the CRM sees the same `webhook-id` (its idempotency key) again.
-import { adminAs, createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
+import {
+  adminAs,
+  createTenant,
+  OPERATOR_KEY,
+  staticFormsDelivery,
+  staticFormsToCrm,
+} from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
@@ -29,22 +35,10 @@ describe("admin API: replay", () => {
   });
 
   const connect = async (crmPath: string) => {
-    const created = await tenant.admin.post("/admin/connections", {
-      provider: "staticforms",
-      externalAccountId: `form${crmPath.replaceAll("/", "-")}`,
-      displayName: crmPath,
-      inboundAuth: { type: "bearer" },
-      settings: { crmDestination: { url: `${crm.url}${crmPath}` } },
-    });
-    expect(created.status).toBe(201);
-    const id = created.body.connection.id as string;
-    const token = created.body.secrets.bearerToken as string;
+    const connection = await staticFormsToCrm(tenant.admin, app.url, crm.url, crmPath);
     return {
-      id,
-      deliver: (submissionId?: string, target = app.api) =>
-        post(`${target.url}/webhooks/staticforms/${id}`, staticFormsDelivery(submissionId), {
-          authorization: `Bearer ${token}`,
-        }),
+      ...connection,
+      deliver: (submissionId?: string, target = app.api) => connection.deliver(submissionId, target.url),
     };
   };
   const crmJobs = async (connectionId: string) =>

@@ -1,7 +1,7 @@
 // Partitioned history (docs/operations.md): payloads, attempts, messages and audit by month, with a
 // DEFAULT partition each; retention drops whole months, keeping the rows something still needs.
 // Time is moved by running a retention pass "in the future" (its `now`), so the current month is old.
-import { createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
+import { createTenant, OPERATOR_KEY, staticFormsDelivery, staticFormsToCrm } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
@@ -182,25 +182,7 @@ describe("partitioned history", () => {
 
   it("drops an old month of payloads, messages and audit; a dead job's payload survives and still replays", async () => {
     const tenant = await createTenant(app.url);
-    const connect = async (path: string) => {
-      const created = await tenant.admin.post("/admin/connections", {
-        provider: "staticforms",
-        externalAccountId: `form${path.replaceAll("/", "-")}`,
-        displayName: path,
-        inboundAuth: { type: "bearer" },
-        settings: { crmDestination: { url: `${crm.url}${path}` } },
-      });
-      expect(created.status).toBe(201);
-      const id = created.body.connection.id as string;
-      const token = created.body.secrets.bearerToken as string;
-      return {
-        id,
-        deliver: (submissionId: string) =>
-          post(`${app.url}/webhooks/staticforms/${id}`, staticFormsDelivery(submissionId), {
-            authorization: `Bearer ${token}`,
-          }),
-      };
-    };
+    const connect = (path: string) => staticFormsToCrm(tenant.admin, app.url, crm.url, path);
     const done = await connect("/done");
     const failing = await connect("/failing");
     answers.set("/failing", 422);

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { fixture } from "./fixtures.js";
+import { post } from "./http.js";
 
 /** The bootstrap operator key the admin tests start the API with (LEADGATE_BOOTSTRAP_OPERATOR_KEY). */
 export const OPERATOR_KEY = "test-operator-key-0123456789abcdef";
@@ -67,4 +68,29 @@ export async function createTenant(baseUrl: string, name = `agency-${randomBytes
 export function staticFormsDelivery(submissionId = `sub_${randomBytes(6).toString("hex")}`) {
   const body = fixture("staticforms/form-submitted.json").json as { data: Record<string, unknown> };
   return { ...body, data: { ...body.data, submissionId } };
+}
+
+/**
+ * A Static Forms connection of `admin`'s tenant (bearer auth) whose CRM deliveries go to
+ * `crmUrl + path`, and `deliver(submissionId?, apiUrl?)` posting a delivery to it (to `apiUrl`,
+ * default `baseUrl`).
+ */
+export async function staticFormsToCrm(admin: Admin, baseUrl: string, crmUrl: string, path: string) {
+  const created = await admin.post("/admin/connections", {
+    provider: "staticforms",
+    externalAccountId: `form${path.replaceAll("/", "-")}`,
+    displayName: path,
+    inboundAuth: { type: "bearer" },
+    settings: { crmDestination: { url: `${crmUrl}${path}` } },
+  });
+  if (created.status !== 201) throw new Error(`connection not created: ${created.status} ${created.text}`);
+  const id = created.body.connection.id as string;
+  const token = created.body.secrets.bearerToken as string;
+  return {
+    id,
+    deliver: (submissionId?: string, apiUrl = baseUrl) =>
+      post(`${apiUrl}/webhooks/staticforms/${id}`, staticFormsDelivery(submissionId), {
+        authorization: `Bearer ${token}`,
+      }),
+  };
 }
