@@ -1,5 +1,6 @@
 // What a scenario left behind, counted from the outside: rows in its database, requests the fake
 // provider API and CRM received, and the answers the senders got.
+import { writeSync } from "node:fs";
 import type pg from "pg";
 import type { FakeServer } from "../../test/support/fake-server.js";
 import { isSuccess, type Delivery, type Outcome } from "./load.js";
@@ -104,5 +105,6 @@ export function report(scenario: string, counts: Counts, extra: Record<string, u
   const line = Object.entries(fields)
     .map(([key, value]) => `${key}=${String(value)}`)
     .join(" ");
-  process.stdout.write(`[faults] ${scenario}: ${line}\n`);
+  // Written at once: the run's forced exit after its last scenario would drop a buffered line.
+  writeSync(1, `[faults] ${scenario}: ${line}\n`);
 }
