@@ -6,7 +6,9 @@
 import type { RetentionConfig } from "../config/sections.js";
 import { JOB_STATUSES } from "../jobs/state/job-states.js";
 
-const sqlList = (statuses: readonly string[]) => `(${statuses.map((status) => `'${status}'`).join(", ")})`;
+/** A list of job statuses as SQL (`('a', 'b')`), for `status IN …`. */
+export const sqlList = (statuses: readonly string[]) =>
+  `(${statuses.map((status) => `'${status}'`).join(", ")})`;
 /** A payload is kept while any job of its receipt has not succeeded: dead and cancelled jobs may be replayed. */
 export const NOT_SUCCEEDED = sqlList(JOB_STATUSES.filter((status) => status !== "succeeded"));
 

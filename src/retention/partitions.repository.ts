@@ -1,5 +1,5 @@
 import { Injectable } from "@nestjs/common";
-import type pg from "pg";
+import { inPoolTransaction } from "../database/pool-transaction.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { MONTHS_AHEAD, PARTITIONED, type PartitionedTable } from "./partitioned-tables.js";
 
@@ -62,7 +62,7 @@ export class PartitionsRepository {
    */
   async dropMonth(table: PartitionedTable, month: MonthPartition, cutoff: Date): Promise<number> {
     const { survives } = PARTITIONED[table];
-    return this.inTransaction(async (client) => {
+    return inPoolTransaction(this.prisma.pool, async (client) => {
       await client.query("SET LOCAL lock_timeout = '1s'");
       await client.query(`ALTER TABLE ${table} DETACH PARTITION ${month.name}`);
       const kept = await client.query(
@@ -78,24 +78,5 @@ export class PartitionsRepository {
       );
       return kept.rowCount ?? 0;
     });
-  }
-
-  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.prisma.pool.connect();
-    // A checked-out client has no pool listener: a connection lost mid-way must not end the process.
-    const onLost = () => undefined;
-    client.on("error", onLost);
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.off("error", onLost);
-      client.release();
-    }
   }
 }

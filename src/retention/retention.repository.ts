@@ -1,9 +1,9 @@
 import { Injectable } from "@nestjs/common";
+import { inPoolTransaction } from "../database/pool-transaction.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { JOB_STATUSES, TERMINAL } from "../jobs/state/job-states.js";
-import { PARTITIONED, type PartitionedTable } from "./partitioned-tables.js";
+import { PARTITIONED, type PartitionedTable, sqlList } from "./partitioned-tables.js";
 
-const sqlList = (statuses: readonly string[]) => `(${statuses.map((status) => `'${status}'`).join(", ")})`;
 /** Job statuses that still need their receipt: not finished yet. */
 const UNFINISHED = sqlList(JOB_STATUSES.filter((status) => !TERMINAL.includes(status)));
 const FINISHED = sqlList(TERMINAL);
@@ -77,13 +77,7 @@ export class RetentionRepository {
    * jobs' attempts go with their month's partition (job_attempts has no foreign key to jobs).
    */
   async purgeReceipts(cutoff: Date, batch: number): Promise<{ deleted: number; more: boolean }> {
-    const client = await this.prisma.pool.connect();
-    // A checked-out client has no pool listener: without one, the connection dying between two
-    // statements (a database restart) would be an unhandled 'error' event and end the process.
-    const onLost = () => undefined;
-    client.on("error", onLost);
-    try {
-      await client.query("BEGIN");
+    return inPoolTransaction(this.prisma.pool, async (client) => {
       const candidates = await client.query<{ id: string; tenant_id: string }>(
         `SELECT r.id, r.tenant_id FROM receipts r
          WHERE r.received_at < $1
@@ -122,14 +116,7 @@ export class RetentionRepository {
         `DELETE FROM receipts WHERE (id, tenant_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
         [rows.map((row) => row.id), rows.map((row) => row.tenant_id)],
       );
-      await client.query("COMMIT");
       return { deleted: rows.length, more: candidates.rows.length === batch };
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.off("error", onLost);
-      client.release();
-    }
+    });
   }
 }
