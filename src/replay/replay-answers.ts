@@ -1,47 +1,26 @@
 // The answers of the replay routes (replays.controller.ts), as OpenAPI schemas.
-import { ApiProperty } from "@nestjs/swagger";
-import { JobDetail } from "../admin/jobs.js";
-import { NullableDate, NullableId, NullableString } from "../common/api-properties.js";
-import { JOB_STATUSES } from "../jobs/state/job-states.js";
-import { OPERATIONS } from "../jobs/operations.js";
+import { ApiProperty, PickType } from "@nestjs/swagger";
+import { JobDetail, JobView } from "../admin/jobs.js";
+import { NullableDate, NullableId } from "../common/api-properties.js";
 
 export class ReplayedJob {
   @ApiProperty({ type: () => JobDetail, description: "queued again under the same job key" })
   job!: JobDetail;
 }
 
-/** One job a bulk replay would take (a dry run's sample). */
-export class ReplaySampleJob {
-  @ApiProperty({ format: "uuid" })
-  id!: string;
-
-  @ApiProperty({ format: "uuid" })
-  tenantId!: string;
-
-  @NullableId()
-  connectionId!: string | null;
-
-  @NullableId()
-  receiptId!: string | null;
-
-  @ApiProperty({ enum: OPERATIONS })
-  operation!: string;
-
-  @ApiProperty()
-  jobKey!: string;
-
-  @ApiProperty({ enum: JOB_STATUSES })
-  status!: string;
-
-  @ApiProperty()
-  attempts!: number;
-
-  @NullableString()
-  lastErrorCode!: string | null;
-
-  @ApiProperty()
-  createdAt!: Date;
-}
+/** One job a bulk replay would take (a dry run's sample): the list view's identifying columns. */
+export class ReplaySampleJob extends PickType(JobView, [
+  "id",
+  "tenantId",
+  "connectionId",
+  "receiptId",
+  "operation",
+  "jobKey",
+  "status",
+  "attempts",
+  "lastErrorCode",
+  "createdAt",
+] as const) {}
 
 /** `dryRun`: how many jobs the replay would take (at most `limit`), and the first few. */
 export class ReplayPreview {
