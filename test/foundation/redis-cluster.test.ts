@@ -98,9 +98,14 @@ describe("Redis Cluster: ingest → CRM on three masters", () => {
     expect(names.filter((id) => id === undefined)).toEqual([]);
     expect(new Set(names).size).toBe(accepted.length);
     expect(crm.received).toHaveLength(accepted.length);
-    const { rows } = await app.sql.query<{ operation: string; status: string; n: number }>(
-      `SELECT operation, status, count(*)::int AS n FROM jobs GROUP BY operation, status ORDER BY 1, 2`,
-    );
+    // The CRM answering comes before the worker commits the job's success: wait for the commits.
+    const jobRows = () =>
+      app.sql
+        .query<{ operation: string; status: string; n: number }>(
+          `SELECT operation, status, count(*)::int AS n FROM jobs GROUP BY operation, status ORDER BY 1, 2`,
+        )
+        .then(({ rows }) => rows);
+    const rows = await waitFor(jobRows, (found) => found.every((row) => row.status === "succeeded"), 10_000);
     expect(rows).toEqual([
       { operation: "crm-delivery", status: "succeeded", n: accepted.length },
       { operation: "lead-upsert", status: "succeeded", n: accepted.length },
