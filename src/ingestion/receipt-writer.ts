@@ -4,7 +4,7 @@ import { AlertBook } from "../alerts/alert-book.js";
 import { AppError, unavailable } from "../common/app-error.js";
 import { BatcherFull, NaturalBatcher } from "../common/natural-batcher.js";
 import { PrismaService } from "../database/prisma.service.js";
-import { type EnqueueableJob, JobQueue } from "../jobs/job-queue.js";
+import { JOB_OUTBOX_CHANNEL, OUTBOX_IDS_PER_PAYLOAD } from "../jobs/job-outbox.js";
 import { insertJobsSql } from "../jobs/state/job-state-machine.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
 import type { PlannedJob } from "./job-plan.js";
@@ -37,8 +37,6 @@ interface Row {
   inserted: boolean;
   /** A duplicate whose digest differs: the stored digest (else null). */
   conflict_digest: string | null;
-  /** Jobs this statement created (empty for duplicates). */
-  jobs: (EnqueueableJob & { status: string })[];
 }
 
 const MAX_BATCH = 400;
@@ -62,7 +60,10 @@ function isDataError(error: unknown): boolean {
  * the unique constraint decides every race, between the items of a batch, API replicas and
  * retries alike. A new receipt's jobs are inserted in the same statement (unique job_key), so
  * receipt and jobs commit together or not at all; a known receipt gets its duplicate count
- * incremented. All events of one delivery are in one statement. A duplicate whose digest differs
+ * incremented. The same statement tells the workers' dispatchers of the new runnable jobs (the job
+ * outbox, src/jobs/job-outbox.ts: a NOTIFY that Postgres delivers at commit and never after a
+ * rollback), so the API does not talk to BullMQ at ingest and a crash after the commit loses no
+ * hand-over. All events of one delivery are in one statement. A duplicate whose digest differs
  * is a conflict: only a batch that has one takes a second step, one transaction that writes the
  * conflict rows and raises their payload.conflict alerts (AlertBook) together, before any of its
  * deliveries is answered; a delivery whose conflict could not be recorded gets a 503 (its retry is
@@ -80,7 +81,6 @@ export class ReceiptWriter {
 
   constructor(
     private readonly prisma: PrismaService,
-    private readonly jobQueue: JobQueue,
     private readonly alerts: AlertBook,
     @Inject(CONFIG.ingest) config: IngestConfig,
   ) {
@@ -180,7 +180,7 @@ export class ReceiptWriter {
 
   /**
    * Maps the statement's rows back to deliveries (a delivery with a conflict that could not be
-   * recorded: `unrecorded`), and hands the new runnable jobs to BullMQ.
+   * recorded: `unrecorded`).
    */
   private split(
     deliveries: ReceiptInput[][],
@@ -195,9 +195,6 @@ export class ReceiptWriter {
         conflict: row.conflict_digest !== null,
       };
     }
-    // After commit: enqueue without holding up the answers.
-    const runnable = rows.flatMap((row) => row.jobs.filter((job) => job.status === "queued"));
-    if (runnable.length > 0) void this.jobQueue.enqueue(runnable);
     let offset = 0;
     return deliveries.map((delivery) => {
       const own = outcomes.slice(offset, (offset += delivery.length));
@@ -302,14 +299,17 @@ job AS (
   ${insertJobsSql(`SELECT m.tenant_id, m.connection_id, m.receipt_id, j.operation, j.job_key, j.status, j.max_attempts
   FROM matched m CROSS JOIN LATERAL jsonb_to_recordset(m.jobs) AS j(job_key text, operation text, status text, max_attempts int)
   WHERE m.inserted`)}
-
+),
+-- The job outbox (src/jobs/job-outbox.ts): the runnable new jobs' ids, told to the dispatchers at commit.
+queued AS (
+  SELECT id, (row_number() OVER () - 1) / ${OUTBOX_IDS_PER_PAYLOAD} AS chunk FROM job WHERE status = 'queued'
+),
+notified AS (
+  SELECT pg_notify('${JOB_OUTBOX_CHANNEL}', string_agg(id::text, ',')) FROM queued GROUP BY chunk
 )
 SELECT m.i, m.receipt_id, m.inserted,
-       CASE WHEN NOT m.inserted AND m.stored_digest <> m.incoming_digest THEN m.stored_digest END AS conflict_digest,
-       COALESCE((SELECT jsonb_agg(jsonb_build_object('id', j.id, 'jobKey', j.job_key, 'operation', j.operation,
-                                                     'status', j.status))
-                 FROM job j WHERE j.receipt_id = m.receipt_id), '[]'::jsonb) AS jobs
-FROM matched m`;
+       CASE WHEN NOT m.inserted AND m.stored_digest <> m.incoming_digest THEN m.stored_digest END AS conflict_digest
+FROM matched m CROSS JOIN (SELECT count(*) FROM notified) AS told`;
 
 /** A batch's conflict rows, answered with what their alerts say (the receipt's connection and provider). */
 const CONFLICTS = `

@@ -24,7 +24,7 @@ const STALE_RUNNING_MS = ABANDONED_AFTER_MS + 15_000;
 const DEPENDENCY_GRACE_MS = 30_000;
 
 /**
- * Hands jobs created in a transaction (the job outbox: an alert's notifications) to BullMQ as soon
+ * Hands jobs created in a transaction (the job outbox: ingest's jobs, an alert's notifications) to BullMQ as soon
  * as that transaction commits: it LISTENs for them (OutboxListener). And it polls: enqueues job
  * rows that are due but may not be in BullMQ (a crash between commit and enqueue, a
  * Redis outage at ingest, jobs moved back to queued, waiting jobs whose wait is over), held jobs

@@ -1,4 +1,5 @@
-// The outbox of jobs created inside a transaction of the layers above (an alert's notifications):
+// The outbox of jobs created inside a transaction of the layers above (an alert's notifications,
+// and ingest's jobs: the receipt statement of src/ingestion/receipt-writer.ts NOTIFYs their ids too):
 // the jobs are rows of that transaction, and the same transaction tells the workers' dispatchers
 // about them with NOTIFY, which Postgres delivers at its commit and never after a rollback. A
 // dispatcher that hears of them hands them to BullMQ at once (Dispatcher, OutboxListener); its
@@ -14,7 +15,7 @@ import type { NewJob } from "./state/job-state-types.js";
 export const JOB_OUTBOX_CHANNEL = "leadgate_job_outbox";
 
 /** Ids per NOTIFY payload (Postgres takes up to 8,000 bytes; an id is 36 and its comma). */
-const IDS_PER_PAYLOAD = 200;
+export const OUTBOX_IDS_PER_PAYLOAD = 200;
 
 /** The ids a payload names (anything that is not one is ignored). */
 export function outboxIds(payload: string | undefined): string[] {
@@ -35,10 +36,10 @@ export class JobOutbox {
     const created = await create(this.prisma, [...jobs], tx);
     if (created.length === 0) return created;
     const payloads: string[] = [];
-    for (let at = 0; at < created.length; at += IDS_PER_PAYLOAD) {
+    for (let at = 0; at < created.length; at += OUTBOX_IDS_PER_PAYLOAD) {
       payloads.push(
         created
-          .slice(at, at + IDS_PER_PAYLOAD)
+          .slice(at, at + OUTBOX_IDS_PER_PAYLOAD)
           .map((job) => job.id)
           .join(","),
       );

@@ -38,7 +38,7 @@ export class Metrics {
 
   readonly enqueueFailures = new Counter({
     name: "leadgate_enqueue_failures_total",
-    help: "Jobs committed to Postgres but not handed to BullMQ at ingest (the dispatcher enqueues them later).",
+    help: "Jobs committed to Postgres but not handed to BullMQ (by a dispatcher, a release, a retry or a replay; the dispatcher's poll enqueues them later).",
     registers: [this.registry],
   });
 

@@ -1,13 +1,11 @@
 // Invariants 2 and 3: receipt and jobs commit together or not at all, and no 2xx without a
 // commit. Redis is only the executor: an outage does not fail ingest.
-import { Queue } from "bullmq";
-import { bullJobId } from "../../src/jobs/operations.js";
-import { type QueueName, queuePrefix } from "../../src/queues/queue-names.js";
+import { JOB_OUTBOX_CHANNEL, outboxIds } from "../../src/jobs/job-outbox.js";
 import { storedFor } from "../support/database.js";
 import type { RunningApi } from "../support/app.js";
 import { useApp } from "../support/harness.js";
 import { freePort } from "../support/process.js";
-import { deadRedisEnv, testRedis } from "../support/redis.js";
+import { deadRedisEnv } from "../support/redis.js";
 import type { TestConnection } from "../support/tenants.js";
 import { get, post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
@@ -34,32 +32,44 @@ describe("ingest under failure", () => {
     });
   });
 
-  it("hands the committed jobs that may run to BullMQ under their deterministic ids", async () => {
-    const answer = await send(app.api, "enqueued-1");
-    expect(answer.status).toBe(202);
-    const { rows } = await app.sql.query<{ id: string; job_key: string; operation: string }>(
-      "SELECT id, job_key, operation FROM jobs WHERE receipt_id = $1 AND status = 'queued'",
-      [answer.body.receiptIds[0]],
-    );
-    // The CRM delivery waits for the lead-upsert, whose success hands it over.
-    expect(rows.map((row) => row.operation)).toEqual(["lead-upsert"]);
-    const redis = testRedis(app.config);
+  it("tells the workers of the committed jobs that may run at the commit (the job outbox's NOTIFY), and of nothing for a duplicate", async () => {
+    const listener = await app.sql.connect();
+    const heard: string[] = [];
+    listener.on("notification", (message) => {
+      if (message.channel === JOB_OUTBOX_CHANNEL) heard.push(...outboxIds(message.payload));
+    });
     try {
-      for (const row of rows) {
-        const queue = new Queue(row.operation, {
-          connection: redis,
-          prefix: queuePrefix(app.config, row.operation as QueueName),
-        });
-        // Enqueueing happens right after the answer.
-        const job = await waitFor(
-          () => queue.getJob(bullJobId(row.job_key)),
-          (found) => found !== undefined,
-        );
-        expect(job?.data).toEqual({ jobId: row.id });
-        expect(job?.name).toBe(row.operation);
-      }
+      await listener.query(`LISTEN ${JOB_OUTBOX_CHANNEL}`);
+      const answer = await send(app.api, "enqueued-1");
+      expect(answer.status).toBe(202);
+      const { rows } = await app.sql.query<{ id: string; operation: string }>(
+        "SELECT id, operation FROM jobs WHERE receipt_id = $1 AND status = 'queued'",
+        [answer.body.receiptIds[0]],
+      );
+      // The CRM delivery waits for the lead-upsert, whose success hands it over.
+      expect(rows.map((row) => row.operation)).toEqual(["lead-upsert"]);
+      await waitFor(
+        () => Promise.resolve(heard.length),
+        (n) => n > 0,
+      );
+      expect(heard).toEqual(rows.map((row) => row.id));
+
+      const again = await send(app.api, "enqueued-1");
+      expect(again.status).toBe(200);
+      // A later notification would come after this round trip's: one more delivery shows the channel is quiet.
+      const other = await send(app.api, "enqueued-2");
+      await waitFor(
+        () => Promise.resolve(heard.length),
+        (n) => n > 1,
+      );
+      const { rows: others } = await app.sql.query<{ id: string }>(
+        "SELECT id FROM jobs WHERE receipt_id = $1 AND status = 'queued'",
+        [other.body.receiptIds[0]],
+      );
+      expect(heard).toEqual([...rows, ...others].map((row) => row.id));
     } finally {
-      redis.disconnect();
+      await listener.query(`UNLISTEN ${JOB_OUTBOX_CHANNEL}`);
+      listener.release();
     }
   });
 
@@ -132,7 +142,7 @@ describe("ingest under failure", () => {
     }
   });
 
-  it("Redis unreachable during ingest: 202, the job rows are there and queued, the failure is counted", async () => {
+  it("Redis unreachable during ingest: 202, the job rows are there and queued, the unchecked rate limit is counted", async () => {
     const noRedis = await app.startApi(deadRedisEnv(await freePort()));
     try {
       const answer = await send(noRedis, "no-redis-1");
@@ -145,11 +155,10 @@ describe("ingest under failure", () => {
         { operation: "crm-delivery", status: "waiting" }, // until its lead-upsert succeeded
         { operation: "lead-upsert", status: "queued" },
       ]);
-      const metrics = await waitFor(
-        async () => (await fetch(`${noRedis.url}/metrics`)).text(),
-        (text) => /leadgate_enqueue_failures_total [1-9]/.test(text),
-      );
-      expect(metrics).toMatch(/leadgate_enqueue_failures_total 1\b/); // the queued lead-upsert
+      const metrics = await (await fetch(`${noRedis.url}/metrics`)).text();
+      // Ingest's only Redis call is the rate limit: let through, counted. The jobs wait for a dispatcher.
+      expect(metrics).toMatch(/leadgate_rate_limit_unchecked_total 1\b/);
+      expect(metrics).toMatch(/leadgate_enqueue_failures_total 0\b/);
       expect((await get(`${noRedis.url}/health/ready`)).status).toBe(503);
     } finally {
       await noRedis.close();

@@ -2,6 +2,7 @@
 // names its source statuses, so an illegal transition is refused (and reported), never applied;
 // waits use no attempt and end in a terminal status; every requeue follows one attempt policy.
 import { CONTEXT_COLUMNS, type ContextRow } from "../../src/jobs/job-context.js";
+import { Dispatcher } from "../../src/jobs/dispatcher.js";
 import { JobStateMachine } from "../../src/jobs/state/job-state-machine.js";
 import { PLATFORM } from "../../src/auth/principal.js";
 import { PrismaService } from "../../src/database/prisma.service.js";
@@ -14,13 +15,14 @@ import { deadRedisEnv } from "../support/redis.js";
 import { createTenantWithConnection } from "../support/tenants.js";
 
 describe("job state machine", () => {
-  // Jobs are stored but never handed to BullMQ (the API's Redis is down) and the worker's
-  // dispatcher does not tick during the test: only the transitions below move them.
+  // Jobs are stored but never handed to BullMQ: the worker's dispatcher is stopped (it neither
+  // hears the job outbox nor polls), so only the transitions below move them.
   const app = useApp({ api: false, worker: true, env: { DISPATCHER_INTERVAL_MS: "3600000" } });
   let api: RunningApi;
   let state: JobStateMachine;
 
   beforeAll(async () => {
+    await app.worker.get(Dispatcher).onModuleDestroy();
     api = await app.startApi(deadRedisEnv(await freePort()));
     state = app.worker.get(JobStateMachine);
   });
