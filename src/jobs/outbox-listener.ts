@@ -94,7 +94,7 @@ export class OutboxListener {
         return;
       }
       await client.query(`LISTEN ${JOB_OUTBOX_CHANNEL}`);
-      this.logger.log({ msg: "listening to the job outbox" });
+      this.logger.log({ msg: "job outbox taken: this worker hands committed jobs to BullMQ" });
     } catch (error) {
       onLost(error instanceof Error ? error : new Error(String(error)));
     }

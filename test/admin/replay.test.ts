@@ -16,8 +16,11 @@ const RATE = 100;
 describe("admin API: replay", () => {
   /** Status the fake CRM answers, per path (default 200). */
   const answers = new Map<string, number>();
+  /** Milliseconds the fake CRM holds a call before answering, per path (default none). */
+  const delays = new Map<string, number>();
   const crm = useFakeServer({ status: 200, body: {} }, (request) => ({
     status: answers.get(request.path) ?? 200,
+    delayMs: delays.get(request.path),
   }));
   const app = useApp({
     worker: true,
@@ -94,21 +97,19 @@ describe("admin API: replay", () => {
     ]);
   });
 
-  it("a job still queued or running cannot be replayed (409); a receipt replays only what did not succeed", async () => {
-    // An API whose queues no worker reads: its jobs stay queued.
-    const idle = await app.startIdleApi();
-    try {
-      const connection = await connect("/two");
-      expect((await connection.deliver("sub_waiting", idle)).status).toBe(202);
-      // Waiting for its lead-upsert, which no worker runs here: still on its way.
-      const [queued] = await crmJobs(connection.id);
-      expect(queued!.status).toBe("waiting");
-      const refused = await tenant.admin.post(`/admin/jobs/${queued!.id}/replay`);
-      expect([refused.status, refused.body.error]).toEqual([409, "job_in_progress"]);
-      expect((await crmJobs(connection.id))[0]!.status).toBe("waiting");
-    } finally {
-      await idle.close();
-    }
+  it("a job still running cannot be replayed (409); a receipt replays only what did not succeed", async () => {
+    // The CRM holds this connection's call: its delivery is running meanwhile.
+    delays.set("/two", 3_000);
+    const slow = await connect("/two");
+    expect((await slow.deliver("sub_running")).status).toBe(202);
+    const [running] = await waitFor(
+      () => crmJobs(slow.id),
+      ([job]) => job?.status === "running",
+    );
+    const refused = await tenant.admin.post(`/admin/jobs/${running!.id}/replay`);
+    expect([refused.status, refused.body.error]).toEqual([409, "job_in_progress"]);
+    expect((await crmJobs(slow.id))[0]!.status).toBe("running");
+    delays.delete("/two");
 
     answers.set("/three", 400);
     const connection = await connect("/three");

@@ -25,15 +25,16 @@ describe("metrics", () => {
   const app = useApp({ env: { DISPATCHER_INTERVAL_MS: "300" } });
   let api: RunningApi;
   let idle: RunningApi;
+  let worker: ReturnType<typeof app.spawn>;
   let workerMetrics: string;
 
   beforeAll(async () => {
     api = app.api;
-    // An API whose queues no worker reads: what it accepts stays queued (due, not done).
-    idle = await app.startIdleApi();
+    // A second API process: its delivery counter is its own.
+    idle = await app.startApi();
     const port = await freePort();
     workerMetrics = `http://127.0.0.1:${port}/metrics`;
-    const worker = app.spawn("dist/worker.js", {
+    worker = app.spawn("dist/worker.js", {
       DISPATCHER_INTERVAL_MS: "60000",
       WORKER_METRICS_PORT: String(port),
     });
@@ -74,7 +75,9 @@ describe("metrics", () => {
     expect(sample(before, "leadgate_jobs_waiting", { operation: "lead-upsert", status: "queued" })).toBe(0);
     expect(sample(before, "leadgate_job_oldest_due_seconds", { operation: "lead-upsert" })).toBe(0);
 
-    // Two deliveries nobody processes: queued and due; the oldest one's age grows.
+    // Two deliveries nobody processes (the worker stopped): queued and due; the oldest one's age grows.
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toEqual({ code: 0, signal: null });
     expect((await deliver(idle, c)).status).toBe(202);
     expect((await deliver(idle, c)).status).toBe(202);
     const after = await waitFor(

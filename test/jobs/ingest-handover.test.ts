@@ -86,7 +86,7 @@ describe("ingest → workers: the job outbox", () => {
     const tenant = await createTenant(app.url);
     const form = await staticFormsToCrm(tenant.admin, app.url, crm.url, "/two-workers");
     const first = app.spawn("dist/worker.js");
-    await first.waitFor(/listening to the job outbox/);
+    await first.waitFor(/job outbox taken/);
     const [leader] = await listeners();
     expect(leader).toBeDefined();
     const second = app.spawn("dist/worker.js");
@@ -101,7 +101,7 @@ describe("ingest → workers: the job outbox", () => {
 
     first.child.kill("SIGKILL");
     await first.exited;
-    await second.waitFor(/listening to the job outbox/);
+    await second.waitFor(/job outbox taken/);
     const [taker] = await listeners();
     expect(taker).toBeDefined();
     expect(taker).not.toBe(leader);

@@ -71,8 +71,6 @@ export interface TestApp {
   ): Promise<TestConnection>;
   /** Another API on the same database and queues (a replica); `env` overrides the file's. Closed at the end. */
   startApi(env?: Env): Promise<RunningApi>;
-  /** An API on the same database whose queues no worker reads: what it accepts stays queued. */
-  startIdleApi(env?: Env): Promise<RunningApi>;
   /** Another worker on the same database and queues; closed at the end. */
   startWorker(env?: Env): Promise<INestApplicationContext>;
   /** A compiled entry point (dist/) as a child process with this app's env plus `env`; stopped at the end. */
@@ -178,7 +176,6 @@ export function useApp(options: AppOptions = {}): TestApp {
     },
     createConnection: (connection) => createTenantWithConnection(app.api.app, connection),
     startApi: async (extra) => tracked(await startApi(configWith(extra))),
-    startIdleApi: (extra) => app.startApi({ ...extra, REDIS_PREFIX: testRedisPrefix() }),
     startWorker: async (extra) => tracked(await startWorker(configWith(extra))),
     spawn(script, extra = {}) {
       const child = spawnNode(script, { ...app.env, ...extra });
