@@ -60,8 +60,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     });
   }
 
-  onApplicationBootstrap(): void {
-    this.listener.start();
+  /** The worker counts as started once its listener listens or follows (the job outbox is heard). */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.listener.start();
     this.ticks.start(this.config.dispatcherIntervalMs);
   }
 

@@ -1,16 +1,23 @@
 // A dispatcher's ear for the job outbox (src/jobs/job-outbox.ts): one dedicated Postgres connection
 // (not the pool's: a LISTEN belongs to its session) that LISTENs on the outbox channel and hands each
 // payload's job ids on. One worker of a database listens at a time: the one whose connection holds
-// the session advisory lock LISTENER_LOCK; the others ask for it every FOLLOW_MS and take over when
-// the listener's session ends (its worker stopped or died), so each committed job is handed to
-// BullMQ once, not once per worker. A lost connection is opened again after a pause; what was
-// committed while no one listened is the dispatcher's poll's to find.
+// the session advisory lock LISTENER_LOCK; the others ask for it every BEAT_MS and take over when
+// the listener's session ends, so each committed job is handed to BullMQ once, not once per worker.
+// The session ends when its worker stops or dies, and also when it stalls: the listener sends a
+// query every BEAT_MS, and its session is opened with idle_session_timeout = SILENT_MS, so Postgres
+// ends a session that went quiet (a frozen process, a half-open connection) and frees the lock — a
+// listener that no longer reads would also keep Postgres from trimming its notification queue. A
+// lost connection is opened again after a pause; what was committed while no one listened is the
+// dispatcher's poll's to find.
 import { Logger } from "@nestjs/common";
 import pg from "pg";
 import { JOB_OUTBOX_CHANNEL, outboxIds } from "./job-outbox.js";
 
 const RECONNECT_MS = 1_000;
-const FOLLOW_MS = 1_000;
+/** How often the listener proves it is alive, and a follower asks for the lock. */
+const BEAT_MS = 1_000;
+/** A listener's session quiet this long is ended by Postgres (and a query this slow by the client). */
+export const SILENT_MS = 10_000;
 /** The session advisory lock of the listening worker (advisory locks are per database). */
 export const LISTENER_LOCK = 4_210_777_001;
 
@@ -18,7 +25,7 @@ export class OutboxListener {
   private readonly logger = new Logger("job-outbox");
   private client: pg.Client | undefined;
   private retry: NodeJS.Timeout | undefined;
-  private follow: NodeJS.Timeout | undefined;
+  private beat: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(
@@ -26,14 +33,15 @@ export class OutboxListener {
     private readonly heard: (ids: string[]) => void,
   ) {}
 
-  start(): void {
-    void this.connect();
+  /** Resolves once the first connection listens, follows, or failed (then it retries on its own). */
+  start(): Promise<void> {
+    return this.connect();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
-    clearTimeout(this.follow);
+    clearTimeout(this.beat);
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
@@ -44,13 +52,15 @@ export class OutboxListener {
     const client = new pg.Client({
       connectionString: this.databaseUrl,
       connectionTimeoutMillis: 2_000,
+      query_timeout: SILENT_MS,
       keepAlive: true,
+      options: `-c idle_session_timeout=${SILENT_MS}`,
     });
     let lost = false;
     const onLost = (error?: Error) => {
       if (lost) return;
       lost = true;
-      clearTimeout(this.follow);
+      clearTimeout(this.beat);
       if (this.client === client) this.client = undefined;
       void client.end().catch(() => undefined);
       if (this.stopped) return;
@@ -79,24 +89,37 @@ export class OutboxListener {
       return;
     }
     this.client = client;
-    await this.lead(client, () => lost, onLost);
+    await this.tick(client, false, () => lost, onLost);
   }
 
-  /** LISTENs once `client` holds LISTENER_LOCK; until then asks again every FOLLOW_MS. */
-  private async lead(client: pg.Client, lost: () => boolean, onLost: (error?: Error) => void): Promise<void> {
+  /**
+   * One beat: a listener proves it is alive; a follower asks for LISTENER_LOCK and, once it holds
+   * it, LISTENs. Then the next beat in BEAT_MS.
+   */
+  private async tick(
+    client: pg.Client,
+    listening: boolean,
+    lost: () => boolean,
+    onLost: (error?: Error) => void,
+  ): Promise<void> {
     try {
-      const { rows } = await client.query<{ led: boolean }>("SELECT pg_try_advisory_lock($1) AS led", [
-        LISTENER_LOCK,
-      ]);
-      if (this.stopped || lost()) return;
-      if (!rows[0]!.led) {
-        this.follow = setTimeout(() => void this.lead(client, lost, onLost), FOLLOW_MS);
-        return;
+      if (listening) {
+        await client.query("SELECT 1");
+      } else {
+        const { rows } = await client.query<{ led: boolean }>("SELECT pg_try_advisory_lock($1) AS led", [
+          LISTENER_LOCK,
+        ]);
+        if (rows[0]!.led && !this.stopped && !lost()) {
+          await client.query(`LISTEN ${JOB_OUTBOX_CHANNEL}`);
+          listening = true;
+          this.logger.log({ msg: "job outbox taken: this worker hands committed jobs to BullMQ" });
+        }
       }
-      await client.query(`LISTEN ${JOB_OUTBOX_CHANNEL}`);
-      this.logger.log({ msg: "job outbox taken: this worker hands committed jobs to BullMQ" });
     } catch (error) {
       onLost(error instanceof Error ? error : new Error(String(error)));
+      return;
     }
+    if (this.stopped || lost()) return;
+    this.beat = setTimeout(() => void this.tick(client, listening, lost, onLost), BEAT_MS);
   }
 }

@@ -97,7 +97,7 @@ describe("admin API: replay", () => {
     ]);
   });
 
-  it("a job still running cannot be replayed (409); a receipt replays only what did not succeed", async () => {
+  it("a job still running or waiting for a retry cannot be replayed (409); a receipt replays only what did not succeed", async () => {
     // The CRM holds this connection's call: its delivery is running meanwhile.
     delays.set("/two", 3_000);
     const slow = await connect("/two");
@@ -110,6 +110,18 @@ describe("admin API: replay", () => {
     expect([refused.status, refused.body.error]).toEqual([409, "job_in_progress"]);
     expect((await crmJobs(slow.id))[0]!.status).toBe("running");
     delays.delete("/two");
+    // Waiting for a retry (set here by SQL once the call has finished, a state no answer leaves for long): refused too.
+    await waitFor(
+      () => crmJobs(slow.id),
+      ([job]) => job?.status === "succeeded",
+    );
+    await app.sql.query(
+      "UPDATE jobs SET status = 'retrying', next_attempt_at = now() + interval '1 hour' WHERE id = $1",
+      [running!.id],
+    );
+    const retrying = await tenant.admin.post(`/admin/jobs/${running!.id}/replay`);
+    expect([retrying.status, retrying.body.error]).toEqual([409, "job_in_progress"]);
+    expect((await crmJobs(slow.id))[0]!.status).toBe("retrying");
 
     answers.set("/three", 400);
     const connection = await connect("/three");

@@ -1,16 +1,21 @@
 // How ingest's jobs reach the workers: through the job outbox. The receipt statement NOTIFYs the new
 // runnable jobs' ids at its commit, and the one listening worker's dispatcher hands them to BullMQ;
 // the API does not talk to BullMQ at ingest. So: with no worker, an accepted delivery's jobs are rows
-// and nothing in Redis; with a worker and the poll at its default 5 s, an event reaches the CRM well
-// within a second of its 202; of two workers one listens, and when its process dies the other takes over.
+// and nothing in Redis; with a worker and the poll at its default 5 s, an event reaches the CRM in
+// milliseconds; of two workers one listens and alone hands jobs over, and when its process dies or
+// stalls the other takes over.
 import { Queue } from "bullmq";
-import { LISTENER_LOCK } from "../../src/jobs/outbox-listener.js";
+import { LISTENER_LOCK, SILENT_MS } from "../../src/jobs/outbox-listener.js";
 import { OPERATIONS } from "../../src/jobs/operations.js";
 import { queuePrefix } from "../../src/queues/queue-names.js";
 import { createTenant, OPERATOR_KEY, staticFormsToCrm } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
+import { freePort } from "../support/process.js";
 import { testRedis } from "../support/redis.js";
 import { waitFor } from "../support/wait.js";
+
+/** A hand-over heard at the commit takes tens of ms; one left to the poll takes at least its 5 s. */
+const HANDOVER_MS = 3_000;
 
 describe("ingest → workers: the job outbox", () => {
   const crm = useFakeServer({ status: 200, body: {} });
@@ -35,7 +40,7 @@ describe("ingest → workers: the job outbox", () => {
       await app.sql.query<{ pid: number }>(
         `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-           AND ((classid::bigint << 32) | objid::bigint) = $1`,
+           AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = $1`,
         [LISTENER_LOCK],
       )
     ).rows.map((row) => row.pid);
@@ -82,22 +87,34 @@ describe("ingest → workers: the job outbox", () => {
     expect(await worker.exited).toEqual({ code: 0, signal: null });
   });
 
-  it("of two workers one listens; each event reaches the CRM within 1 s of its 202 (poll at 5 s), and after the listener's process dies too", async () => {
+  /** A worker process with a metrics port of its own: its hand-overs of committed jobs, read there. */
+  const spawnWorker = async () => {
+    const port = await freePort();
+    const worker = app.spawn("dist/worker.js", { WORKER_METRICS_PORT: String(port) });
+    await worker.waitFor(/worker started/);
+    const committed = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      return Number(/^leadgate_dispatcher_enqueued_total\{reason="committed"\} (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    return { ...worker, committed };
+  };
+
+  it(`of two workers one listens and alone hands the jobs over; each event reaches the CRM within ${HANDOVER_MS} ms of its 202 (poll at 5 s), after a kill -9 of the listener too`, async () => {
     const tenant = await createTenant(app.url);
     const form = await staticFormsToCrm(tenant.admin, app.url, crm.url, "/two-workers");
-    const first = app.spawn("dist/worker.js");
-    await first.waitFor(/job outbox taken/);
+    const first = await spawnWorker();
+    expect(first.output()).toMatch(/job outbox taken/);
     const [leader] = await listeners();
     expect(leader).toBeDefined();
-    const second = app.spawn("dist/worker.js");
-    await second.waitFor(/worker started/);
-    // The second asks for the lock and does not get it: still one listener, the first's.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const second = await spawnWorker();
+    expect(second.output()).not.toMatch(/job outbox taken/);
     expect(await listeners()).toEqual([leader]);
 
     for (let round = 0; round < 3; round++) {
-      expect(await handover((id) => form.deliver(id), `two-workers-${round}`)).toBeLessThan(1_000);
+      expect(await handover((id) => form.deliver(id), `two-workers-${round}`)).toBeLessThan(HANDOVER_MS);
     }
+    expect(await first.committed()).toBeGreaterThanOrEqual(3);
+    expect(await second.committed()).toBe(0);
 
     first.child.kill("SIGKILL");
     await first.exited;
@@ -106,8 +123,34 @@ describe("ingest → workers: the job outbox", () => {
     expect(taker).toBeDefined();
     expect(taker).not.toBe(leader);
     for (let round = 0; round < 3; round++) {
-      expect(await handover((id) => form.deliver(id), `taken-over-${round}`)).toBeLessThan(1_000);
+      expect(await handover((id) => form.deliver(id), `taken-over-${round}`)).toBeLessThan(HANDOVER_MS);
     }
+    expect(await second.committed()).toBeGreaterThanOrEqual(3);
     expect(crm.received.filter((request) => request.path === "/two-workers")).toHaveLength(6);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    expect(await listeners()).toEqual([]);
+  });
+
+  it("a listener that stalls (its process stopped) loses the outbox to the other worker within SILENT_MS and a beat", async () => {
+    const tenant = await createTenant(app.url);
+    const form = await staticFormsToCrm(tenant.admin, app.url, crm.url, "/stalled");
+    const first = await spawnWorker();
+    expect(first.output()).toMatch(/job outbox taken/);
+    const [leader] = await listeners();
+    const second = await spawnWorker();
+    first.child.kill("SIGSTOP");
+    try {
+      const stalled = Date.now();
+      await second.waitFor(/job outbox taken/, SILENT_MS + 5_000);
+      expect(Date.now() - stalled).toBeLessThan(SILENT_MS + 5_000);
+      const [taker] = await listeners();
+      expect(taker).not.toBe(leader);
+      expect(await handover((id) => form.deliver(id), "stalled-1")).toBeLessThan(HANDOVER_MS);
+      expect(await second.committed()).toBeGreaterThanOrEqual(1);
+    } finally {
+      first.child.kill("SIGKILL");
+      await first.exited;
+    }
   });
 });
