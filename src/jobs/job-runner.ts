@@ -219,6 +219,8 @@ export class JobRunner implements OnModuleDestroy {
     );
     if (!released?.length) return void slots?.();
     if (!slots) return void (await this.queue.enqueueSoon(released));
+    // A slot per dependent operation was taken before the statement said which it released.
+    slots.giveBack(dependents.filter((dependent) => !released.some((job) => job.operation === dependent)));
     // This job's slot is free now: its dependents run in theirs (ReleasedRuns).
     this.releasedRuns.start(
       () => this.runReleased(released, row),

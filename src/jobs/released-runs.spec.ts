@@ -31,6 +31,25 @@ describe("ReleasedRuns", () => {
     expect(runs.count("crm-delivery")).toBe(0);
   });
 
+  it("giveBack returns the slots of operations without a job at once; the run keeps the others until its end", async () => {
+    const runs = new ReleasedRuns();
+    const firstReplies = OPERATION_SETTINGS["initial-response"].concurrency;
+    const held = await Promise.all(
+      Array.from({ length: firstReplies }, () => runs.take(["initial-response", "crm-delivery"])),
+    );
+    expect(runs.count("initial-response")).toBe(firstReplies);
+    // None of these releases had a first reply: their initial-response slots are free again.
+    held.forEach((slots) => slots?.giveBack(["initial-response"]));
+    held[0]?.giveBack(["initial-response"]); // twice is once
+    expect(runs.count("initial-response")).toBe(0);
+    expect(runs.count("crm-delivery")).toBe(firstReplies);
+    const started = Date.now();
+    expect(await runs.take(["initial-response", "crm-delivery"])).toBeDefined();
+    expect(Date.now() - started).toBeLessThan(100); // no wait for a slot
+    held.forEach((slots) => slots?.());
+    expect(runs.count("crm-delivery")).toBe(1);
+  });
+
   it("gives a run's slots back when it ends, failed or not, and reports its failure", async () => {
     const runs = new ReleasedRuns();
     const errors: unknown[] = [];

@@ -10,6 +10,9 @@ import { type Operation, OPERATION_SETTINGS } from "./operations.js";
 /** How long a release waits for a slot (DestinationLimits: not at all when the runs in flight are older). */
 const SLOT_WAIT_MS = 500;
 
+/** Slots taken for a release: call it to give them all back; `giveBack` returns some earlier. */
+export type HeldSlots = Release & { giveBack(operations: readonly Operation[]): void };
+
 export class ReleasedRuns {
   /** Each operation's slots, under the operation's name. */
   private readonly slots = new Map<Operation, DestinationLimits>();
@@ -21,26 +24,33 @@ export class ReleasedRuns {
   /**
    * A slot for one released job of each of `operations` (a success releases at most one job per
    * operation: one per receipt), or undefined when one of them has none free in time or shutdown
-   * began. The caller gives them back once, when its run ended (start) or when it has none to run.
+   * began. The caller gives them back once, when its run ended (start) or when it has none to run;
+   * `giveBack` returns the slots of operations it turned out to have no job of (a lead-upsert
+   * whose receipt has no first reply holds no initial-response slot while its CRM delivery runs).
    */
-  async take(operations: readonly Operation[]): Promise<Release | undefined> {
-    const releases: Release[] = [];
-    const giveBackNow = () => releases.forEach((release) => release());
+  async take(operations: readonly Operation[]): Promise<HeldSlots | undefined> {
+    const held = new Map<Operation, Release>();
+    const giveBack = (which: readonly Operation[]) =>
+      which.forEach((operation) => {
+        held.get(operation)?.();
+        held.delete(operation);
+      });
     for (const operation of operations) {
       const release = this.closing ? undefined : await this.slotsOf(operation).acquire(operation);
-      if (!release) return void giveBackNow();
-      releases.push(release);
+      if (!release) return void giveBack([...held.keys()]);
+      held.set(operation, release);
     }
-    if (this.closing) return void giveBackNow();
+    if (this.closing) return void giveBack([...held.keys()]);
     this.taken += 1;
     let given = false;
-    return () => {
+    const all = () => {
       if (given) return;
       given = true;
-      giveBackNow();
+      giveBack([...held.keys()]);
       this.taken -= 1;
       if (this.taken === 0) this.drained?.();
     };
+    return Object.assign(all, { giveBack });
   }
 
   /** Runs `run` in the background (shutdown waits for it: it holds `slots`), then gives `slots` back. */
