@@ -4,7 +4,7 @@ import { AlertBook } from "../alerts/alert-book.js";
 import { AppError, unavailable } from "../common/app-error.js";
 import { BatcherFull, NaturalBatcher } from "../common/natural-batcher.js";
 import { PrismaService } from "../database/prisma.service.js";
-import { JOB_OUTBOX_CHANNEL, OUTBOX_IDS_PER_PAYLOAD } from "../jobs/job-outbox.js";
+import { outboxNotifySql } from "../jobs/job-outbox.js";
 import { insertJobsSql } from "../jobs/state/job-state-machine.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
 import type { PlannedJob } from "./job-plan.js";
@@ -301,11 +301,8 @@ job AS (
   WHERE m.inserted`)}
 ),
 -- The job outbox (src/jobs/job-outbox.ts): the runnable new jobs' ids, told to the dispatchers at commit.
-queued AS (
-  SELECT id, (row_number() OVER () - 1) / ${OUTBOX_IDS_PER_PAYLOAD} AS chunk FROM job WHERE status = 'queued'
-),
 notified AS (
-  SELECT pg_notify('${JOB_OUTBOX_CHANNEL}', string_agg(id::text, ',')) FROM queued GROUP BY chunk
+  ${outboxNotifySql("SELECT id FROM job WHERE status = 'queued'")}
 )
 SELECT m.i, m.receipt_id, m.inserted,
        CASE WHEN NOT m.inserted AND m.stored_digest <> m.incoming_digest THEN m.stored_digest END AS conflict_digest

@@ -26,8 +26,8 @@ const DEPENDENCY_GRACE_MS = 30_000;
 /**
  * Hands jobs created in a transaction (the job outbox: ingest's jobs, an alert's notifications) to BullMQ as soon
  * as that transaction commits: it LISTENs for them (OutboxListener). And it polls: enqueues job
- * rows that are due but may not be in BullMQ (a crash between commit and enqueue, a
- * Redis outage at ingest, jobs moved back to queued, waiting jobs whose wait is over), held jobs
+ * rows that are due but may not be in BullMQ (a notification no one heard, a crash between commit
+ * and hand-over, a Redis outage, jobs moved back to queued, waiting jobs whose wait is over), held jobs
  * whose connection is active again, jobs whose dependency succeeded without releasing them, and
  * ends waits longer than JOB_MAX_WAIT_SECONDS. Deterministic
  * job ids make one that is already in BullMQ a no-op, so any number of worker replicas can run this

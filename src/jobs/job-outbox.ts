@@ -15,7 +15,18 @@ import type { NewJob } from "./state/job-state-types.js";
 export const JOB_OUTBOX_CHANNEL = "leadgate_job_outbox";
 
 /** Ids per NOTIFY payload (Postgres takes up to 8,000 bytes; an id is 36 and its comma). */
-export const OUTBOX_IDS_PER_PAYLOAD = 200;
+const IDS_PER_PAYLOAD = 200;
+
+/**
+ * SQL that NOTIFYs the ids `source` selects (a column `id`) on the outbox channel, IDS_PER_PAYLOAD
+ * a payload, delivered when the transaction commits (none for no ids). One home for the payload's
+ * shape: JobOutbox.add and the receipt statement (src/ingestion/receipt-writer.ts) both use it.
+ */
+export function outboxNotifySql(source: string): string {
+  return `SELECT pg_notify('${JOB_OUTBOX_CHANNEL}', string_agg(id::text, ','))
+  FROM (SELECT id, (row_number() OVER () - 1) / ${IDS_PER_PAYLOAD} AS chunk FROM (${source}) AS ids) AS numbered
+  GROUP BY chunk`;
+}
 
 /** The ids a payload names (anything that is not one is ignored). */
 export function outboxIds(payload: string | undefined): string[] {
@@ -35,19 +46,9 @@ export class JobOutbox {
     if (jobs.length === 0) return [];
     const created = await create(this.prisma, [...jobs], tx);
     if (created.length === 0) return created;
-    const payloads: string[] = [];
-    for (let at = 0; at < created.length; at += OUTBOX_IDS_PER_PAYLOAD) {
-      payloads.push(
-        created
-          .slice(at, at + OUTBOX_IDS_PER_PAYLOAD)
-          .map((job) => job.id)
-          .join(","),
-      );
-    }
     await tx.$executeRawUnsafe(
-      "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload",
-      JOB_OUTBOX_CHANNEL,
-      payloads,
+      outboxNotifySql("SELECT unnest($1::uuid[]) AS id"),
+      created.map((job) => job.id),
     );
     return created;
   }
