@@ -17,5 +17,5 @@ const { connection, secrets } = await app.get(ConnectionsService).create(tenant.
   inboundAuth: { type: "bearer" },
   ...(process.env.BENCH_CRM_URL ? { settings: { crmDestination: { url: process.env.BENCH_CRM_URL } } } : {}),
 });
-console.log(JSON.stringify({ id: connection.id, bearerToken: secrets.bearerToken }));
+console.log(JSON.stringify({ id: connection.id, tenantId: tenant.id, bearerToken: secrets.bearerToken }));
 await app.close();

@@ -95,6 +95,16 @@ async function main() {
   const leadgate = await start("dist/main.js", env, /api listening/);
   const peer = await start("bench/peer.mjs", { DATABASE_URL: peerDb, PORT: "8787" }, /peer listening/);
   const ceiling = await start("bench/ceiling.mjs", { PORT: "8788" }, /ceiling listening/);
+  const floor = await start(
+    "bench/floor.mjs",
+    {
+      DATABASE_URL: leadgateDb,
+      FLOOR_TENANT: connection.tenantId,
+      FLOOR_CONNECTION: connection.id,
+      PORT: "8789",
+    },
+    /floor listening/,
+  );
   const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
   const pool = (url) => new pg.Pool({ connectionString: url, max: 1, application_name: BENCH_APPLICATION });
   const pools = { leadgate: pool(leadgateDb), peer: pool(peerDb) };
@@ -106,13 +116,15 @@ async function main() {
       auth: `Bearer ${connection.bearerToken}`,
     },
     peer: { child: peer, sql: pools.peer, url: "http://127.0.0.1:8787/webhooks/staticforms/x" },
+    // Leadgate's receipt writer behind bare Fastify, on Leadgate's database (bench/floor.mjs).
+    floor: { child: floor, sql: pools.leadgate, url: "http://127.0.0.1:8789/webhooks/staticforms/x" },
     // No database: its "Postgres" column counts the (idle) backends of the peer's.
     ceiling: { child: ceiling, sql: pools.peer, url: "http://127.0.0.1:8788/webhooks/staticforms/x" },
   };
   try {
     // Warm every server up (JIT, pools) before measuring.
     for (const { url, auth } of Object.values(targets)) load(url, auth, 3);
-    const results = { leadgate: [], peer: [], ceiling: [] };
+    const results = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, { child, sql, url, auth }] of Object.entries(targets)) {
         const cpu = await cpuMeter(sql, redis, { server: child });
@@ -144,7 +156,7 @@ async function main() {
       };
     };
     const rows = Object.fromEntries(Object.keys(targets).map((name) => [name, summary(name)]));
-    const { leadgate: a, peer: b, ceiling: c } = rows;
+    const { leadgate: a, peer: b, floor: f, ceiling: c } = rows;
     console.log(
       `\ningest (Static Forms, each submission twice, ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS}, medians)`,
     );
@@ -156,6 +168,9 @@ async function main() {
     }
     console.log(
       `  ratio:    ${(a.rps / b.rps).toFixed(2)}x the peer's requests/s (p99 ${(a.p99 / b.p99).toFixed(2)}x), ${((100 * a.rps) / c.rps).toFixed(0)} % of the ceiling`,
+    );
+    console.log(
+      `  floor:    ${(f.rps / b.rps).toFixed(2)}x the peer's requests/s, ${((100 * f.rps) / c.rps).toFixed(0)} % of the ceiling (Leadgate's receipt writer behind bare Fastify: Leadgate is at ${((100 * a.rps) / f.rps).toFixed(0)} % of it)`,
     );
     if (PROFILE) {
       const profiled = await profiledRun(env, connection);
@@ -171,6 +186,7 @@ async function main() {
     leadgate.kill("SIGTERM");
     peer.kill("SIGTERM");
     ceiling.kill("SIGTERM");
+    floor.kill("SIGTERM");
     redis.disconnect();
     await Promise.all(Object.values(pools).map((p) => p.end()));
     await dropRedisKeys(`${env.REDIS_PREFIX}:*`);
