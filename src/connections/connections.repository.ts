@@ -19,13 +19,37 @@ export interface IngestConnectionRow {
   settings: ConnectionSettings;
   /** The tenant's `defaults`: the reply settings the connection inherits (the job plan's autoResponse). */
   tenantDefaults: ReplySettings;
+  /**
+   * The row versions the columns above were read at (the connection's and its tenant's `xmin`):
+   * any change to either row changes it. The receipt statement compares it to the rows as stored
+   * when it writes (ReceiptInput.connectionVersion).
+   */
+  version: string;
 }
+
+/** A connection as ingest found it: from the process's cache (as it was when looked up), or read now. */
+export interface IngestLookup {
+  row: IngestConnectionRow;
+  cached: boolean;
+}
+
+/**
+ * The version of a connection `alias` as ingest reads it, an SQL expression: its row's and its
+ * tenant's `xmin` (every update of a row writes a new version with a new xmin; freezing one shows
+ * as a change too, which costs one lookup more).
+ */
+export const INGEST_VERSION = (alias: string) =>
+  `(${alias}.xmin::text || ':' || (SELECT t.xmin::text FROM tenants t WHERE t.id = ${alias}.tenant_id))`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** How long an id found to be unknown answers "unknown" without a query, and how many are kept. */
 const UNKNOWN_TTL_MS = 30_000;
 const MAX_UNKNOWN = 10_000;
+
+/** How long a connection found serves later deliveries from the cache, and how many are kept. */
+const CACHE_TTL_MS = 60_000;
+const MAX_CACHED = 10_000;
 
 /**
  * Connection reads on the ingest hot path. A delivery names its connection by id (Static Forms,
@@ -34,15 +58,22 @@ const MAX_UNKNOWN = 10_000;
  * the connection as stored now (a pause, rotation or disable applies to the next delivery) at a
  * fraction of a query each.
  *
- * The tenant's defaults come in the same statement (a lookup by the tenant's primary key): no round
- * trip more per delivery, and always as stored now, so there is no cache to invalidate when a
- * tenant's defaults change (the next delivery plans with the new ones). A scalar subquery costs
- * less than a join here (docs/benchmarks.md, "Tenant defaults at ingest").
+ * The tenant's defaults come in the same statement (a lookup by the tenant's primary key). A scalar
+ * subquery costs less than a join here (docs/benchmarks.md, "Tenant defaults at ingest").
+ *
+ * A connection found is kept (CACHE_TTL_MS, MAX_CACHED) and later deliveries may use it without a
+ * query: on the ingest path the lookup was a third of the API's database work. A cached row is never
+ * trusted on its own: its `version` goes with the receipt statement, which writes nothing for it if
+ * the connection or its tenant changed since (a pause, a rotation, a disable, new defaults, through
+ * any process), and a cached row that refuses a delivery (wrong credentials, disabled) is not the
+ * last word either; both cases are decided again on the row as stored now (IngestionService). So a
+ * change applies to the next delivery as before, and there is nothing to invalidate.
  */
 const COLUMNS = `c.id, c.tenant_id AS "tenantId", c.provider, c.external_account_id AS "externalAccountId", c.status,
   c.inbound_secrets AS "inboundSecrets", c.previous_secrets AS "previousSecrets",
   c.previous_secrets_expire_at AS "previousSecretsExpireAt", c.settings,
-  (SELECT t.defaults FROM tenants t WHERE t.id = c.tenant_id) AS "tenantDefaults"`;
+  (SELECT t.defaults FROM tenants t WHERE t.id = c.tenant_id) AS "tenantDefaults",
+  ${INGEST_VERSION("c")} AS version`;
 const FROM = "connections c";
 
 @Injectable()
@@ -94,9 +125,49 @@ export class ConnectionsRepository {
     this.ids = new KnownIds(prisma.pool, "SELECT id::text AS id FROM connections WHERE created_at >= $1");
   }
 
-  async findForIngest(id: string): Promise<IngestConnectionRow | undefined> {
+  /** Connections found, by `id:<id>` or `account:<provider>:<account>`, with when each stops serving. */
+  private readonly cache = new Map<string, { row: IngestConnectionRow; until: number }>();
+
+  /** The connection with this id: from the cache unless `fresh`, else read now (and cached). */
+  async findForIngest(id: string, fresh: boolean): Promise<IngestLookup | undefined> {
     if (!UUID.test(id)) return undefined;
     const key = id.toLowerCase();
+    return this.cachedOr(`id:${key}`, fresh, () => this.readById(key));
+  }
+
+  /** False when no connection has this id (see KnownIds: no query per call). */
+  async mayExist(id: string): Promise<boolean> {
+    return UUID.test(id) && this.ids.mayExist(id.toLowerCase());
+  }
+
+  /** The live connection of a provider account: from the cache unless `fresh`, else read now (and cached). */
+  findForIngestByAccount(
+    provider: Provider,
+    accountId: string,
+    fresh: boolean,
+  ): Promise<IngestLookup | undefined> {
+    return this.cachedOr(`account:${provider}:${accountId}`, fresh, () =>
+      this.byAccount.submit({ provider, accountId }),
+    );
+  }
+
+  private async cachedOr(
+    key: string,
+    fresh: boolean,
+    read: () => Promise<IngestConnectionRow | undefined>,
+  ): Promise<IngestLookup | undefined> {
+    const hit = this.cache.get(key);
+    if (!fresh && hit && hit.until > Date.now()) return { row: hit.row, cached: true };
+    const row = await read();
+    this.cache.delete(key); // re-inserted last: the Map's order is the order of expiry
+    if (row) {
+      if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(key, { row, until: Date.now() + CACHE_TTL_MS });
+    }
+    return row && { row, cached: false };
+  }
+
+  private async readById(key: string): Promise<IngestConnectionRow | undefined> {
     const until = this.unknown.get(key);
     if (until !== undefined && until > Date.now()) return undefined;
     const row = await this.byId.submit(key);
@@ -109,14 +180,5 @@ export class ConnectionsRepository {
       this.unknown.set(key, Date.now() + UNKNOWN_TTL_MS);
     }
     return row;
-  }
-
-  /** False when no connection has this id (see KnownIds: no query per call). */
-  async mayExist(id: string): Promise<boolean> {
-    return UUID.test(id) && this.ids.mayExist(id.toLowerCase());
-  }
-
-  findForIngestByAccount(provider: Provider, accountId: string): Promise<IngestConnectionRow | undefined> {
-    return this.byAccount.submit({ provider, accountId });
   }
 }

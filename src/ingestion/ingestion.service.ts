@@ -1,19 +1,19 @@
 import { Injectable, Logger } from "@nestjs/common";
 import { PreauthBudget } from "../auth/preauth-budget.js";
 import { AppError, unavailable } from "../common/app-error.js";
-import type { IngestConnectionRow } from "../connections/connections.repository.js";
+import type { IngestConnectionRow, IngestLookup } from "../connections/connections.repository.js";
 import { ConnectionsRepository } from "../connections/connections.repository.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { type ConnectionSecretColumn, secretPlace } from "../crypto/stored-secrets.js";
 import { Metrics } from "../observability/metrics.js";
 import type { InboundCredentials } from "../providers/inbound-auth.js";
-import type { ConnectionForIngest, InboundDelivery } from "../providers/provider-adapter.js";
-import type { Provider } from "../providers/provider-event.js";
+import type { ConnectionForIngest, InboundDelivery, ProviderAdapter } from "../providers/provider-adapter.js";
+import type { Provider, ProviderEvent } from "../providers/provider-event.js";
 import { AdapterRegistry } from "../providers/registry.js";
 import { idempotencyKey, payloadDigest } from "./idempotency-key.js";
 import { planJobs } from "./job-plan.js";
 import { RateLimiter } from "./rate-limiter.js";
-import { ReceiptWriter } from "./receipt-writer.js";
+import { type ReceiptOutcome, ReceiptWriter, StaleConnection } from "./receipt-writer.js";
 
 /** api.md's webhook answers. */
 export type IngestAnswer =
@@ -22,6 +22,18 @@ export type IngestAnswer =
 
 /** Where a delivery says it belongs: a connection id in the URL, or a provider account in the body (Yelp). */
 export type Route = { connectionId: string } | { accountOf: (delivery: InboundDelivery) => string };
+
+/** A connection that accepts a delivery, and whether it came from the cache (its write is then checked). */
+interface Admitted {
+  row: IngestConnectionRow;
+  connection: ConnectionForIngest;
+  cached: boolean;
+}
+
+interface Written {
+  events: ProviderEvent[];
+  outcomes: ReceiptOutcome[];
+}
 
 const unknownConnection = () =>
   new AppError(404, "unknown_connection", "No connection matches this webhook URL.");
@@ -82,53 +94,41 @@ export class IngestionService {
     context: Record<string, unknown>,
   ): Promise<IngestAnswer> {
     const adapter = this.adapters.get(provider);
-    const byId = "connectionId" in route;
     if (
-      byId &&
+      "connectionId" in route &&
       this.budget.exhausted(delivery.ip) &&
       !(await this.connections.mayExist(route.connectionId))
     ) {
       throw this.budget.refusal(delivery.ip);
     }
-    const row = await this.find(provider, route, delivery);
-    if (!row) throw byId ? await this.budget.failed(delivery.ip, unknownConnection()) : unknownConnection();
-    Object.assign(context, { tenantId: row.tenantId, connectionId: row.id });
-
-    const connection: ConnectionForIngest = {
-      id: row.id,
-      externalAccountId: row.externalAccountId,
-      credentials: this.acceptedCredentials(row),
-    };
+    // A cached connection only ever accepts: a refusal, or a write that finds the connection changed
+    // since it was cached, is decided again on the connection as stored now (ConnectionsRepository).
+    const lookup = await this.find(provider, route, delivery, false);
+    const admitted =
+      (lookup?.cached ? this.admitCached(adapter, delivery, lookup.row) : undefined) ??
+      (await this.admit(
+        adapter,
+        delivery,
+        provider,
+        route,
+        context,
+        lookup?.cached ? undefined : lookup?.row,
+      ));
+    await this.rateLimiter.check(admitted.row.id);
+    let written: Written;
     try {
-      adapter.verify(delivery, connection);
+      written = await this.write(adapter, delivery, admitted);
     } catch (error) {
-      throw error instanceof AppError && error.status === 401
-        ? await this.budget.failed(delivery.ip, error)
-        : error;
-    }
-    if (row.status === "disabled") {
-      throw new AppError(
-        410,
-        "connection_disabled",
-        "This connection is disabled; deliveries are no longer accepted.",
+      if (!(error instanceof StaleConnection)) throw error;
+      written = await this.write(
+        adapter,
+        delivery,
+        await this.admit(adapter, delivery, provider, route, context),
       );
     }
-    const events = adapter.normalize(delivery, connection);
-    await this.rateLimiter.check(row.id);
 
-    const outcomes = await this.writer.write(
-      events.map((event) => {
-        const key = idempotencyKey(event);
-        return {
-          tenantId: row.tenantId,
-          connectionId: row.id,
-          event,
-          idempotencyKey: key,
-          payloadDigest: payloadDigest(event),
-          jobs: planJobs(event, key, row, row.status === "paused"),
-        };
-      }),
-    );
+    const { events, outcomes } = written;
+    Object.assign(context, { tenantId: admitted.row.tenantId, connectionId: admitted.row.id });
     const receiptIds = outcomes.map((outcome) => outcome.receiptId);
     const duplicate = outcomes.every((outcome) => !outcome.inserted);
     const conflicts = outcomes.filter((outcome) => outcome.conflict).length;
@@ -149,18 +149,110 @@ export class IngestionService {
     return { status: duplicate ? 200 : 202, body: { accepted: true, duplicate, receiptIds } };
   }
 
-  private async find(provider: Provider, route: Route, delivery: InboundDelivery) {
-    let row: IngestConnectionRow | undefined;
+  /** A cached connection that accepts this delivery (sender verified, not disabled), else undefined. */
+  private admitCached(
+    adapter: ProviderAdapter,
+    delivery: InboundDelivery,
+    row: IngestConnectionRow,
+  ): Admitted | undefined {
+    if (row.status === "disabled") return undefined;
     try {
-      row =
+      const connection = this.connectionOf(row);
+      adapter.verify(delivery, connection);
+      return { row, connection, cached: true };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The connection as stored now (`row`, when just read, else read here) if it accepts this
+   * delivery; else the refusal (an unknown connection or wrong credentials count against the IP).
+   */
+  private async admit(
+    adapter: ProviderAdapter,
+    delivery: InboundDelivery,
+    provider: Provider,
+    route: Route,
+    context: Record<string, unknown>,
+    row?: IngestConnectionRow,
+  ): Promise<Admitted> {
+    row ??= (await this.find(provider, route, delivery, true))?.row;
+    if (!row) {
+      throw "connectionId" in route
+        ? await this.budget.failed(delivery.ip, unknownConnection())
+        : unknownConnection();
+    }
+    Object.assign(context, { tenantId: row.tenantId, connectionId: row.id });
+    const connection = this.connectionOf(row);
+    try {
+      adapter.verify(delivery, connection);
+    } catch (error) {
+      throw error instanceof AppError && error.status === 401
+        ? await this.budget.failed(delivery.ip, error)
+        : error;
+    }
+    if (row.status === "disabled") {
+      throw new AppError(
+        410,
+        "connection_disabled",
+        "This connection is disabled; deliveries are no longer accepted.",
+      );
+    }
+    return { row, connection, cached: false };
+  }
+
+  /** Normalizes and writes the delivery's events (checked against the connection's version when cached). */
+  private async write(
+    adapter: ProviderAdapter,
+    delivery: InboundDelivery,
+    admitted: Admitted,
+  ): Promise<Written> {
+    const { row, connection, cached } = admitted;
+    const events = adapter.normalize(delivery, connection);
+    const outcomes = await this.writer.write(
+      events.map((event) => {
+        const key = idempotencyKey(event);
+        return {
+          tenantId: row.tenantId,
+          connectionId: row.id,
+          event,
+          idempotencyKey: key,
+          payloadDigest: payloadDigest(event),
+          jobs: planJobs(event, key, row, row.status === "paused"),
+          ...(cached ? { connectionVersion: row.version } : {}),
+        };
+      }),
+    );
+    return { events, outcomes };
+  }
+
+  private async find(
+    provider: Provider,
+    route: Route,
+    delivery: InboundDelivery,
+    fresh: boolean,
+  ): Promise<IngestLookup | undefined> {
+    let lookup: IngestLookup | undefined;
+    try {
+      lookup =
         "connectionId" in route
-          ? await this.connections.findForIngest(route.connectionId)
-          : await this.connections.findForIngestByAccount(provider, route.accountOf(delivery));
+          ? await this.connections.findForIngest(route.connectionId, fresh)
+          : await this.connections.findForIngestByAccount(provider, route.accountOf(delivery), fresh);
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw unavailable("The connection store");
     }
-    return row?.provider === provider ? row : undefined;
+    if (lookup) this.metrics.connectionReads.inc({ source: lookup.cached ? "cache" : "database" });
+    return lookup?.row.provider === provider ? lookup : undefined;
+  }
+
+  private connectionOf(row: IngestConnectionRow): ConnectionForIngest {
+    return {
+      id: row.id,
+      externalAccountId: row.externalAccountId,
+      credentials: this.acceptedCredentials(row),
+    };
   }
 
   /** The current credentials, plus the previous ones while a rotation's grace period lasts. */

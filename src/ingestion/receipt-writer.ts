@@ -4,6 +4,7 @@ import { AlertBook } from "../alerts/alert-book.js";
 import { AppError, unavailable } from "../common/app-error.js";
 import { BatcherFull, NaturalBatcher } from "../common/natural-batcher.js";
 import { PrismaService } from "../database/prisma.service.js";
+import { INGEST_VERSION } from "../connections/connections.repository.js";
 import { outboxNotifySql } from "../jobs/job-outbox.js";
 import { insertJobsSql } from "../jobs/state/job-state-machine.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
@@ -21,6 +22,22 @@ export interface ReceiptInput {
   idempotencyKey: string;
   payloadDigest: string;
   jobs: PlannedJob[];
+  /**
+   * The connection's version as the caller read it (IngestConnectionRow.version), when that read
+   * may be stale (a cached row): the statement then writes the event only if the connection and its
+   * tenant are still at this version, and answers StaleConnection otherwise. Absent: not checked.
+   */
+  connectionVersion?: string;
+}
+
+/**
+ * A delivery written with a connection version that is no longer the stored one: nothing of it was
+ * written. Its caller reads the connection again and decides the delivery on that.
+ */
+export class StaleConnection extends Error {
+  constructor() {
+    super("the connection changed since it was read");
+  }
 }
 
 export interface ReceiptOutcome {
@@ -37,6 +54,8 @@ interface Row {
   inserted: boolean;
   /** A duplicate whose digest differs: the stored digest (else null). */
   conflict_digest: string | null;
+  /** Not written: its connection version is not the stored one (receipt_id null). */
+  stale: boolean;
 }
 
 const MAX_BATCH = 400;
@@ -77,14 +96,14 @@ function isDataError(error: unknown): boolean {
 @Injectable()
 export class ReceiptWriter {
   private readonly logger = new Logger("receipts");
-  private readonly batcher: NaturalBatcher<ReceiptInput[], ReceiptOutcome[] | AppError>;
+  private readonly batcher: NaturalBatcher<ReceiptInput[], ReceiptOutcome[] | Error>;
 
   constructor(
     private readonly prisma: PrismaService,
     private readonly alerts: AlertBook,
     @Inject(CONFIG.ingest) config: IngestConfig,
   ) {
-    this.batcher = new NaturalBatcher<ReceiptInput[], ReceiptOutcome[] | AppError>(
+    this.batcher = new NaturalBatcher<ReceiptInput[], ReceiptOutcome[] | Error>(
       (deliveries) => this.writeBatch(deliveries),
       {
         maxBatch: MAX_BATCH,
@@ -102,7 +121,10 @@ export class ReceiptWriter {
     );
   }
 
-  /** Writes one delivery's events together; one outcome per event, in order. */
+  /**
+   * Writes one delivery's events together; one outcome per event, in order. Throws StaleConnection
+   * when the events carry a connection version that is no longer stored (then nothing was written).
+   */
   async write(events: ReceiptInput[]): Promise<ReceiptOutcome[]> {
     // The same event twice in one delivery is one event: write it once, answer both with it.
     const unique = [...new Map(events.map((event) => [dedupeKey(event), event])).values()];
@@ -111,12 +133,12 @@ export class ReceiptWriter {
       this.logger.warn({ msg: "receipt queue full; answering 503", waiting: error.waiting });
       return unavailable("The receipt store");
     });
-    if (outcomes instanceof AppError) throw outcomes;
+    if (outcomes instanceof Error) throw outcomes;
     const byKey = new Map(unique.map((event, index) => [dedupeKey(event), outcomes[index]!]));
     return events.map((event) => byKey.get(dedupeKey(event))!);
   }
 
-  private async writeBatch(deliveries: ReceiptInput[][]): Promise<(ReceiptOutcome[] | AppError)[]> {
+  private async writeBatch(deliveries: ReceiptInput[][]): Promise<(ReceiptOutcome[] | Error)[]> {
     try {
       const items = deliveries.flat();
       const started = performance.now();
@@ -131,7 +153,7 @@ export class ReceiptWriter {
       }
       if (deliveries.length === 1) return [this.failed(error, 1)];
       // One delivery's data was refused: write each alone so only that one fails.
-      const results: (ReceiptOutcome[] | AppError)[] = [];
+      const results: (ReceiptOutcome[] | Error)[] = [];
       for (const delivery of deliveries) results.push(...(await this.writeBatch([delivery])));
       return results;
     }
@@ -180,15 +202,17 @@ export class ReceiptWriter {
 
   /**
    * Maps the statement's rows back to deliveries (a delivery with a conflict that could not be
-   * recorded: `unrecorded`).
+   * recorded: `unrecorded`; one whose connection version is stale: StaleConnection).
    */
   private split(
     deliveries: ReceiptInput[][],
     rows: Row[],
     unrecorded: AppError | undefined,
-  ): (ReceiptOutcome[] | AppError)[] {
-    const outcomes = new Array<ReceiptOutcome>(rows.length);
+  ): (ReceiptOutcome[] | Error)[] {
+    // Filled: `every` skips the holes of a sparse array.
+    const outcomes = new Array<ReceiptOutcome | undefined>(rows.length).fill(undefined);
     for (const row of rows) {
+      if (row.stale) continue;
       outcomes[row.i] = {
         receiptId: row.receipt_id,
         inserted: row.inserted,
@@ -198,6 +222,8 @@ export class ReceiptWriter {
     let offset = 0;
     return deliveries.map((delivery) => {
       const own = outcomes.slice(offset, (offset += delivery.length));
+      if (!own.every((outcome): outcome is ReceiptOutcome => outcome !== undefined))
+        return new StaleConnection();
       return unrecorded && own.some((outcome) => outcome.conflict) ? unrecorded : own;
     });
   }
@@ -206,13 +232,15 @@ export class ReceiptWriter {
   private logBatch(deliveries: number, rows: Row[], ms: number): void {
     const stored = rows.filter((row) => row.inserted).length;
     const conflicts = rows.filter((row) => row.conflict_digest !== null).length;
+    const stale = rows.filter((row) => row.stale).length;
     this.logger.log({
       msg: "receipts written",
       deliveries,
       events: rows.length,
       stored,
-      duplicates: rows.length - stored,
+      duplicates: rows.length - stored - stale,
       conflicts,
+      ...(stale > 0 ? { stale } : {}),
       ms: Math.round(ms * 10) / 10,
     });
   }
@@ -243,6 +271,7 @@ export class ReceiptWriter {
       payload_digest: item.payloadDigest,
       raw_payload: item.event.payload,
       source: item.source ?? "webhook",
+      connection_version: item.connectionVersion ?? null,
       jobs: item.jobs.map((job) => ({
         job_key: job.jobKey,
         operation: job.operation,
@@ -272,23 +301,34 @@ WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
     i int, tenant_id uuid, connection_id uuid, provider text, account_id text, idempotency_key text,
     event_id text, lead_id text, kind text, status text, occurred_at timestamptz, payload_digest text,
-    raw_payload jsonb, source text, jobs jsonb)
+    raw_payload jsonb, source text, connection_version text, jobs jsonb)
+),
+-- Events read with a cached connection (connection_version set) whose connection or tenant changed
+-- since (src/connections/connections.repository.ts): written not at all, answered stale.
+stale AS (
+  SELECT i FROM input x
+  WHERE x.connection_version IS NOT NULL
+    AND x.connection_version IS DISTINCT FROM
+        (SELECT ${INGEST_VERSION("c")} FROM connections c WHERE c.id = x.connection_id)
+),
+current AS (
+  SELECT * FROM input WHERE i NOT IN (SELECT i FROM stale)
 ),
 receipt AS (
   INSERT INTO receipts AS r (tenant_id, connection_id, provider, account_id, idempotency_key, event_id, lead_id,
                              kind, status, occurred_at, payload_digest, source)
   SELECT tenant_id, connection_id, provider, account_id, idempotency_key, event_id, lead_id,
          kind, status, occurred_at, payload_digest, source
-  FROM input ORDER BY provider, account_id, idempotency_key
+  FROM current ORDER BY provider, account_id, idempotency_key
   ON CONFLICT (provider, account_id, idempotency_key)
   DO UPDATE SET duplicate_count = r.duplicate_count + 1, last_duplicate_at = now()
   RETURNING r.id, r.provider, r.account_id, r.idempotency_key, r.payload_digest, r.received_at, (r.xmax = 0) AS inserted
 ),
 matched AS (
-  SELECT input.i, input.tenant_id, input.connection_id, input.idempotency_key, input.jobs, input.raw_payload,
-         input.payload_digest AS incoming_digest, receipt.payload_digest AS stored_digest,
+  SELECT current.i, current.tenant_id, current.connection_id, current.idempotency_key, current.jobs,
+         current.raw_payload, current.payload_digest AS incoming_digest, receipt.payload_digest AS stored_digest,
          receipt.id AS receipt_id, receipt.received_at, receipt.inserted
-  FROM input JOIN receipt USING (provider, account_id, idempotency_key)
+  FROM current JOIN receipt USING (provider, account_id, idempotency_key)
 ),
 -- The payload beside its new receipt, in the same statement (receipt_payloads is partitioned by month).
 payload AS (
@@ -305,8 +345,11 @@ notified AS (
   ${outboxNotifySql("SELECT id FROM job WHERE status = 'queued'")}
 )
 SELECT m.i, m.receipt_id, m.inserted,
-       CASE WHEN NOT m.inserted AND m.stored_digest <> m.incoming_digest THEN m.stored_digest END AS conflict_digest
-FROM matched m CROSS JOIN (SELECT count(*) FROM notified) AS told`;
+       CASE WHEN NOT m.inserted AND m.stored_digest <> m.incoming_digest THEN m.stored_digest END AS conflict_digest,
+       false AS stale
+FROM matched m CROSS JOIN (SELECT count(*) FROM notified) AS told
+UNION ALL
+SELECT s.i, NULL, false, NULL, true FROM stale s`;
 
 /** A batch's conflict rows, answered with what their alerts say (the receipt's connection and provider). */
 const CONFLICTS = `

@@ -30,6 +30,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly connectionReads = new Counter({
+    name: "leadgate_ingest_connection_reads_total",
+    help: "Connections read for webhook deliveries, by source: the API's cache, or the database (a first delivery, an expired entry, or a cached connection that refused the delivery or had changed when its receipt was written).",
+    labelNames: ["source"] as const,
+    registers: [this.registry],
+  });
+
   readonly conflicts = new Counter({
     name: "leadgate_payload_conflicts_total",
     help: "Deliveries whose idempotency key was known with a different payload digest.",
