@@ -35,11 +35,11 @@ export interface IngestLookup {
 
 /**
  * The version of a connection `alias` as ingest reads it, an SQL expression: its row's and its
- * tenant's `xmin` (every update of a row writes a new version with a new xmin; freezing one shows
- * as a change too, which costs one lookup more).
+ * tenant's `xmin`. Every update of a row writes a new row version with a new xmin, even one that
+ * sets the same values; locks and freezing keep it.
  */
 export const INGEST_VERSION = (alias: string) =>
-  `(${alias}.xmin::text || ':' || (SELECT t.xmin::text FROM tenants t WHERE t.id = ${alias}.tenant_id))`;
+  `(${alias}.xmin::text || ':' || COALESCE((SELECT t.xmin::text FROM tenants t WHERE t.id = ${alias}.tenant_id), '-'))`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

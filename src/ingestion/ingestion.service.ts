@@ -30,11 +30,6 @@ interface Admitted {
   cached: boolean;
 }
 
-interface Written {
-  events: ProviderEvent[];
-  outcomes: ReceiptOutcome[];
-}
-
 const unknownConnection = () =>
   new AppError(404, "unknown_connection", "No connection matches this webhook URL.");
 
@@ -103,31 +98,30 @@ export class IngestionService {
     }
     // A cached connection only ever accepts: a refusal, or a write that finds the connection changed
     // since it was cached, is decided again on the connection as stored now (ConnectionsRepository).
-    const lookup = await this.find(provider, route, delivery, false);
-    const admitted =
-      (lookup?.cached ? this.admitCached(adapter, delivery, lookup.row) : undefined) ??
-      (await this.admit(
-        adapter,
-        delivery,
-        provider,
-        route,
-        context,
-        lookup?.cached ? undefined : lookup?.row,
-      ));
-    await this.rateLimiter.check(admitted.row.id);
-    let written: Written;
+    const storedNow = async () => (await this.find(provider, route, delivery, true)).row;
+    const first = await this.find(provider, route, delivery, false);
+    let admitted =
+      (first.cached && first.row ? this.admitCached(adapter, delivery, first.row) : undefined) ??
+      (await this.admit(adapter, delivery, route, context, first.cached ? await storedNow() : first.row));
+    let events = adapter.normalize(delivery, admitted.connection);
     try {
-      written = await this.write(adapter, delivery, admitted);
+      await this.rateLimiter.check(admitted.row.id);
+    } catch (error) {
+      // Over the limit on a cached connection: a refusal of the connection as stored now comes first.
+      if (admitted.cached) await this.admit(adapter, delivery, route, context, await storedNow());
+      throw error;
+    }
+    let outcomes: ReceiptOutcome[];
+    try {
+      outcomes = await this.write(admitted, events);
     } catch (error) {
       if (!(error instanceof StaleConnection)) throw error;
-      written = await this.write(
-        adapter,
-        delivery,
-        await this.admit(adapter, delivery, provider, route, context),
-      );
+      const now = await this.admit(adapter, delivery, route, context, await storedNow());
+      events = adapter.normalize(delivery, now.connection);
+      if (now.row.id !== admitted.row.id) await this.rateLimiter.check(now.row.id); // a Yelp account moved
+      admitted = now;
+      outcomes = await this.write(admitted, events);
     }
-
-    const { events, outcomes } = written;
     Object.assign(context, { tenantId: admitted.row.tenantId, connectionId: admitted.row.id });
     const receiptIds = outcomes.map((outcome) => outcome.receiptId);
     const duplicate = outcomes.every((outcome) => !outcome.inserted);
@@ -166,18 +160,16 @@ export class IngestionService {
   }
 
   /**
-   * The connection as stored now (`row`, when just read, else read here) if it accepts this
+   * The connection as stored now (`row`: read now, undefined when there is none) if it accepts this
    * delivery; else the refusal (an unknown connection or wrong credentials count against the IP).
    */
   private async admit(
     adapter: ProviderAdapter,
     delivery: InboundDelivery,
-    provider: Provider,
     route: Route,
     context: Record<string, unknown>,
-    row?: IngestConnectionRow,
+    row: IngestConnectionRow | undefined,
   ): Promise<Admitted> {
-    row ??= (await this.find(provider, route, delivery, true))?.row;
     if (!row) {
       throw "connectionId" in route
         ? await this.budget.failed(delivery.ip, unknownConnection())
@@ -202,15 +194,11 @@ export class IngestionService {
     return { row, connection, cached: false };
   }
 
-  /** Normalizes and writes the delivery's events (checked against the connection's version when cached). */
-  private async write(
-    adapter: ProviderAdapter,
-    delivery: InboundDelivery,
-    admitted: Admitted,
-  ): Promise<Written> {
-    const { row, connection, cached } = admitted;
-    const events = adapter.normalize(delivery, connection);
-    const outcomes = await this.writer.write(
+  /** Writes the delivery's events (checked against the connection's version when it was cached). */
+  private async write({ row, cached }: Admitted, events: ProviderEvent[]): Promise<ReceiptOutcome[]> {
+    // No event, nothing to carry the check: a cached connection's answer is decided on the stored one.
+    if (cached && events.length === 0) throw new StaleConnection();
+    return this.writer.write(
       events.map((event) => {
         const key = idempotencyKey(event);
         return {
@@ -224,15 +212,15 @@ export class IngestionService {
         };
       }),
     );
-    return { events, outcomes };
   }
 
+  /** The delivery's connection (undefined: none, or another provider's), and whether the cache answered. */
   private async find(
     provider: Provider,
     route: Route,
     delivery: InboundDelivery,
     fresh: boolean,
-  ): Promise<IngestLookup | undefined> {
+  ): Promise<{ row?: IngestConnectionRow; cached: boolean }> {
     let lookup: IngestLookup | undefined;
     try {
       lookup =
@@ -244,7 +232,10 @@ export class IngestionService {
       throw unavailable("The connection store");
     }
     if (lookup) this.metrics.connectionReads.inc({ source: lookup.cached ? "cache" : "database" });
-    return lookup?.row.provider === provider ? lookup : undefined;
+    return {
+      row: lookup?.row.provider === provider ? lookup.row : undefined,
+      cached: lookup?.cached ?? false,
+    };
   }
 
   private connectionOf(row: IngestConnectionRow): ConnectionForIngest {

@@ -209,21 +209,22 @@ export class ReceiptWriter {
     rows: Row[],
     unrecorded: AppError | undefined,
   ): (ReceiptOutcome[] | Error)[] {
-    // Filled: `every` skips the holes of a sparse array.
-    const outcomes = new Array<ReceiptOutcome | undefined>(rows.length).fill(undefined);
+    const outcomes = new Map<number, ReceiptOutcome | "stale">();
     for (const row of rows) {
-      if (row.stale) continue;
-      outcomes[row.i] = {
-        receiptId: row.receipt_id,
-        inserted: row.inserted,
-        conflict: row.conflict_digest !== null,
-      };
+      outcomes.set(
+        row.i,
+        row.stale
+          ? "stale"
+          : { receiptId: row.receipt_id, inserted: row.inserted, conflict: row.conflict_digest !== null },
+      );
     }
     let offset = 0;
     return deliveries.map((delivery) => {
-      const own = outcomes.slice(offset, (offset += delivery.length));
-      if (!own.every((outcome): outcome is ReceiptOutcome => outcome !== undefined))
-        return new StaleConnection();
+      const own = delivery.map(() => outcomes.get(offset++));
+      if (own.includes("stale")) return new StaleConnection();
+      if (!own.every((outcome): outcome is ReceiptOutcome => outcome !== undefined)) {
+        return this.failed(new Error("the receipt statement answered no row for an event"), 1);
+      }
       return unrecorded && own.some((outcome) => outcome.conflict) ? unrecorded : own;
     });
   }

@@ -17,7 +17,7 @@ describe("ingest: connections served from the API's cache", () => {
     other = adminAs((await app.startApi()).url, OPERATOR_KEY);
   });
 
-  const submission = (id = randomUUID()) => ({
+  const submission = (id: string = randomUUID()) => ({
     event: "form.submitted",
     data: { submissionId: id, formData: { name: "Ann", email: "a@example.test" } },
   });
@@ -137,5 +137,29 @@ describe("ingest: connections served from the API's cache", () => {
     expect(jobs.filter((job) => job.key.startsWith("after-")).map((job) => job.status)).toEqual(
       Array(40).fill("held"),
     );
+  });
+});
+
+describe("ingest: a cached connection over its rate limit", () => {
+  const app = useApp({ env: { WEBHOOK_RATE_LIMIT: "2" } });
+
+  it("is refused as the connection stored now refuses it (410 once disabled), before the 429", async () => {
+    const c = await app.createConnection({ provider: "staticforms", inboundAuth: { type: "bearer" } });
+    const deliver = () =>
+      post(
+        `${app.url}/webhooks/staticforms/${c.connectionId}`,
+        { event: "form.submitted", data: { submissionId: randomUUID(), formData: { name: "Ann" } } },
+        { authorization: `Bearer ${c.secrets.bearerToken}` },
+      );
+    expect([(await deliver()).status, (await deliver()).status, (await deliver()).status]).toEqual([
+      202, 202, 429,
+    ]);
+    await app.sql.query("UPDATE connections SET status = 'disabled' WHERE id = $1", [c.connectionId]);
+    const refused = await deliver();
+    expect([refused.status, refused.body.error]).toEqual([410, "connection_disabled"]);
+    const { rows } = await app.sql.query("SELECT count(*)::int AS n FROM receipts WHERE connection_id = $1", [
+      c.connectionId,
+    ]);
+    expect(rows[0].n).toBe(2);
   });
 });
