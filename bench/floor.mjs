@@ -11,7 +11,7 @@ import { Logger } from "@nestjs/common";
 import Fastify from "fastify";
 import pg from "pg";
 import { ReceiptWriter } from "../dist/ingestion/receipt-writer.js";
-import { jobKey } from "../dist/jobs/operations.js";
+import { OPERATION_SETTINGS, jobKey } from "../dist/jobs/operations.js";
 
 Logger.overrideLogger(false);
 const { DATABASE_URL, FLOOR_TENANT: tenantId, FLOOR_CONNECTION: connectionId } = process.env;
@@ -46,7 +46,7 @@ app.post("/webhooks/:provider/:connection", async (req, reply) => {
           operation: "lead-upsert",
           jobKey: jobKey("lead-upsert", idempotencyKey),
           status: "queued",
-          maxAttempts: 6,
+          maxAttempts: OPERATION_SETTINGS["lead-upsert"].attempts,
         },
       ],
     },

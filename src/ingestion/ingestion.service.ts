@@ -143,17 +143,14 @@ export class IngestionService {
     return { status: duplicate ? 200 : 202, body: { accepted: true, duplicate, receiptIds } };
   }
 
-  /** A cached connection that accepts this delivery (sender verified, not disabled), else undefined. */
+  /** A cached connection that accepts this delivery, else undefined (the stored one decides). */
   private admitCached(
     adapter: ProviderAdapter,
     delivery: InboundDelivery,
     row: IngestConnectionRow,
   ): Admitted | undefined {
-    if (row.status === "disabled") return undefined;
     try {
-      const connection = this.connectionOf(row);
-      adapter.verify(delivery, connection);
-      return { row, connection, cached: true };
+      return this.accepting(adapter, delivery, row, true);
     } catch {
       return undefined;
     }
@@ -176,14 +173,24 @@ export class IngestionService {
         : unknownConnection();
     }
     Object.assign(context, { tenantId: row.tenantId, connectionId: row.id });
-    const connection = this.connectionOf(row);
     try {
-      adapter.verify(delivery, connection);
+      return this.accepting(adapter, delivery, row, false);
     } catch (error) {
       throw error instanceof AppError && error.status === 401
         ? await this.budget.failed(delivery.ip, error)
         : error;
     }
+  }
+
+  /** `row` if it accepts the delivery: the sender verified (`401` else), not disabled (`410`). */
+  private accepting(
+    adapter: ProviderAdapter,
+    delivery: InboundDelivery,
+    row: IngestConnectionRow,
+    cached: boolean,
+  ): Admitted {
+    const connection = this.connectionOf(row);
+    adapter.verify(delivery, connection);
     if (row.status === "disabled") {
       throw new AppError(
         410,
@@ -191,7 +198,7 @@ export class IngestionService {
         "This connection is disabled; deliveries are no longer accepted.",
       );
     }
-    return { row, connection, cached: false };
+    return { row, connection, cached };
   }
 
   /** Writes the delivery's events (checked against the connection's version when it was cached). */
