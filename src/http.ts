@@ -75,27 +75,28 @@ const PROVIDER_OF_URL = new RegExp(`^/webhooks/(${PROVIDERS.join("|")})/`);
 /**
  * Every webhook delivery's answer counted and timed in one place, whoever produced it: the
  * ingestion service, the body parser (invalid JSON, too deep), or Fastify (413, 415). The outcome
- * is read from api.md's answer body: accepted, duplicate, ignored, or the error code.
+ * is accepted, duplicate or ignored as ingestion answered it (`request.deliveryOutcome`), else the
+ * error code of api.md's answer body.
  */
 function countDeliveries(app: NestFastifyApplication): void {
   const metrics = app.get(Metrics);
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook("onSend", async (request, reply, payload) => {
-      const provider = request.method === "POST" ? PROVIDER_OF_URL.exec(request.url)?.[1] : undefined;
-      if (!provider || typeof payload !== "string") return payload;
-      let outcome = String(reply.statusCode);
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.decorateRequest("deliveryOutcome", undefined);
+  fastify.addHook("onSend", async (request, reply, payload) => {
+    const provider = request.method === "POST" ? PROVIDER_OF_URL.exec(request.url)?.[1] : undefined;
+    if (!provider || typeof payload !== "string") return payload;
+    let outcome = request.deliveryOutcome ?? String(reply.statusCode);
+    if (request.deliveryOutcome === undefined) {
       try {
-        const body = JSON.parse(payload) as { error?: string; ignored?: boolean; duplicate?: boolean };
-        outcome = body.error ?? (body.ignored ? "ignored" : body.duplicate ? "duplicate" : "accepted");
+        outcome = (JSON.parse(payload) as { error?: string }).error ?? outcome;
       } catch {
         // not api.md's JSON: the status code stands for the outcome
       }
-      metrics.deliveries.inc({ provider, outcome });
-      metrics.ingestSeconds.observe({ provider }, reply.elapsedTime / 1000);
-      return payload;
-    });
+    }
+    metrics.deliveries.inc({ provider, outcome });
+    metrics.ingestSeconds.observe({ provider }, reply.elapsedTime / 1000);
+    return payload;
+  });
 }
 
 /** METRICS_TOKEN set: GET /metrics wants `Authorization: Bearer <METRICS_TOKEN>`, else 401. */

@@ -1,14 +1,18 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
-/** JSON with object keys sorted at every depth: equal values give equal text. */
+/**
+ * JSON with object keys sorted at every depth: equal values give equal text. (Keys copied into a
+ * fresh object in sorted order: integer-like keys still come first, as in any JS object.)
+ */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    item !== null && typeof item === "object" && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
-  );
+  return JSON.stringify(value, (_key, item: unknown) => {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
+    return sorted;
+  });
 }
 
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return hash("sha256", text, "hex");
 }

@@ -1,14 +1,12 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 
 /**
  * Compares two secrets in constant time. Both sides are hashed first, so neither the content nor
  * the length of the expected value leaks through timing.
  */
 export function secretsEqual(given: string | undefined, expected: string): boolean {
-  const a = createHash("sha256")
-    .update(given ?? "")
-    .digest();
-  const b = createHash("sha256").update(expected).digest();
+  const a = hash("sha256", given ?? "", "buffer");
+  const b = hash("sha256", expected, "buffer");
   return timingSafeEqual(a, b) && given !== undefined;
 }
 

@@ -20,6 +20,11 @@ export type IngestAnswer =
   | { status: 202 | 200; body: { accepted: true; duplicate: boolean; receiptIds: string[] } }
   | { status: 200; body: { accepted: true; ignored: true; duplicate: boolean; receiptIds: string[] } };
 
+/** How a delivery's answer is counted (leadgate_webhook_deliveries_total's `outcome`, the debug line). */
+export function outcomeOf({ body }: IngestAnswer): "accepted" | "duplicate" | "ignored" {
+  return "ignored" in body ? "ignored" : body.duplicate ? "duplicate" : "accepted";
+}
+
 /** Where a delivery says it belongs: a connection id in the URL, or a provider account in the body (Yelp). */
 export type Route = { connectionId: string } | { accountOf: (delivery: InboundDelivery) => string };
 
@@ -67,8 +72,9 @@ export class IngestionService {
     try {
       const answer = await this.process(provider, route, delivery, context);
       // Per delivery at debug: at info, the receipt writer's one line per batch says what was stored.
-      const outcome = "ignored" in answer.body ? "ignored" : answer.body.duplicate ? "duplicate" : "accepted";
-      this.logger.debug({ msg: "delivery", ...context, outcome, status: answer.status });
+      if (Logger.isLevelEnabled("debug")) {
+        this.logger.debug({ msg: "delivery", ...context, outcome: outcomeOf(answer), status: answer.status });
+      }
       return answer;
     } catch (error) {
       const code = error instanceof AppError ? error.code : "internal_error";
@@ -127,16 +133,19 @@ export class IngestionService {
     const duplicate = outcomes.every((outcome) => !outcome.inserted);
     const conflicts = outcomes.filter((outcome) => outcome.conflict).length;
     if (conflicts > 0) this.metrics.conflicts.inc(conflicts);
-    Object.assign(context, {
-      events: events.map((event, index) => ({
-        eventId: event.eventId,
-        leadId: event.leadId,
-        kind: event.kind,
-        receiptId: receiptIds[index],
-        stored: outcomes[index]?.inserted ? "new" : "duplicate",
-      })),
-      conflicts,
-    });
+    // For the per-delivery debug line only: not built when nothing would print it.
+    if (Logger.isLevelEnabled("debug")) {
+      Object.assign(context, {
+        events: events.map((event, index) => ({
+          eventId: event.eventId,
+          leadId: event.leadId,
+          kind: event.kind,
+          receiptId: receiptIds[index],
+          stored: outcomes[index]?.inserted ? "new" : "duplicate",
+        })),
+        conflicts,
+      });
+    }
     if (events.every((event) => event.kind === "ignored")) {
       return { status: 200, body: { accepted: true, ignored: true, duplicate, receiptIds } };
     }

@@ -6,7 +6,14 @@ import { AppError } from "../common/app-error.js";
 import type { InboundDelivery } from "../providers/provider-adapter.js";
 import type { Provider } from "../providers/provider-event.js";
 import { YelpAdapter } from "../providers/yelp/yelp.adapter.js";
-import { IngestionService, type IngestAnswer, type Route } from "./ingestion.service.js";
+import { IngestionService, type IngestAnswer, type Route, outcomeOf } from "./ingestion.service.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** A delivery's outcome once ingestion answered it (counted by src/http.ts without parsing the answer). */
+    deliveryOutcome?: string;
+  }
+}
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
@@ -93,6 +100,7 @@ export class WebhooksController {
     await this.verifyYelp(token, delivery.ip);
     return this.answer(
       this.ingestion.ingest("yelp", { accountOf: (d) => this.yelp.accountIdOf(d) }, delivery, request.id),
+      request,
       reply,
     );
   }
@@ -103,12 +111,17 @@ export class WebhooksController {
     request: RawBodyRequest<FastifyRequest>,
     reply: FastifyReply,
   ) {
-    return this.answer(this.ingestion.ingest(provider, route, deliveryOf(request), request.id), reply);
+    return this.answer(
+      this.ingestion.ingest(provider, route, deliveryOf(request), request.id),
+      request,
+      reply,
+    );
   }
 
-  private async answer(pending: Promise<IngestAnswer>, reply: FastifyReply) {
-    const { status, body } = await pending;
-    void reply.status(status);
-    return body;
+  private async answer(pending: Promise<IngestAnswer>, request: FastifyRequest, reply: FastifyReply) {
+    const answer = await pending;
+    request.deliveryOutcome = outcomeOf(answer);
+    void reply.status(answer.status);
+    return answer.body;
   }
 }

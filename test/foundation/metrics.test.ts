@@ -102,10 +102,23 @@ describe("metrics", () => {
       body: "hi",
     });
     expect(plain.status).toBe(415);
+    // Answered by ingestion: a duplicate, an event type not acted on, wrong credentials.
+    const again = {
+      event: "form.submitted",
+      data: { submissionId: "metrics-dup", formData: { name: "Bo" } },
+    };
+    expect((await post(url, again, auth)).status).toBe(202);
+    expect((await post(url, again, auth)).status).toBe(200);
+    expect((await post(url, { event: "form.viewed", data: { submissionId: "v1" } }, auth)).status).toBe(200);
+    expect((await post(url, again, { authorization: "Bearer wrong" })).status).toBe(401);
     const rejected = await scrape(`${api.url}/metrics`);
     const outcome = (name: string) =>
       sample(rejected, "leadgate_deliveries_total", { provider: "staticforms", outcome: name });
-    expect([outcome("invalid_envelope"), outcome("unsupported_media_type")]).toEqual([1, 1]);
-    expect(sample(rejected, "leadgate_ingest_duration_seconds_count", { provider: "staticforms" })).toBe(3);
+    expect(
+      ["accepted", "duplicate", "ignored", "unauthorized", "invalid_envelope", "unsupported_media_type"].map(
+        outcome,
+      ),
+    ).toEqual([2, 1, 1, 1, 1, 1]);
+    expect(sample(rejected, "leadgate_ingest_duration_seconds_count", { provider: "staticforms" })).toBe(7);
   });
 });
