@@ -72,6 +72,16 @@ function unstorable(root: unknown): string | undefined {
 
 const PROVIDER_OF_URL = new RegExp(`^/webhooks/(${PROVIDERS.join("|")})/`);
 
+/** The `error` of an answer in api.md's error shape; undefined for anything else. */
+function errorCodeOf(payload: string): string | undefined {
+  try {
+    const { error } = JSON.parse(payload) as { error?: unknown };
+    return typeof error === "string" ? error : undefined;
+  } catch {
+    return undefined; // not JSON: the status code stands for the outcome
+  }
+}
+
 /**
  * Every webhook delivery's answer counted and timed in one place, whoever produced it: the
  * ingestion service, the body parser (invalid JSON, too deep), or Fastify (413, 415). The outcome
@@ -85,14 +95,7 @@ function countDeliveries(app: NestFastifyApplication): void {
   fastify.addHook("onSend", async (request, reply, payload) => {
     const provider = request.method === "POST" ? PROVIDER_OF_URL.exec(request.url)?.[1] : undefined;
     if (!provider || typeof payload !== "string") return payload;
-    let outcome = request.deliveryOutcome ?? String(reply.statusCode);
-    if (request.deliveryOutcome === undefined) {
-      try {
-        outcome = (JSON.parse(payload) as { error?: string }).error ?? outcome;
-      } catch {
-        // not api.md's JSON: the status code stands for the outcome
-      }
-    }
+    const outcome = request.deliveryOutcome ?? errorCodeOf(payload) ?? String(reply.statusCode);
     metrics.deliveries.inc({ provider, outcome });
     metrics.ingestSeconds.observe({ provider }, reply.elapsedTime / 1000);
     return payload;

@@ -20,7 +20,7 @@ export type IngestAnswer =
   | { status: 202 | 200; body: { accepted: true; duplicate: boolean; receiptIds: string[] } }
   | { status: 200; body: { accepted: true; ignored: true; duplicate: boolean; receiptIds: string[] } };
 
-/** How a delivery's answer is counted (leadgate_webhook_deliveries_total's `outcome`, the debug line). */
+/** How a delivery's answer is counted (leadgate_deliveries_total's `outcome`, the debug line). */
 export function outcomeOf({ body }: IngestAnswer): "accepted" | "duplicate" | "ignored" {
   return "ignored" in body ? "ignored" : body.duplicate ? "duplicate" : "accepted";
 }
