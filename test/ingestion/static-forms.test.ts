@@ -319,6 +319,45 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
     },
   );
 
+  it("receipts and jobs get time-ordered ids (UUID version 7): a later delivery's sort after an earlier one's", async () => {
+    const ids: string[] = [];
+    for (const submissionId of [randomUUID(), randomUUID()]) {
+      const answer = await post(urlOf(bearer), submission(submissionId), auth(bearer));
+      expect(answer.status).toBe(202);
+      ids.push(answer.body.receiptIds[0]!);
+      await new Promise((resolve) => setTimeout(resolve, 5)); // another millisecond
+    }
+    const { rows } = await app.sql.query<{ receipt: string; job: string; ms: string }>(
+      `SELECT r.id AS receipt, j.id AS job, (extract(epoch FROM r.received_at) * 1000)::bigint::text AS ms
+       FROM receipts r JOIN jobs j ON j.receipt_id = r.id AND j.operation = 'lead-upsert'
+       WHERE r.id = ANY($1::uuid[]) ORDER BY r.received_at`,
+      [ids],
+    );
+    expect(rows.map((row) => row.receipt)).toEqual(ids);
+    for (const row of rows) {
+      for (const id of [row.receipt, row.job]) {
+        expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        // Its first 48 bits: the Unix milliseconds of its insert, the receipt's received_at.
+        const ms = parseInt(id.replaceAll("-", "").slice(0, 12), 16);
+        expect(Math.abs(ms - Number(row.ms))).toBeLessThan(1_000);
+      }
+    }
+    expect(ids[0]! < ids[1]!).toBe(true);
+    // Attempts and leads, which the worker writes, take the same default.
+    const { rows: defaults } = await app.sql.query<{ table: string; expression: string }>(
+      `SELECT c.relname AS table, pg_get_expr(d.adbin, d.adrelid) AS expression
+       FROM pg_attrdef d JOIN pg_class c ON c.oid = d.adrelid
+       JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
+       WHERE a.attname = 'id' AND c.relname IN ('receipts', 'jobs', 'job_attempts', 'leads') ORDER BY 1`,
+    );
+    expect(defaults).toEqual(
+      ["job_attempts", "jobs", "leads", "receipts"].map((table) => ({
+        table,
+        expression: "leadgate_uuid_v7()",
+      })),
+    );
+  });
+
   it("an event type we do not act on: 200 ignored, receipt kept, no jobs", async () => {
     const connection = await app.createConnection({
       provider: "staticforms",
