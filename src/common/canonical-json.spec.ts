@@ -13,6 +13,12 @@ describe("canonicalJson", () => {
     );
   });
 
+  it("keeps a parsed `__proto__` key as a key", () => {
+    expect(canonicalJson(JSON.parse('{"b":1,"__proto__":{"x":1},"a":{"__proto__":null}}'))).toBe(
+      '{"__proto__":{"x":1},"a":{"__proto__":null},"b":1}',
+    );
+  });
+
   it("gives the same text for the same value whatever the key order", () => {
     expect(canonicalJson({ x: { b: [1, { d: 1, c: 2 }], a: null } })).toBe(
       canonicalJson({ x: { a: null, b: [1, { c: 2, d: 1 }] } }),

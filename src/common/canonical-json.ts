@@ -7,7 +7,8 @@ import { hash } from "node:crypto";
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) => {
     if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
-    const sorted: Record<string, unknown> = {};
+    // No prototype: a `__proto__` key is kept as a key, not taken as the object's prototype.
+    const sorted = Object.create(null) as Record<string, unknown>;
     for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
     return sorted;
   });
