@@ -6,10 +6,10 @@
 // between it and Leadgate is the application, the gap between it and the ceiling is the database.
 // Usage: DATABASE_URL=… FLOOR_TENANT=<uuid> FLOOR_CONNECTION=<uuid> [PORT=8789] node bench/floor.mjs
 // (a migrated Leadgate database and one of its Static Forms connections). Needs `npm run build`.
-import { createHash } from "node:crypto";
 import { Logger } from "@nestjs/common";
 import Fastify from "fastify";
 import pg from "pg";
+import { sha256Hex as sha256 } from "../dist/common/canonical-json.js";
 import { ReceiptWriter } from "../dist/ingestion/receipt-writer.js";
 import { OPERATION_SETTINGS, jobKey } from "../dist/jobs/operations.js";
 
@@ -19,7 +19,6 @@ const { DATABASE_URL, FLOOR_TENANT: tenantId, FLOOR_CONNECTION: connectionId } =
 // (and Prisma for payload conflicts, which this load never sends).
 const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 10, statement_timeout: 10_000 });
 const writer = new ReceiptWriter({ pool }, undefined, { ingestQueueLimit: 10_000 });
-const sha256 = (text) => createHash("sha256").update(text).digest("hex");
 
 const app = Fastify({ logger: false, bodyLimit: 262144 });
 app.post("/webhooks/:provider/:connection", async (req, reply) => {
