@@ -11,6 +11,7 @@ import { Periodic } from "../common/periodic.js";
 import { Metrics } from "../observability/metrics.js";
 import { JobOutbox } from "./job-outbox.js";
 import { JobQueue } from "./job-queue.js";
+import { JobRunner } from "./job-runner.js";
 import { OutboxListener } from "./outbox-listener.js";
 import { ABANDONED_AFTER_MS, JobStateMachine } from "./state/job-state-machine.js";
 
@@ -24,8 +25,8 @@ const STALE_RUNNING_MS = ABANDONED_AFTER_MS + 15_000;
 const DEPENDENCY_GRACE_MS = 30_000;
 
 /**
- * Hands jobs created in a transaction (the job outbox: ingest's jobs, an alert's notifications) to BullMQ as soon
- * as that transaction commits: it LISTENs for them (OutboxListener). And it polls: enqueues job
+ * Runs jobs created in a transaction (the job outbox: ingest's jobs, an alert's notifications), or hands
+ * them to BullMQ, as soon as that transaction commits: it LISTENs for them (OutboxListener). And it polls: enqueues job
  * rows that are due but may not be in BullMQ (a notification no one heard, a crash between commit
  * and hand-over, a Redis outage, jobs moved back to queued, waiting jobs whose wait is over), held jobs
  * whose connection is active again, jobs whose dependency succeeded without releasing them, and
@@ -49,6 +50,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly state: JobStateMachine,
+    private readonly runner: JobRunner,
     private readonly queue: JobQueue,
     private readonly outbox: JobOutbox,
     @Inject(CONFIG.jobs) private readonly config: JobsConfig,
@@ -71,10 +73,16 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     await this.ticks.stop();
   }
 
-  /** Jobs of the outbox just committed: those still queued go to BullMQ now (the poll retries a failure). */
+  /**
+   * Jobs of the outbox just committed: those still queued run in this process at once where their
+   * operation has a slot free (JobRunner.runHere: no round trip through BullMQ), the others go to
+   * BullMQ now (the poll retries a failure).
+   */
   private async dispatchCommitted(ids: string[]): Promise<void> {
     try {
-      const jobs = await this.outbox.queued(ids);
+      const queued = await this.outbox.queued(ids);
+      const jobs = await this.runner.runHere(queued);
+      this.metrics.ranHere.inc(queued.length - jobs.length);
       if (jobs.length === 0) return;
       await this.queue.enqueue(jobs);
       this.metrics.dispatched.inc({ reason: "committed" }, jobs.length);

@@ -87,6 +87,37 @@ export class JobRunner implements OnModuleDestroy {
     await this.claimAndRun(processor, jobId);
   }
 
+  /**
+   * Runs committed jobs (the job outbox's, heard by this worker's dispatcher at their commit) in this
+   * process at once, each in a slot of its operation that is free now (ReleasedRuns), with no round
+   * trip through BullMQ; claim decides, as for any run. Answers the jobs it has no slot or processor
+   * for: the dispatcher hands those to BullMQ.
+   */
+  async runHere(jobs: readonly EnqueueableJob[]): Promise<EnqueueableJob[]> {
+    const elsewhere: EnqueueableJob[] = [];
+    for (const job of jobs) {
+      const slot = this.processors.has(job.operation)
+        ? await this.releasedRuns.take([job.operation], { wait: false })
+        : undefined;
+      if (!slot) {
+        elsewhere.push(job);
+        continue;
+      }
+      this.releasedRuns.start(
+        () => this.runReleased([job]),
+        slot,
+        (error) =>
+          this.logger.warn({
+            msg: "could not run a committed job; the dispatcher runs it",
+            jobId: job.id,
+            operation: job.operation,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      );
+    }
+    return elsewhere;
+  }
+
   /** Claims the job and runs its attempt; answers when a quota wait it recorded ends (see attempt). */
   private async claimAndRun(processor: Processor<AnyJobContext>, jobId: string): Promise<Date | undefined> {
     const claimed = await this.state.claim<ContextRow>(jobId, CONTEXT_COLUMNS);
@@ -235,8 +266,8 @@ export class JobRunner implements OnModuleDestroy {
   }
 
   /**
-   * Runs released jobs in this process at once, in the slots ReleasedRuns gave, without a round
-   * trip through BullMQ (a CRM delivery after its lead-upsert): one claimed by the release itself
+   * Runs released or committed jobs in this process at once, in the slots ReleasedRuns gave, without a round
+   * trip through BullMQ (a CRM delivery after its lead-upsert, runHere's): one claimed by the release itself
    * runs with its dependency's receipt (`row`: the same receipt, read when the dependency was
    * claimed) and its connection as the release read it (a pause, a new CRM URL or secret during the
    * dependency's run applies); the others are claimed here first, and claim decides, as for any
@@ -247,14 +278,14 @@ export class JobRunner implements OnModuleDestroy {
    * Should this process die first, the dispatcher enqueues what it left: queued jobs when due,
    * running ones once they stopped being renewed (STALE_RUNNING_MS).
    */
-  private async runReleased(jobs: ReleasedJob[], row: ContextRow): Promise<void> {
+  private async runReleased(jobs: ReleasedJob[], row?: ContextRow): Promise<void> {
     const handOver: EnqueueableJob[] = [];
     await Promise.all(
       jobs.map(async ({ claimed, connection, ...job }) => {
         const processor = this.processors.get(job.operation);
         if (!processor) return void handOver.push(job);
         try {
-          const waitEnds = await (claimed
+          const waitEnds = await (claimed && row
             ? this.runClaimed(processor, claimed, { ...row, ...(connection as Partial<ContextRow>) })
             : this.claimAndRun(processor, job.id));
           // A second late: the claim compares the wait's end with the database's clock.

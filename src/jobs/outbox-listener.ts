@@ -112,7 +112,9 @@ export class OutboxListener {
         if (rows[0]!.led && !this.stopped && !lost()) {
           await client.query(`LISTEN ${JOB_OUTBOX_CHANNEL}`);
           listening = true;
-          this.logger.log({ msg: "job outbox taken: this worker hands committed jobs to BullMQ" });
+          this.logger.log({
+            msg: "job outbox taken: this worker runs committed jobs, or hands them to BullMQ",
+          });
         }
       }
     } catch (error) {

@@ -105,6 +105,18 @@ describe("ReleasedRuns", () => {
     await closing;
     expect(runs.count("crm-delivery")).toBe(0);
   });
+  it("without wait (the dispatcher's committed jobs), answers at once: a slot while one is free, then none", async () => {
+    const runs = new ReleasedRuns();
+    const slots = await Promise.all(
+      Array.from({ length: cap }, () => runs.take(["crm-delivery"], { wait: false })),
+    );
+    expect(slots.every((slot) => slot !== undefined)).toBe(true);
+    const started = Date.now();
+    expect(await runs.take(["crm-delivery"], { wait: false })).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(50);
+    slots[0]?.();
+    expect(await runs.take(["crm-delivery"], { wait: false })).toBeDefined();
+  });
 });
 
 function fail(): never {

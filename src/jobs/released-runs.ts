@@ -1,9 +1,11 @@
-// The released jobs a worker runs itself, at once, outside any BullMQ slot (a CRM delivery after its
-// lead-upsert: JobRunner.runReleased). The job that released them gives its own slot back as soon as
+// The jobs a worker runs itself, at once, outside any BullMQ slot (JobRunner.runHere): the jobs a
+// success released (a CRM delivery after its lead-upsert), and the job outbox's jobs its dispatcher
+// heard of at their commit. The job that released them gives its own slot back as soon as
 // it succeeded, so a slow destination holds these runs, never the slots of the jobs that release
 // them. At most an operation's concurrency of them run at once (as many as its BullMQ worker runs
 // beside them). A release over that waits a moment for a slot (fast runs free one within
-// milliseconds); when none frees in time, or the runs in flight are all slow, its jobs go to BullMQ.
+// milliseconds), the dispatcher does not wait; when none frees in time, or the runs in flight are all
+// slow, the jobs go to BullMQ.
 import { DestinationLimits, type Release } from "../common/outbound/destination-limits.js";
 import { type Operation, OPERATION_SETTINGS } from "./operations.js";
 
@@ -24,11 +26,11 @@ export class ReleasedRuns {
   /**
    * A slot for one released job of each of `operations` (a success releases at most one job per
    * operation: one per receipt), or undefined when one of them has none free in time or shutdown
-   * began. The caller gives them back once, when its run ended (start) or when it has none to run;
+   * began (with `wait: false`, when one has none free now). The caller gives them back once, when its run ended (start) or when it has none to run;
    * `giveBack` returns the slots of operations it turned out to have no job of (a lead-upsert
    * whose receipt has no first reply holds no initial-response slot while its CRM delivery runs).
    */
-  async take(operations: readonly Operation[]): Promise<HeldSlots | undefined> {
+  async take(operations: readonly Operation[], { wait = true } = {}): Promise<HeldSlots | undefined> {
     const held = new Map<Operation, Release>();
     const giveBack = (which: readonly Operation[]) =>
       which.forEach((operation) => {
@@ -36,7 +38,12 @@ export class ReleasedRuns {
         held.delete(operation);
       });
     for (const operation of operations) {
-      const release = this.closing ? undefined : await this.slotsOf(operation).acquire(operation);
+      const slots = this.slotsOf(operation);
+      const release = this.closing
+        ? undefined
+        : wait
+          ? await slots.acquire(operation)
+          : slots.tryAcquire(operation);
       if (!release) return void giveBack([...held.keys()]);
       held.set(operation, release);
     }

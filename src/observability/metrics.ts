@@ -78,6 +78,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly ranHere = new Counter({
+    name: "leadgate_dispatcher_ran_here_total",
+    help: 'Outbox jobs the listening worker\'s dispatcher ran itself at their commit, in a free slot of their operation, without BullMQ (the rest: leadgate_dispatcher_enqueued_total{reason="committed"}).',
+    registers: [this.registry],
+  });
+
   readonly retentionPurged = new Counter({
     name: "leadgate_retention_purged_total",
     help: "Rows purged by retention: receipts (deleted with their jobs), jobs (finished jobs without a receipt), and the DEFAULT partitions' payloads, attempts, messages and audit entries; partitions: whole months dropped.",

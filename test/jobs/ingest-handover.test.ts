@@ -2,8 +2,8 @@
 // runnable jobs' ids at its commit, and the one listening worker's dispatcher hands them to BullMQ;
 // the API does not talk to BullMQ at ingest. So: with no worker, an accepted delivery's jobs are rows
 // and nothing in Redis; with a worker and the poll at its default 5 s, an event reaches the CRM in
-// milliseconds; of two workers one listens and alone hands jobs over, and when its process dies or
-// stalls the other takes over.
+// milliseconds; of two workers one listens and alone hands jobs over (running them itself while it
+// has slots free, without BullMQ), and when its process dies or stalls the other takes over.
 import { Queue } from "bullmq";
 import { LISTENER_LOCK, SILENT_MS } from "../../src/jobs/outbox-listener.js";
 import { OPERATIONS } from "../../src/jobs/operations.js";
@@ -87,17 +87,52 @@ describe("ingest → workers: the job outbox", () => {
     expect(await worker.exited).toEqual({ code: 0, signal: null });
   });
 
-  /** A worker process with a metrics port of its own: its hand-overs of committed jobs, read there. */
+  /**
+   * A worker process with a metrics port of its own: its hand-overs of committed jobs, read there
+   * (`ranHere`: run by itself; `enqueued`: handed to BullMQ; `committed`: both).
+   */
   const spawnWorker = async () => {
     const port = await freePort();
     const worker = app.spawn("dist/worker.js", { WORKER_METRICS_PORT: String(port) });
     await worker.waitFor(/worker started/);
-    const committed = async () => {
+    const handOvers = async () => {
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      return Number(/^leadgate_dispatcher_enqueued_total\{reason="committed"\} (\d+)/m.exec(text)?.[1] ?? 0);
+      const counter = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+      const ranHere = counter(/^leadgate_dispatcher_ran_here_total (\d+)/m);
+      const enqueued = counter(/^leadgate_dispatcher_enqueued_total\{reason="committed"\} (\d+)/m);
+      return { ranHere, enqueued };
     };
-    return { ...worker, committed };
+    const committed = async () => {
+      const { ranHere, enqueued } = await handOvers();
+      return ranHere + enqueued;
+    };
+    return { ...worker, committed, handOvers };
   };
+
+  it("the listening worker runs committed jobs itself, without BullMQ, while it has slots free", async () => {
+    const tenant = await createTenant(app.url);
+    const form = await staticFormsToCrm(tenant.admin, app.url, crm.url, "/run-here");
+    const worker = await spawnWorker();
+    try {
+      for (let round = 0; round < 3; round++) {
+        expect(await handover((id) => form.deliver(id), `run-here-${round}`)).toBeLessThan(HANDOVER_MS);
+      }
+      // One job per event was runnable at its commit (the lead-upsert; its CRM delivery waited for it).
+      expect(await worker.handOvers()).toEqual({ ranHere: 3, enqueued: 0 });
+      const { rows } = await app.sql.query<{ operation: string; status: string; attempts: number }>(
+        "SELECT operation, status, attempts FROM jobs WHERE connection_id = $1 ORDER BY operation",
+        [form.id],
+      );
+      expect(rows).toEqual([
+        ...Array.from({ length: 3 }, () => ({ operation: "crm-delivery", status: "succeeded", attempts: 1 })),
+        ...Array.from({ length: 3 }, () => ({ operation: "lead-upsert", status: "succeeded", attempts: 1 })),
+      ]);
+      expect(crm.received.filter((request) => request.path === "/run-here")).toHaveLength(3);
+    } finally {
+      worker.child.kill("SIGTERM");
+      expect(await worker.exited).toEqual({ code: 0, signal: null });
+    }
+  });
 
   it(`of two workers one listens and alone hands the jobs over; each event reaches the CRM within ${HANDOVER_MS} ms of its 202 (poll at 5 s), after a kill -9 of the listener too`, async () => {
     const tenant = await createTenant(app.url);

@@ -35,4 +35,18 @@ describe("DestinationLimits", () => {
     expect(await limits.acquire(A)).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(20);
   });
+
+  it("tryAcquire takes a free slot or answers undefined at once, leaving waiting calls first", async () => {
+    const limits = new DestinationLimits(1, 500);
+    const first = limits.tryAcquire(A);
+    expect(first).toBeDefined();
+    const started = Date.now();
+    expect(limits.tryAcquire(A)).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(20);
+    const waiting = limits.acquire(A);
+    first!();
+    expect(await waiting).toBeDefined(); // the freed slot went to the waiting call
+    expect(limits.tryAcquire(A)).toBeUndefined();
+    expect(limits.inFlight(A)).toBe(1);
+  });
 });

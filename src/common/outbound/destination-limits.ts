@@ -32,12 +32,9 @@ export class DestinationLimits {
    * when every call in flight has run longer than that (the destination is slow: waiting is futile).
    */
   acquire(origin: string): Promise<Release | undefined> {
-    const destination = this.destinations.get(origin) ?? { inFlight: 0, started: new Set(), waiting: [] };
-    this.destinations.set(origin, destination);
-    if (destination.inFlight < this.limit) {
-      destination.inFlight += 1;
-      return Promise.resolve(this.releaser(origin, destination));
-    }
+    const free = this.tryAcquire(origin);
+    if (free) return Promise.resolve(free);
+    const destination = this.destinations.get(origin)!;
     if (this.slowFor(origin) !== undefined) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const take = (release: Release) => {
@@ -50,6 +47,15 @@ export class DestinationLimits {
       }, this.maxWaitMs);
       destination.waiting.push(take);
     });
+  }
+
+  /** A slot for a call to `origin` if one is free now, else undefined (no wait). */
+  tryAcquire(origin: string): Release | undefined {
+    const destination = this.destinations.get(origin) ?? { inFlight: 0, started: new Set(), waiting: [] };
+    this.destinations.set(origin, destination);
+    if (destination.inFlight >= this.limit) return undefined;
+    destination.inFlight += 1;
+    return this.releaser(origin, destination);
   }
 
   /**
