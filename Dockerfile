@@ -35,4 +35,4 @@ RUN mkdir /keys && chown node:node /keys
 USER node
 EXPOSE 3000
 ENTRYPOINT ["/bin/sh", "/app/scripts/docker-entrypoint.sh"]
-CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=50", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=4", "--heap-growing-percent=15", "dist/main.js"]

@@ -18,8 +18,8 @@ export async function start(script, env, readyPattern, timeoutMs = 30_000, extra
   // BENCH_NODE_ARGS: extra node flags for the started processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), ...extraNodeArgs];
   // The API runs as deployed (package.json start:api, scripts/start.mjs, Dockerfile): 4 MiB semi-spaces,
-  // and an old generation that grows by half its live size between major collections.
-  if (script === "dist/main.js") nodeArgs.push("--max-semi-space-size=4", "--heap-growing-percent=50");
+  // and an old generation that grows by 15 % of its live size between major collections.
+  if (script === "dist/main.js") nodeArgs.push("--max-semi-space-size=4", "--heap-growing-percent=15");
   const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...process.env, ...env },
     stdio: ["ignore", fd, fd],

@@ -63,11 +63,11 @@ function stopAll() {
 }
 
 // The API's young generation is kept at 4 MiB semi-spaces (V8's default lets it grow to 3 × 16 MiB
-// of short-lived request garbage), and its old generation may grow by half its live size before a
-// major collection (V8's default lets request garbage triple it): README, Performance. The same
+// of short-lived request garbage), and its old generation may grow by 15 % of its live size before a
+// major collection (V8's default lets request garbage triple it): docs/operations.md. The same
 // flags in package.json, Dockerfile, docker-compose.yml and bench/processes.mjs.
 for (const [role, args] of [
-  ["api", ["--max-semi-space-size=4", "--heap-growing-percent=50", "dist/main.js"]],
+  ["api", ["--max-semi-space-size=4", "--heap-growing-percent=15", "dist/main.js"]],
   ["worker", ["dist/worker.js"]],
 ]) {
   const child = spawn(process.execPath, args, { cwd: root, stdio: "inherit" });
