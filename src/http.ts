@@ -55,20 +55,37 @@ const MAX_DEPTH = 64;
  * depth cannot overflow the stack.
  */
 function unstorable(root: unknown): string | undefined {
-  const stack: [unknown, number][] = [[root, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
+  // Two parallel stacks (value, depth): no pair allocated per value on this per-delivery path.
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop()!;
     if (typeof value === "string") {
-      if (!value.isWellFormed() || value.includes("\0")) {
-        return "The body holds a NUL character or an unpaired surrogate, which cannot be stored.";
-      }
+      if (!storable(value)) return UNSTORABLE_TEXT;
     } else if (value !== null && typeof value === "object") {
       if (depth >= MAX_DEPTH) return `The body is nested more than ${MAX_DEPTH} levels deep.`;
-      for (const [key, item] of Object.entries(value)) stack.push([key, depth], [item, depth + 1]);
+      if (Array.isArray(value)) {
+        for (const item of value as unknown[]) {
+          values.push(item);
+          depths.push(depth + 1);
+        }
+        continue;
+      }
+      for (const key of Object.keys(value)) {
+        if (!storable(key)) return UNSTORABLE_TEXT;
+        values.push((value as Record<string, unknown>)[key]);
+        depths.push(depth + 1);
+      }
     }
   }
   return undefined;
 }
+
+const UNSTORABLE_TEXT = "The body holds a NUL character or an unpaired surrogate, which cannot be stored.";
+
+/** Text Postgres stores: no U+0000, no unpaired surrogate. */
+const storable = (text: string) => text.isWellFormed() && !text.includes("\0");
 
 const PROVIDER_OF_URL = new RegExp(`^/webhooks/(${PROVIDERS.join("|")})/`);
 

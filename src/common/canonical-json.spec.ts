@@ -26,6 +26,51 @@ describe("canonicalJson", () => {
   });
 });
 
+/** The definition: JSON.stringify with every object's keys copied into a fresh object in sorted order. */
+function reference(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
+    const sorted = Object.create(null) as Record<string, unknown>;
+    for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
+    return sorted;
+  });
+}
+
+/** A random JSON-like value: keys that are indices, near-indices, unicode, `__proto__`; undefined, dates. */
+function randomValue(random: () => number, depth = 0): unknown {
+  const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)]!;
+  const scalars = [
+    () => pick(["", "a", "é", "\u0001", '"q"', "\\", "😀", "\u2028"]),
+    () => pick([0, -0, 1, -1.5, 1e21, 1e-7, 2 ** 53, NaN, Infinity]),
+    () => pick([true, false, null, undefined]),
+    () => new Date(Math.floor(random() * 2e12)),
+  ];
+  if (depth > 3 || random() < 0.4) return pick(scalars)();
+  if (random() < 0.3) return Array.from({ length: Math.floor(random() * 4) }, () => randomValue(random, depth + 1));
+  const keys = ["0", "1", "9", "10", "01", "-1", "4294967294", "4294967295", "a", "B", "é", "__proto__", "x y"];
+  const object: Record<string, unknown> = {};
+  for (let n = Math.floor(random() * 6); n > 0; n--) {
+    Object.defineProperty(object, pick(keys), {
+      value: randomValue(random, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return object;
+}
+
+describe("canonicalJson against its definition", () => {
+  it("writes the same text as JSON.stringify of sorted copies, for 5,000 random values", () => {
+    let seed = 42;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    for (let n = 0; n < 5_000; n++) {
+      const value = randomValue(random);
+      expect(canonicalJson(value)).toBe(reference(value));
+    }
+  });
+});
+
 describe("sha256Hex", () => {
   it("is the hex SHA-256 of the UTF-8 text", () => {
     expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

@@ -213,12 +213,29 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
       "an unpaired surrogate",
       '{"event":"form.submitted","data":{"submissionId":"sur","formData":{"name":"a\\ud800b"}}}',
     ],
+    [
+      "a NUL character in a key",
+      '{"event":"form.submitted","data":{"submissionId":"nul-key","formData":{"na\\u0000me":"a"}}}',
+    ],
+    [
+      "an unpaired surrogate in a list",
+      '{"event":"form.submitted","data":{"submissionId":"sur-list","formData":{"tags":["ok",["\\udc00"]]}}}',
+    ],
+    [
+      "nesting deeper than 64 levels",
+      `{"event":"form.submitted","data":{"submissionId":"deep","formData":{"x":${"[".repeat(62)}${"]".repeat(62)}}}}`,
+    ],
   ])("400 for a body with %s (it could never be stored); nothing written", async (_, body) => {
     const before = await storedFor(app.sql, bearer.tenantId);
     const answer = await post(urlOf(bearer), body, auth(bearer));
     expect(answer.status).toBe(400);
     expect(answer.body.error).toBe("invalid_envelope");
     expect(await storedFor(app.sql, bearer.tenantId)).toEqual(before);
+  });
+
+  it("a body nested exactly 64 levels deep is accepted", async () => {
+    const body = `{"event":"form.submitted","data":{"submissionId":"deep-64","formData":{"x":${"[".repeat(61)}${"]".repeat(61)}}}}`;
+    expect((await post(urlOf(bearer), body, auth(bearer))).status).toBe(202);
   });
 
   it("an unreadable or out-of-range timestamp does not fail the delivery", async () => {
