@@ -46,8 +46,23 @@ function randomValue(random: () => number, depth = 0): unknown {
     () => new Date(Math.floor(random() * 2e12)),
   ];
   if (depth > 3 || random() < 0.4) return pick(scalars)();
-  if (random() < 0.3) return Array.from({ length: Math.floor(random() * 4) }, () => randomValue(random, depth + 1));
-  const keys = ["0", "1", "9", "10", "01", "-1", "4294967294", "4294967295", "a", "B", "é", "__proto__", "x y"];
+  if (random() < 0.3)
+    return Array.from({ length: Math.floor(random() * 4) }, () => randomValue(random, depth + 1));
+  const keys = [
+    "0",
+    "1",
+    "9",
+    "10",
+    "01",
+    "-1",
+    "4294967294",
+    "4294967295",
+    "a",
+    "B",
+    "é",
+    "__proto__",
+    "x y",
+  ];
   const object: Record<string, unknown> = {};
   for (let n = Math.floor(random() * 6); n > 0; n--) {
     Object.defineProperty(object, pick(keys), {
@@ -63,7 +78,7 @@ function randomValue(random: () => number, depth = 0): unknown {
 describe("canonicalJson against its definition", () => {
   it("writes the same text as JSON.stringify of sorted copies, for 5,000 random values", () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let n = 0; n < 5_000; n++) {
       const value = randomValue(random);
       expect(canonicalJson(value)).toBe(reference(value));
