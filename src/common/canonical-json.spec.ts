@@ -77,12 +77,39 @@ function randomValue(random: () => number, depth = 0): unknown {
 
 describe("canonicalJson against its definition", () => {
   it("writes the same text as JSON.stringify of sorted copies, for 5,000 random values", () => {
+    // mulberry32: a seeded generator in 32-bit integer arithmetic (no precision lost, no short cycle).
     let seed = 42;
-    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+    };
+    const texts = new Set<string>();
     for (let n = 0; n < 5_000; n++) {
       const value = randomValue(random);
-      expect(canonicalJson(value)).toBe(reference(value));
+      const text = reference(value);
+      expect(canonicalJson(value)).toBe(text);
+      texts.add(String(text));
     }
+    expect(texts.size).toBeGreaterThan(2_500); // thousands of distinct values (scalars repeat)
+  });
+
+  it.each([
+    ["an object whose toJSON answers an object", { a: { toJSON: () => ({ z: 1, b: [2] }) } }],
+    ["boxed primitives", { s: Object("ab") as unknown, n: Object(1) as unknown, b: Object(true) as unknown }],
+    ["a sparse array", { list: [1, , 3] }], // eslint-disable-line no-sparse-arrays
+    [
+      "undefined, a symbol, a function, nested",
+      { a: [undefined, Symbol("s"), () => 1], b: { c: undefined } },
+    ],
+    ["a lone surrogate in a value and in a key", { "\ud800k": "v\udc00" }],
+    [
+      "keys listed out of order (a proxy)",
+      new Proxy({ "10": 1, "9": 2, a: 3 }, { ownKeys: () => ["10", "a", "9"] }),
+    ],
+  ])("writes the same text as its definition for %s", (_, value) => {
+    expect(canonicalJson(value)).toBe(reference(value));
   });
 });
 

@@ -15,7 +15,10 @@ export function sha256Hex(text: string): string {
 
 /** `value` as JSON.stringify writes it under `key` (undefined: left out, as JSON.stringify leaves it). */
 function serialize(value: unknown, key: string): string | undefined {
-  if (value !== null && typeof value === "object" && typeof (value as ToJson).toJSON === "function") {
+  if (
+    ((value !== null && typeof value === "object") || typeof value === "bigint") &&
+    typeof (value as ToJson).toJSON === "function"
+  ) {
     value = (value as ToJson).toJSON(key);
   }
   switch (typeof value) {
@@ -60,14 +63,14 @@ function serializeObject(object: Record<string, unknown>): string {
 
 /**
  * The own keys in the order a JS object holds them once inserted sorted: array indices first, in
- * numeric order (Object.keys lists them so), then the other keys sorted by UTF-16 code unit.
+ * numeric order, then the other keys sorted by UTF-16 code unit.
  */
 function sortedKeys(object: object): string[] {
   const keys = Object.keys(object);
-  let indices = 0;
-  while (indices < keys.length && isArrayIndex(keys[indices]!)) indices++;
-  if (indices === 0) return keys.sort();
-  return keys.slice(0, indices).concat(keys.slice(indices).sort());
+  const indices = keys.filter(isArrayIndex);
+  if (indices.length === 0) return keys.sort();
+  const names = keys.filter((key) => !isArrayIndex(key));
+  return indices.sort((a, b) => Number(a) - Number(b)).concat(names.sort());
 }
 
 /** A canonical array index (0 … 2^32 − 2), which objects order numerically before other keys. */

@@ -2,7 +2,7 @@
 // and ingest's jobs: the receipt statement of src/ingestion/receipt-writer.ts NOTIFYs their ids too):
 // the jobs are rows of that transaction, and the same transaction tells the workers' dispatchers
 // about them with NOTIFY, which Postgres delivers at its commit and never after a rollback. A
-// dispatcher that hears of them hands them to BullMQ at once (Dispatcher, OutboxListener); its
+// dispatcher that hears of them runs them at once, or hands them to BullMQ (Dispatcher, OutboxListener); its
 // poll remains the safety net for a notification missed (no dispatcher listening, a lost connection).
 import { Injectable } from "@nestjs/common";
 import { PrismaService } from "../database/prisma.service.js";
@@ -53,7 +53,7 @@ export class JobOutbox {
     return created;
   }
 
-  /** Of the jobs `ids`, those still queued: what a dispatcher that heard of them enqueues. */
+  /** Of the jobs `ids`, those still queued: what a dispatcher that heard of them runs or enqueues. */
   async queued(ids: readonly string[]): Promise<EnqueueableJob[]> {
     const { rows } = await this.prisma.pool.query<EnqueueableJob>(
       `SELECT id, job_key AS "jobKey", operation FROM jobs WHERE id = ANY($1::uuid[]) AND status = 'queued'`,

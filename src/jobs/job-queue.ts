@@ -7,6 +7,8 @@ import { Queues } from "../queues/queues.js";
 import { bullJobId, type JobPayload, type Operation, OPERATION_SETTINGS, OPERATIONS } from "./operations.js";
 
 const ENQUEUE_TIMEOUT_MS = 2_000;
+/** How long a queue's pause state, once read, stands for (JobQueue.paused). */
+const PAUSE_READ_MS = 1_000;
 
 /** A job handed to BullMQ: its row id, key and operation (what the state machine's requeues answer). */
 export interface EnqueueableJob {
@@ -56,6 +58,28 @@ export class JobQueue {
   /** `enqueue`, naturally batched with the other callers of this process (workers releasing jobs). */
   enqueueSoon(jobs: EnqueueableJob[]): Promise<void> {
     return this.batcher.submit(jobs);
+  }
+
+  /** Each operation's queue pause state as last read, and when. */
+  private readonly pauses = new Map<Operation, { paused: boolean; at: number }>();
+
+  /**
+   * Whether an operator paused `operation`'s queue (the queue dashboard), so that the jobs a worker
+   * runs outside BullMQ honour the pause too. Read from Redis at most once per PAUSE_READ_MS; while
+   * Redis does not answer, the last state read stands (not paused if none was).
+   */
+  async paused(operation: Operation): Promise<boolean> {
+    const known = this.pauses.get(operation);
+    if (known && Date.now() - known.at < PAUSE_READ_MS) return known.paused;
+    let paused = known?.paused ?? false;
+    try {
+      this.queues.assertConnected();
+      paused = await withTimeout(this.queues.get(operation).isPaused(), ENQUEUE_TIMEOUT_MS, "redis");
+    } catch {
+      // Redis is down: the job runs here (it needs no Redis), or waits for the dispatcher if paused.
+    }
+    this.pauses.set(operation, { paused, at: Date.now() });
+    return paused;
   }
 
   /**

@@ -91,14 +91,13 @@ export class JobRunner implements OnModuleDestroy {
    * Runs committed jobs (the job outbox's, heard by this worker's dispatcher at their commit) in this
    * process at once, each in a slot of its operation that is free now (ReleasedRuns), with no round
    * trip through BullMQ; claim decides, as for any run. Answers the jobs it has no slot or processor
-   * for: the dispatcher hands those to BullMQ.
+   * for, or whose queue an operator paused: the dispatcher hands those to BullMQ.
    */
   async runHere(jobs: readonly EnqueueableJob[]): Promise<EnqueueableJob[]> {
     const elsewhere: EnqueueableJob[] = [];
     for (const job of jobs) {
-      const slot = this.processors.has(job.operation)
-        ? await this.releasedRuns.take([job.operation], { wait: false })
-        : undefined;
+      const runnable = this.processors.has(job.operation) && !(await this.queue.paused(job.operation));
+      const slot = runnable ? await this.releasedRuns.take([job.operation], { wait: false }) : undefined;
       if (!slot) {
         elsewhere.push(job);
         continue;

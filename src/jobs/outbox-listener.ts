@@ -2,7 +2,7 @@
 // (not the pool's: a LISTEN belongs to its session) that LISTENs on the outbox channel and hands each
 // payload's job ids on. One worker of a database listens at a time: the one whose connection holds
 // the session advisory lock LISTENER_LOCK; the others ask for it every BEAT_MS and take over when
-// the listener's session ends, so each committed job is handed to BullMQ once, not once per worker.
+// the listener's session ends, so each committed job is handed on once, not once per worker.
 // The session ends when its worker stops or dies, and also when it stalls: the listener sends a
 // query every BEAT_MS, and its session is opened with idle_session_timeout = SILENT_MS, so Postgres
 // ends a session that went quiet (a frozen process, a half-open connection) and frees the lock — a

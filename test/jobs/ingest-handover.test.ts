@@ -1,5 +1,5 @@
 // How ingest's jobs reach the workers: through the job outbox. The receipt statement NOTIFYs the new
-// runnable jobs' ids at its commit, and the one listening worker's dispatcher hands them to BullMQ;
+// runnable jobs' ids at its commit, and the one listening worker's dispatcher runs them or hands them to BullMQ;
 // the API does not talk to BullMQ at ingest. So: with no worker, an accepted delivery's jobs are rows
 // and nothing in Redis; with a worker and the poll at its default 5 s, an event reaches the CRM in
 // milliseconds; of two workers one listens and alone hands jobs over (running them itself while it
@@ -119,9 +119,16 @@ describe("ingest → workers: the job outbox", () => {
       }
       // One job per event was runnable at its commit (the lead-upsert; its CRM delivery waited for it).
       expect(await worker.handOvers()).toEqual({ ranHere: 3, enqueued: 0 });
-      const { rows } = await app.sql.query<{ operation: string; status: string; attempts: number }>(
-        "SELECT operation, status, attempts FROM jobs WHERE connection_id = $1 ORDER BY operation",
-        [form.id],
+      // The CRM saw the third event before its answer reached the worker: its success is recorded next.
+      const rows = await waitFor(
+        async () =>
+          (
+            await app.sql.query<{ operation: string; status: string; attempts: number }>(
+              "SELECT operation, status, attempts FROM jobs WHERE connection_id = $1 ORDER BY operation",
+              [form.id],
+            )
+          ).rows,
+        (jobs) => jobs.every((job) => job.status === "succeeded"),
       );
       expect(rows).toEqual([
         ...Array.from({ length: 3 }, () => ({ operation: "crm-delivery", status: "succeeded", attempts: 1 })),
@@ -131,6 +138,42 @@ describe("ingest → workers: the job outbox", () => {
     } finally {
       worker.child.kill("SIGTERM");
       expect(await worker.exited).toEqual({ code: 0, signal: null });
+    }
+  });
+
+  it("a committed job whose queue an operator paused goes to BullMQ, and runs once the queue is resumed", async () => {
+    const tenant = await createTenant(app.url);
+    const form = await staticFormsToCrm(tenant.admin, app.url, crm.url, "/paused");
+    const redis = testRedis(app.config);
+    const leadUpserts = new Queue("lead-upsert", {
+      connection: redis,
+      prefix: queuePrefix(app.config, "lead-upsert"),
+    });
+    await leadUpserts.pause();
+    const worker = await spawnWorker();
+    try {
+      expect((await form.deliver("paused-1")).status).toBe(202);
+      await waitFor(worker.handOvers, (counts) => counts.enqueued === 1);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await worker.handOvers()).toEqual({ ranHere: 0, enqueued: 1 });
+      expect(await leadUpserts.getJobCounts("waiting", "active", "completed")).toEqual({
+        waiting: 1,
+        active: 0,
+        completed: 0,
+      });
+      expect(crm.received.filter((request) => request.path === "/paused")).toEqual([]);
+
+      await leadUpserts.resume();
+      await waitFor(
+        () => Promise.resolve(crm.received.filter((request) => request.path === "/paused").length),
+        (n) => n === 1,
+      );
+    } finally {
+      await leadUpserts.resume();
+      await leadUpserts.close();
+      redis.disconnect();
+      worker.child.kill("SIGTERM");
+      await worker.exited;
     }
   });
 

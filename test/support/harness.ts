@@ -87,7 +87,8 @@ export interface TestApp {
    * Resolves once nothing more can happen to the jobs as they stand: one dispatcher and one replay-recovery pass (what the
    * worker's timer does every DISPATCHER_INTERVAL_MS, so anything due or released is handed over),
    * then no BullMQ job waiting, running or delayed in this app's queues (a delayed copy of a job
-   * whose row is finished does not count: it can change nothing). Wait for the outcome you
+   * whose row is finished does not count: it can change nothing; nor does one of a waiting job due
+   * after this wait ends). Wait for the outcome you
    * expect first (a job's terminal state), then call this before asserting that something did not
    * happen. Needs `worker: true`.
    */
@@ -199,26 +200,26 @@ export function useApp(options: AppOptions = {}): TestApp {
         (name) => new Queue(name, { connection: redis, prefix: queuePrefix(app.config, name as QueueName) }),
       );
       try {
+        const horizon = Date.now() + SETTLE_MS;
         const pending = async () => {
           const counts = await Promise.all(
             queues.map((queue) => queue.getJobCounts("waiting", "active", "prioritized", "waiting-children")),
           );
           // A delayed copy of a job that finished meanwhile (a BullMQ delivery that found it running
           // in-process and retries once that run could count as abandoned) can change nothing; nor
-          // can one due after this wait ends (a job run in-process that waits for a day's quota).
-          const horizon = Date.now() + SETTLE_MS;
-          const delayed = (await Promise.all(queues.map((queue) => queue.getJobs(["delayed"]))))
-            .flat()
-            .filter((job) => job === undefined || job.timestamp + job.delay <= horizon)
-            .flatMap((job) =>
-              typeof job?.data?.jobId === "string" ? [job.data.jobId as string] : [job?.id],
-            );
+          // can the copy of a waiting job (a quota, a delay) that comes after this wait ends (a job
+          // run in-process that waits for a day's quota).
+          const delayed = (await Promise.all(queues.map((queue) => queue.getJobs(["delayed"])))).flat();
+          const idOf = (job: (typeof delayed)[number]) =>
+            typeof job?.data?.jobId === "string" ? (job.data.jobId as string) : job?.id;
+          const late = delayed.filter((job) => job !== undefined && job.timestamp + job.delay > horizon);
           const { rows } = await app.sql.query<{ n: number }>(
             `SELECT count(*)::int AS n FROM unnest($1::text[]) AS d(id)
              WHERE d.id IS NULL OR d.id !~ '^[0-9a-f-]{36}$'
                 OR NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = d.id::uuid
-                                 AND j.status IN ('succeeded', 'dead', 'cancelled'))`,
-            [delayed],
+                                 AND (j.status IN ('succeeded', 'dead', 'cancelled')
+                                      OR (j.status = 'waiting' AND j.id::text = ANY($2::text[]))))`,
+            [delayed.map(idOf), late.map(idOf)],
           );
           return counts.flatMap((count) => Object.values(count)).reduce((sum, n) => sum + n, 0) + rows[0]!.n;
         };
