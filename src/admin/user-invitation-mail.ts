@@ -1,8 +1,9 @@
 import { CONFIG, type AlertsConfig, type JobsConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { TimedOut, withTimeout } from "../common/with-timeout.js";
 import { INVITATION_HOURS, type Invitation } from "../users/invitations.repository.js";
+import { smtpTransport } from "../common/outbound/smtp.js";
 
 /**
  * Mails an invitation when SMTP_URL (and ALERT_EMAIL_FROM) are set, through the SMTP server the
@@ -12,7 +13,7 @@ import { INVITATION_HOURS, type Invitation } from "../users/invitations.reposito
 @Injectable()
 export class UserInvitationMail {
   private readonly logger = new Logger("users");
-  private mailer: Transporter | undefined;
+  private mailer: Promise<Transporter> | undefined;
 
   constructor(
     @Inject(CONFIG.alerts) private readonly config: AlertsConfig,
@@ -23,10 +24,10 @@ export class UserInvitationMail {
   async send(userId: string, address: string, invitation: Invitation): Promise<boolean> {
     const { smtpUrl, alertEmailFrom } = this.config;
     if (!smtpUrl || !alertEmailFrom) return false;
-    this.mailer ??= nodemailer.createTransport(smtpUrl);
+    this.mailer ??= smtpTransport(smtpUrl);
     try {
       await withTimeout(
-        this.mailer.sendMail({
+        (await this.mailer).sendMail({
           from: alertEmailFrom,
           to: address,
           subject: "Your Leadgate console invitation",

@@ -9,7 +9,7 @@
 // never refused (only failures are counted, and a well-formed token is always looked up).
 import { CONFIG, type AlertsConfig, type HttpConfig, type JobsConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { PreauthBudget } from "../auth/preauth-budget.js";
 import { AppError } from "../common/app-error.js";
 import { TimedOut, withTimeout } from "../common/with-timeout.js";
@@ -21,6 +21,7 @@ import {
   sameHash,
 } from "./channel-confirmation-token.js";
 import { type ChannelRow, NotificationChannels } from "./notification-channels.repository.js";
+import { smtpTransport } from "../common/outbound/smtp.js";
 
 export const CONFIRM_PATH = "/notification-channels/confirm";
 
@@ -34,7 +35,7 @@ const invalidToken = () =>
 @Injectable()
 export class ChannelConfirmations {
   private readonly logger = new Logger("notification-channels");
-  private mailer: Transporter | undefined;
+  private mailer: Promise<Transporter> | undefined;
 
   constructor(
     private readonly channels: NotificationChannels,
@@ -56,11 +57,11 @@ export class ChannelConfirmations {
   async mail(channel: Pick<ChannelRow, "id" | "tenantId">, address: string, token: string): Promise<boolean> {
     const { smtpUrl, alertEmailFrom } = this.config;
     if (!smtpUrl || !alertEmailFrom) return false;
-    this.mailer ??= nodemailer.createTransport(smtpUrl);
+    this.mailer ??= smtpTransport(smtpUrl);
     const link = `${this.http.publicBaseUrl}${CONFIRM_PATH}?token=${encodeURIComponent(token)}`;
     try {
       await withTimeout(
-        this.mailer.sendMail({
+        (await this.mailer).sendMail({
           from: alertEmailFrom,
           to: address,
           subject: "Confirm Leadgate alerts to this address",

@@ -10,7 +10,7 @@
 // of its webhook or Slack URL, or, for email, the SMTP server (every email channel shares it).
 import { CONFIG, type AlertsConfig, type JobsConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { ChannelTarget } from "../notification-channels.repository.js";
 import { callCheckedDestination } from "../../common/outbound/destination.js";
 import { type CheckedDestination, DestinationGuard } from "../../common/outbound/destination-guard.js";
@@ -18,13 +18,14 @@ import { PermanentError, RetryableError } from "../../common/outbound/errors.js"
 import { webhookSignature } from "../../common/outbound/webhook-signature.js";
 import { bodyLines, headline, type NotificationMessage } from "./notification-message.js";
 import { slackText } from "./slack-message.js";
+import { smtpTransport } from "../../common/outbound/smtp.js";
 
 /** A send prepared for one channel: its destination checked, the call not made yet. */
 export type PreparedSend = () => Promise<void>;
 
 @Injectable()
 export class NotificationSender {
-  private mailer: Transporter | undefined;
+  private mailer: Promise<Transporter> | undefined;
 
   constructor(
     private readonly guard: DestinationGuard,
@@ -101,7 +102,9 @@ export class NotificationSender {
     const address = channel.address;
     return async () => {
       try {
-        await this.transport().sendMail({
+        await (
+          await this.transport()
+        ).sendMail({
           from: this.config.alertEmailFrom,
           to: address,
           subject: headline(message),
@@ -122,9 +125,9 @@ export class NotificationSender {
    * The SMTP transport, its waits bounded by the side-effect timeout (nodemailer's own defaults are
    * minutes: a hanging server would hold a worker slot that long).
    */
-  private transport(): Transporter {
+  private transport(): Promise<Transporter> {
     const timeoutMs = this.jobs.sideEffectTimeoutMs;
-    this.mailer ??= nodemailer.createTransport({
+    this.mailer ??= smtpTransport({
       url: this.config.smtpUrl,
       connectionTimeout: timeoutMs,
       greetingTimeout: timeoutMs,
