@@ -98,6 +98,7 @@ describe("loadConfig", () => {
     ["PREAUTH_FAILURE_LIMIT", "-1"],
     ["INGEST_QUEUE_LIMIT", "0"],
     ["DESTINATION_ALLOW_HTTP", "yes"],
+    ["DISPATCHER_RUNS_JOBS", "no"],
     ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/8,10.0.0.1"],
     ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/33"],
     ["DESTINATION_MAX_CONCURRENCY", "0"],
@@ -249,6 +250,11 @@ describe("loadConfig", () => {
     expect(config.destinationAllowHttp).toBe(true);
     expect(config.destinationAllowCidrs).toEqual(["192.168.10.0/24", "fd00::/8"]);
     expect(loadConfig({ ...BASE, DESTINATION_ALLOW_HTTP: "false" }).destinationAllowHttp).toBe(false);
+  });
+
+  it("DISPATCHER_RUNS_JOBS is on unless set to false", () => {
+    expect(loadConfig(BASE).dispatcherRunsJobs).toBe(true);
+    expect(loadConfig({ ...BASE, DISPATCHER_RUNS_JOBS: "false" }).dispatcherRunsJobs).toBe(false);
   });
 
   it("without a client id a provider has no OAuth client; with one, documented defaults apply", () => {

@@ -72,6 +72,11 @@ export interface AppConfig {
   sideEffectTimeoutMs: number;
   /** How often the worker's dispatcher looks for due jobs that are not in BullMQ. */
   dispatcherIntervalMs: number;
+  /**
+   * Whether the listening worker runs committed jobs itself while it has slots free (JobRunner.runHere);
+   * false: it hands every one to BullMQ, so that even a light load spreads over all workers.
+   */
+  dispatcherRunsJobs: boolean;
   /** A job `waiting` longer than this is dead with wait_expired. */
   jobMaxWaitSeconds: number;
   /** Bulk replays re-queue at most this many jobs per second (so a replay cannot flood destinations). */
@@ -427,6 +432,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jobBackoffBaseMs: integer(env, "JOB_BACKOFF_BASE_MS", 1000, 1, 600_000),
     sideEffectTimeoutMs: integer(env, "SIDE_EFFECT_TIMEOUT_MS", 15_000, 100, 300_000),
     dispatcherIntervalMs: integer(env, "DISPATCHER_INTERVAL_MS", 5_000, 100, 3_600_000),
+    dispatcherRunsJobs: flag(env, "DISPATCHER_RUNS_JOBS", true),
     jobMaxWaitSeconds: integer(env, "JOB_MAX_WAIT_SECONDS", 86_400, 1, 30 * 86_400),
     replayRatePerSecond: integer(env, "REPLAY_RATE_PER_SECOND", 20, 1, 10_000),
     destinationAllowHttp: flag(env, "DESTINATION_ALLOW_HTTP"),

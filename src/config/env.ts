@@ -46,9 +46,9 @@ export function integer(env: Env, name: string, fallback: number, min: number, m
   return Number(value);
 }
 
-export function flag(env: Env, name: string): boolean {
+export function flag(env: Env, name: string, fallback = false): boolean {
   const value = read(env, name);
-  if (value === undefined) return false;
+  if (value === undefined) return fallback;
   if (value !== "true" && value !== "false") {
     throw new ConfigError(name, `must be true or false (got "${value}")`);
   }

@@ -37,6 +37,7 @@ export const CONFIG_SECTIONS = {
     "jobBackoffBaseMs",
     "sideEffectTimeoutMs",
     "dispatcherIntervalMs",
+    "dispatcherRunsJobs",
     "jobMaxWaitSeconds",
     "replayRatePerSecond",
   ],

@@ -81,7 +81,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private async dispatchCommitted(ids: string[]): Promise<void> {
     try {
       const queued = await this.outbox.queued(ids);
-      const jobs = await this.runner.runHere(queued);
+      const jobs = this.config.dispatcherRunsJobs ? await this.runner.runHere(queued) : queued;
       this.metrics.ranHere.inc(queued.length - jobs.length);
       if (jobs.length === 0) return;
       await this.queue.enqueue(jobs);

@@ -192,6 +192,8 @@ describe("OAuth: connecting provider accounts", () => {
     worker: true,
     env: () => ({
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+      // Every job through BullMQ, so that the worker processes a test adds take their share.
+      DISPATCHER_RUNS_JOBS: "false",
       YELP_WEBHOOK_TOKEN: YELP_TOKEN,
       YELP_API_BASE_URL: yelp.url,
       THUMBTACK_API_BASE_URL: thumbtack.url,
@@ -823,7 +825,9 @@ describe("OAuth: connecting provider accounts", () => {
     it("3-second tokens, two worker processes, 300 deliveries over 60 s: every reply sent, none blocked or dead, each refresh token presented once, no token in a log line", async () => {
       accessLifetime = 3;
       const c = await connectThumbtack();
-      // Two more workers, as processes of their own (the file's in-process worker runs too).
+      // Two more workers, as processes of their own (the file's in-process worker runs too; it holds
+      // the job outbox, and DISPATCHER_RUNS_JOBS=false makes it hand every job to BullMQ, so that
+      // this light load spreads over all three and the refreshes race between processes).
       // LOG_LEVEL=debug: each job's success is logged too, and no line may carry a token.
       const workers = [
         app.spawn("dist/worker.js", { LOG_LEVEL: "debug" }),
