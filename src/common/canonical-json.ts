@@ -66,11 +66,11 @@ function serializeObject(object: Record<string, unknown>): string {
  * numeric order, then the other keys sorted by UTF-16 code unit.
  */
 function sortedKeys(object: object): string[] {
-  const keys = Object.keys(object);
-  const indices = keys.filter(isArrayIndex);
-  if (indices.length === 0) return keys.sort();
-  const names = keys.filter((key) => !isArrayIndex(key));
-  return indices.sort((a, b) => Number(a) - Number(b)).concat(names.sort());
+  const indices: string[] = [];
+  const names: string[] = [];
+  for (const key of Object.keys(object)) (isArrayIndex(key) ? indices : names).push(key);
+  names.sort();
+  return indices.length === 0 ? names : indices.sort((a, b) => Number(a) - Number(b)).concat(names);
 }
 
 /** A canonical array index (0 … 2^32 − 2), which objects order numerically before other keys. */

@@ -50,6 +50,9 @@ export class JobQueue {
     { maxBatch: 200 },
   );
 
+  /** Each operation's queue pause state as last read, and when. */
+  private readonly pauses = new Map<Operation, { paused: boolean; at: number }>();
+
   constructor(
     private readonly queues: Queues,
     private readonly metrics: Metrics,
@@ -59,9 +62,6 @@ export class JobQueue {
   enqueueSoon(jobs: EnqueueableJob[]): Promise<void> {
     return this.batcher.submit(jobs);
   }
-
-  /** Each operation's queue pause state as last read, and when. */
-  private readonly pauses = new Map<Operation, { paused: boolean; at: number }>();
 
   /**
    * Whether an operator paused `operation`'s queue (the queue dashboard), so that the jobs a worker

@@ -16,6 +16,7 @@ import {
 } from "./job-context.js";
 import { dependentsOf, type Operation } from "./operations.js";
 import type { Processor } from "./processor.js";
+import type { Release } from "../common/outbound/destination-limits.js";
 import { ReleasedRuns } from "./released-runs.js";
 import {
   ABANDONED_AFTER_MS,
@@ -102,17 +103,7 @@ export class JobRunner implements OnModuleDestroy {
         elsewhere.push(job);
         continue;
       }
-      this.releasedRuns.start(
-        () => this.runReleased([job]),
-        slot,
-        (error) =>
-          this.logger.warn({
-            msg: "could not run a committed job; the dispatcher runs it",
-            jobId: job.id,
-            operation: job.operation,
-            error: error instanceof Error ? error.message : String(error),
-          }),
-      );
+      this.startHere([job], slot, { jobId: job.id, operation: job.operation });
     }
     return elsewhere;
   }
@@ -252,12 +243,22 @@ export class JobRunner implements OnModuleDestroy {
     // A slot per dependent operation was taken before the statement said which it released.
     slots.giveBack(dependents.filter((dependent) => !released.some((job) => job.operation === dependent)));
     // This job's slot is free now: its dependents run in theirs (ReleasedRuns).
+    this.startHere(released, slots, log, row);
+  }
+
+  /** Runs `jobs` in the background in `slots` (runReleased), which are given back when they end. */
+  private startHere(
+    jobs: ReleasedJob[],
+    slots: Release,
+    log: Record<string, unknown>,
+    row?: ContextRow,
+  ): void {
     this.releasedRuns.start(
-      () => this.runReleased(released, row),
+      () => this.runReleased(jobs, row),
       slots,
       (error) =>
         this.logger.warn({
-          msg: "could not run the released jobs; the dispatcher runs them",
+          msg: "could not run jobs in this process; the dispatcher runs them",
           ...log,
           error: error instanceof Error ? error.message : String(error),
         }),
