@@ -74,9 +74,9 @@ export class Dispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Jobs of the outbox just committed: those still queued run in this process at once where their
-   * operation has a slot free (JobRunner.runHere: no round trip through BullMQ), the others go to
-   * BullMQ now (the poll retries a failure).
+   * Jobs of the outbox just committed: those still queued run in this process (JobRunner.runHere: no
+   * round trip through BullMQ), the others go to BullMQ now (the poll retries a failure). While this
+   * hand-over waits for slots, the ids heard meanwhile wait for the next.
    */
   private async dispatchCommitted(ids: string[]): Promise<void> {
     try {

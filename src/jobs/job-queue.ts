@@ -1,5 +1,5 @@
 import { Injectable, Logger } from "@nestjs/common";
-import type { JobsOptions } from "bullmq";
+import type { JobsOptions, Queue } from "bullmq";
 import { NaturalBatcher } from "../common/natural-batcher.js";
 import { withTimeout } from "../common/with-timeout.js";
 import { Metrics } from "../observability/metrics.js";
@@ -9,6 +9,8 @@ import { bullJobId, type JobPayload, type Operation, OPERATION_SETTINGS, OPERATI
 const ENQUEUE_TIMEOUT_MS = 2_000;
 /** How long a queue's pause state, once read, stands for (JobQueue.paused). */
 const PAUSE_READ_MS = 1_000;
+/** How long the count of a queue's workers, once read, stands for (JobQueue.shared). */
+const WORKERS_READ_MS = 5_000;
 
 /** A job handed to BullMQ: its row id, key and operation (what the state machine's requeues answer). */
 export interface EnqueueableJob {
@@ -50,8 +52,14 @@ export class JobQueue {
     { maxBatch: 200 },
   );
 
-  /** Each operation's queue pause state as last read, and when. */
-  private readonly pauses = new Map<Operation, { paused: boolean; at: number }>();
+  /** Whether an operator paused each operation's queue (the queue dashboard), as last read. */
+  private readonly pauses = new QueueFacts(PAUSE_READ_MS, false, (queue) => queue.isPaused());
+  /** Whether more than one worker takes each operation's jobs from BullMQ, as last read. */
+  private readonly workers = new QueueFacts(
+    WORKERS_READ_MS,
+    false,
+    async (queue) => (await queue.getWorkersCount()) > 1,
+  );
 
   constructor(
     private readonly queues: Queues,
@@ -66,20 +74,21 @@ export class JobQueue {
   /**
    * Whether an operator paused `operation`'s queue (the queue dashboard), so that the jobs a worker
    * runs outside BullMQ honour the pause too. Read from Redis at most once per PAUSE_READ_MS; while
-   * Redis does not answer, the last state read stands (not paused if none was).
+   * Redis does not answer, the last state read stands (not paused if none was): the job runs here
+   * (it needs no Redis), or waits for the dispatcher if paused.
    */
-  async paused(operation: Operation): Promise<boolean> {
-    const known = this.pauses.get(operation);
-    if (known && Date.now() - known.at < PAUSE_READ_MS) return known.paused;
-    let paused = known?.paused ?? false;
-    try {
-      this.queues.assertConnected();
-      paused = await withTimeout(this.queues.get(operation).isPaused(), ENQUEUE_TIMEOUT_MS, "redis");
-    } catch {
-      // Redis is down: the job runs here (it needs no Redis), or waits for the dispatcher if paused.
-    }
-    this.pauses.set(operation, { paused, at: Date.now() });
-    return paused;
+  paused(operation: Operation): Promise<boolean> {
+    return this.pauses.get(this.queues, operation);
+  }
+
+  /**
+   * Whether other workers than this process's take `operation`'s jobs from BullMQ (its queue has
+   * more than one: BullMQ counts them by their connection names, CLIENT LIST), so that a job handed
+   * to BullMQ may run elsewhere. Read at most once per WORKERS_READ_MS; while Redis does not answer,
+   * the last count read stands (alone if none was: a job handed to BullMQ then would wait for Redis).
+   */
+  shared(operation: Operation): Promise<boolean> {
+    return this.workers.get(this.queues, operation);
   }
 
   /**
@@ -115,5 +124,33 @@ export class JobQueue {
         }
       }),
     );
+  }
+}
+
+/**
+ * A fact about each operation's queue, read from Redis at most once per `everyMs`: while Redis does
+ * not answer, the last value read stands (`fallback` if none was).
+ */
+class QueueFacts {
+  private readonly known = new Map<Operation, { value: boolean; at: number }>();
+
+  constructor(
+    private readonly everyMs: number,
+    private readonly fallback: boolean,
+    private readonly read: (queue: Queue) => Promise<boolean>,
+  ) {}
+
+  async get(queues: Queues, operation: Operation): Promise<boolean> {
+    const known = this.known.get(operation);
+    if (known && Date.now() - known.at < this.everyMs) return known.value;
+    let value = known?.value ?? this.fallback;
+    try {
+      queues.assertConnected();
+      value = await withTimeout(this.read(queues.get(operation)), ENQUEUE_TIMEOUT_MS, "redis");
+    } catch {
+      // Redis is down: the last value stands.
+    }
+    this.known.set(operation, { value, at: Date.now() });
+    return value;
   }
 }

@@ -17,7 +17,7 @@ import {
 import { dependentsOf, type Operation } from "./operations.js";
 import type { Processor } from "./processor.js";
 import type { Release } from "../common/outbound/destination-limits.js";
-import { ReleasedRuns } from "./released-runs.js";
+import { type HeldSlots, ReleasedRuns } from "./released-runs.js";
 import {
   ABANDONED_AFTER_MS,
   type ClaimedJob,
@@ -90,22 +90,34 @@ export class JobRunner implements OnModuleDestroy {
 
   /**
    * Runs committed jobs (the job outbox's, heard by this worker's dispatcher at their commit) in this
-   * process at once, each in a slot of its operation that is free now (ReleasedRuns), with no round
-   * trip through BullMQ; claim decides, as for any run. Answers the jobs it has no slot or processor
-   * for, or whose queue an operator paused: the dispatcher hands those to BullMQ.
+   * process, each in a slot of its operation (ReleasedRuns), with no round trip through BullMQ; claim
+   * decides, as for any run. Alone, this worker takes each operation's jobs in their order as its
+   * slots free (runs end within milliseconds; the dispatcher hands over nothing else meanwhile, so
+   * an overload waits as rows, where the poll finds what waited too long); with other workers of
+   * the operation, a job it has no slot free for now goes to BullMQ, where they take it. Answers the
+   * jobs it has no slot or processor for, or whose queue an operator paused: the dispatcher hands
+   * those to BullMQ.
    */
   async runHere(jobs: readonly EnqueueableJob[]): Promise<EnqueueableJob[]> {
     const elsewhere: EnqueueableJob[] = [];
-    for (const job of jobs) {
-      const runnable = this.processors.has(job.operation) && !(await this.queue.paused(job.operation));
-      const slot = runnable ? await this.releasedRuns.take([job.operation], { wait: false }) : undefined;
-      if (!slot) {
-        elsewhere.push(job);
-        continue;
-      }
-      this.startHere([job], slot, { jobId: job.id, operation: job.operation });
-    }
+    const operations = new Set(jobs.map((job) => job.operation));
+    // One operation's jobs in order; an operation whose slots are taken does not hold the others'.
+    await Promise.all(
+      [...operations].map(async (operation) => {
+        for (const job of jobs.filter((candidate) => candidate.operation === operation)) {
+          const slot = await this.committedSlot(operation);
+          if (!slot) elsewhere.push(job);
+          else this.startHere([job], slot, { jobId: job.id, operation });
+        }
+      }),
+    );
     return elsewhere;
+  }
+
+  /** A slot for a committed job of `operation` to run here (runHere), or undefined. */
+  private async committedSlot(operation: Operation): Promise<HeldSlots | undefined> {
+    if (!this.processors.has(operation) || (await this.queue.paused(operation))) return undefined;
+    return this.releasedRuns.take([operation], { wait: !(await this.queue.shared(operation)) });
   }
 
   /** Claims the job and runs its attempt; answers when a quota wait it recorded ends (see attempt). */

@@ -4,8 +4,9 @@
 // it succeeded, so a slow destination holds these runs, never the slots of the jobs that release
 // them. At most an operation's concurrency of them run at once (as many as its BullMQ worker runs
 // beside them). A release over that waits a moment for a slot (fast runs free one within
-// milliseconds), the dispatcher does not wait; when none frees in time, or the runs in flight are all
-// slow, the jobs go to BullMQ.
+// milliseconds), and so does the dispatcher of a worker alone (with other workers, it does not wait:
+// BullMQ spreads the jobs to them); when none frees in time, or the runs in flight are all slow, the
+// jobs go to BullMQ.
 import { DestinationLimits, type Release } from "../common/outbound/destination-limits.js";
 import { type Operation, OPERATION_SETTINGS } from "./operations.js";
 

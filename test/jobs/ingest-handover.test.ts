@@ -6,7 +6,7 @@
 // has slots free, without BullMQ), and when its process dies or stalls the other takes over.
 import { Queue } from "bullmq";
 import { LISTENER_LOCK, SILENT_MS } from "../../src/jobs/outbox-listener.js";
-import { OPERATIONS } from "../../src/jobs/operations.js";
+import { OPERATION_SETTINGS, OPERATIONS } from "../../src/jobs/operations.js";
 import { queuePrefix } from "../../src/queues/queue-names.js";
 import { createTenant, OPERATOR_KEY, staticFormsToCrm } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
@@ -174,6 +174,94 @@ describe("ingest → workers: the job outbox", () => {
       redis.disconnect();
       worker.child.kill("SIGTERM");
       await worker.exited;
+    }
+  });
+
+  /**
+   * Fills the listening worker's 100 lead-upsert slots with runs that cannot end (a lock held on the
+   * leads table stops their upserts), then delivers one event more, and lets them all go: answers
+   * the ids of the 101 events. `leader` is the listening worker.
+   */
+  const overflowOneEvent = async (
+    form: Awaited<ReturnType<typeof staticFormsToCrm>>,
+    leader: Awaited<ReturnType<typeof spawnWorker>>,
+    prefix: string,
+  ) => {
+    const slots = OPERATION_SETTINGS["lead-upsert"].concurrency;
+    const lock = await app.sql.connect();
+    try {
+      await lock.query("BEGIN");
+      await lock.query("LOCK TABLE leads IN SHARE MODE");
+      const ids = Array.from({ length: slots + 1 }, (_, n) => `${prefix}-${n}`);
+      const answers = await Promise.all(ids.slice(0, slots).map((id) => form.deliver(id)));
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 202));
+      // Every one of them holds a slot (its run waits for the lock): a hand-over of each is counted
+      // when the dispatch that took it ends, so wait for its upserts to wait on the lock.
+      await waitFor(
+        async () =>
+          (
+            await app.sql.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+               WHERE c.relname = 'leads' AND NOT l.granted`,
+            )
+          ).rows[0]!.n,
+        (waiting) => waiting > 0,
+      );
+      await waitFor(leader.handOvers, (counts) => counts.ranHere + counts.enqueued === slots);
+      expect((await form.deliver(ids[slots])).status).toBe(202);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // its dispatch takes or waits for a slot
+      await lock.query("COMMIT");
+      return ids;
+    } finally {
+      await lock.query("ROLLBACK").catch(() => undefined);
+      lock.release();
+    }
+  };
+
+  it("a worker alone waits for a slot of its own: a committed job over its slots runs here too, not through BullMQ", async () => {
+    const tenant = await createTenant(app.url);
+    const form = await staticFormsToCrm(tenant.admin, app.url, crm.url, "/alone");
+    const worker = await spawnWorker();
+    try {
+      const ids = await overflowOneEvent(form, worker, "alone");
+      await waitFor(
+        () => Promise.resolve(crm.received.filter((request) => request.path === "/alone").length),
+        (n) => n === ids.length,
+        30_000,
+      );
+      expect(await worker.handOvers()).toEqual({ ranHere: ids.length, enqueued: 0 });
+      expect(await queued()).toBe(0);
+    } finally {
+      worker.child.kill("SIGTERM");
+      expect(await worker.exited).toEqual({ code: 0, signal: null });
+    }
+  });
+
+  it("with another worker, the listener hands a committed job it has no slot free for to BullMQ, and the other worker runs it", async () => {
+    const tenant = await createTenant(app.url);
+    const form = await staticFormsToCrm(tenant.admin, app.url, crm.url, "/shared");
+    const first = await spawnWorker();
+    const second = await spawnWorker();
+    try {
+      expect(first.output()).toMatch(/job outbox taken/);
+      const ids = await overflowOneEvent(form, first, "shared");
+      expect(await first.handOvers()).toEqual({ ranHere: ids.length - 1, enqueued: 1 });
+      await waitFor(
+        () => Promise.resolve(crm.received.filter((request) => request.path === "/shared")),
+        (requests) => requests.length === ids.length,
+        30_000,
+      );
+      // Each event once; the one handed over ran in a BullMQ slot (the other worker's, or the listener's own).
+      const events = crm.received
+        .filter((request) => request.path === "/shared")
+        .map((request) => (JSON.parse(request.body) as { data: { eventId: string } }).data.eventId);
+      expect(new Set(events).size).toBe(ids.length);
+      expect(await second.handOvers()).toEqual({ ranHere: 0, enqueued: 0 });
+    } finally {
+      for (const worker of [first, second]) {
+        worker.child.kill("SIGTERM");
+        expect(await worker.exited).toEqual({ code: 0, signal: null });
+      }
     }
   });
 
