@@ -4,7 +4,7 @@ import type { RedisClient } from "../redis/redis.js";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../common/app-error.js";
 import { REDIS } from "../redis/redis.module.js";
-import { dummyHash, passwordMatches } from "./passwords.js";
+import { passwordMatches } from "./passwords.js";
 import { SessionsRepository } from "./sessions.repository.js";
 import { hashToken } from "./tokens.js";
 import { normalizeEmail, type SessionUser, type UserRole } from "./user.js";
@@ -48,7 +48,6 @@ export class SignIn {
       });
     this.perEmail = limiter("login-email", FAILURES_PER_EMAIL);
     this.perAddress = limiter("login-address", FAILURES_PER_ADDRESS);
-    void dummyHash();
   }
 
   async signIn(
