@@ -53,11 +53,10 @@ export class JobQueue {
   );
 
   /** Whether an operator paused each operation's queue (the queue dashboard), as last read. */
-  private readonly pauses = new QueueFacts(PAUSE_READ_MS, false, (queue) => queue.isPaused());
+  private readonly pauses = new QueueFacts(PAUSE_READ_MS, (queue) => queue.isPaused());
   /** Whether more than one worker takes each operation's jobs from BullMQ, as last read. */
   private readonly workers = new QueueFacts(
     WORKERS_READ_MS,
-    false,
     async (queue) => (await queue.getWorkersCount()) > 1,
   );
 
@@ -128,22 +127,21 @@ export class JobQueue {
 }
 
 /**
- * A fact about each operation's queue, read from Redis at most once per `everyMs`: while Redis does
- * not answer, the last value read stands (`fallback` if none was).
+ * A yes-or-no fact about each operation's queue, read from Redis at most once per `everyMs`: while
+ * Redis does not answer, the last value read stands (no, if none was).
  */
 class QueueFacts {
   private readonly known = new Map<Operation, { value: boolean; at: number }>();
 
   constructor(
     private readonly everyMs: number,
-    private readonly fallback: boolean,
     private readonly read: (queue: Queue) => Promise<boolean>,
   ) {}
 
   async get(queues: Queues, operation: Operation): Promise<boolean> {
     const known = this.known.get(operation);
     if (known && Date.now() - known.at < this.everyMs) return known.value;
-    let value = known?.value ?? this.fallback;
+    let value = known?.value ?? false;
     try {
       queues.assertConnected();
       value = await withTimeout(this.read(queues.get(operation)), ENQUEUE_TIMEOUT_MS, "redis");
