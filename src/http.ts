@@ -17,6 +17,7 @@ import { mountDocs } from "./observability/docs.js";
 import { createLogger } from "./observability/logger.js";
 import { mountQueueDashboard } from "./admin/queue-dashboard.js";
 import { mountConsole } from "./console-static.js";
+import { WEBHOOK_DOCUMENT, mountWebhooks } from "./ingestion/webhook-routes.js";
 import { Queues } from "./queues/queues.js";
 
 const REQUEST_ID_HEADER = "x-request-id";
@@ -242,8 +243,9 @@ export async function createApiApp(
   app.useGlobalFilters(new HttpExceptionFilter());
   countDeliveries(app);
   guardMetrics(app, config.metricsToken);
+  mountWebhooks(app);
   // Plugins after the root hooks (Fastify runs a root hook added later only after them).
-  mountDocs(app);
+  mountDocs(app, WEBHOOK_DOCUMENT);
   mountQueueDashboard(app, app.get(Queues).all(), config.publicBaseUrl);
   await mountConsole(app);
   return app;

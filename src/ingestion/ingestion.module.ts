@@ -6,11 +6,10 @@ import { ProvidersModule } from "../providers/providers.module.js";
 import { IngestionService } from "./ingestion.service.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { ReceiptStoreModule } from "./receipt-store.module.js";
-import { WebhooksController } from "./webhooks.controller.js";
 
+/** Ingestion's services; its routes are plain Fastify routes (webhook-routes.ts, mounted by src/http.ts). */
 @Module({
   imports: [AuthModule, ConnectionsModule, ProvidersModule, JobsModule, ReceiptStoreModule],
-  controllers: [WebhooksController],
   providers: [IngestionService, RateLimiter],
 })
 export class IngestionModule {}

@@ -1,11 +1,18 @@
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from "@nestjs/swagger";
 
+/** OpenAPI paths and component schemas written by hand, for routes that are not Nest controllers. */
+export interface HandWrittenDocument {
+  paths: OpenAPIObject["paths"];
+  schemas: NonNullable<OpenAPIObject["components"]>["schemas"];
+}
+
 /**
  * The OpenAPI document, generated from the controllers and DTOs, at /docs-json with its UI at
- * /docs. The queue dashboard and the documentation itself are not Nest routes: added by hand.
+ * /docs. Routes that are not Nest's come with their entries written by hand: `byHand` (the webhooks,
+ * src/ingestion/webhook-routes.ts), the queue dashboard and the documentation itself.
  */
-export function mountDocs(app: NestFastifyApplication): void {
+export function mountDocs(app: NestFastifyApplication, byHand: HandWrittenDocument): void {
   const config = new DocumentBuilder()
     .setTitle("Leadgate")
     .setDescription(
@@ -17,6 +24,11 @@ export function mountDocs(app: NestFastifyApplication): void {
     .build();
   const document = (): OpenAPIObject => {
     const generated = SwaggerModule.createDocument(app, config);
+    Object.assign(generated.paths, byHand.paths);
+    generated.components = {
+      ...generated.components,
+      schemas: { ...generated.components?.schemas, ...byHand.schemas },
+    };
     generated.paths["/admin/queues"] = {
       get: <OpenAPIObject["paths"][string]["get"]>{
         tags: ["operations"],

@@ -191,4 +191,27 @@ describe("admin API: keys and documentation", () => {
     const ui = await fetch(`${app.url}/docs`);
     expect([ui.status, ui.headers.get("content-type")]).toEqual([200, expect.stringContaining("text/html")]);
   });
+
+  it("/docs-json gives every webhook delivery route api.md's answers (they are plain Fastify routes, documented by hand)", async () => {
+    const document = (await (await fetch(`${app.url}/docs-json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const answers = ["200", "202", "400", "401", "404", "410", "413", "415", "429", "503"];
+    for (const path of [
+      "/webhooks/staticforms/{connectionId}",
+      "/webhooks/thumbtack/{connectionId}",
+      "/webhooks/yelp/{token}",
+    ]) {
+      expect([path, Object.keys(document.paths[path]?.post?.responses ?? {}).sort()]).toEqual([
+        path,
+        answers,
+      ]);
+    }
+    expect(Object.keys(document.paths["/webhooks/yelp/{token}"]?.get?.responses ?? {}).sort()).toEqual([
+      "200",
+      "400",
+      "401",
+      "429",
+    ]);
+  });
 });

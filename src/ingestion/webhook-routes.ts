@@ -1,0 +1,245 @@
+import type { RawBodyRequest } from "@nestjs/common";
+import type { NestFastifyApplication } from "@nestjs/platform-fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { PreauthBudget } from "../auth/preauth-budget.js";
+import { AppError } from "../common/app-error.js";
+import { sendError } from "../common/http-exception.filter.js";
+import type { HandWrittenDocument } from "../observability/docs.js";
+import type { InboundDelivery } from "../providers/provider-adapter.js";
+import type { Provider } from "../providers/provider-event.js";
+import { YelpAdapter } from "../providers/yelp/yelp.adapter.js";
+import { IngestionService, type IngestAnswer, outcomeOf } from "./ingestion.service.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** A delivery's outcome once ingestion answered it (counted by src/http.ts without parsing the answer). */
+    deliveryOutcome?: string;
+  }
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** Query parameters given once; a repeated one (`?token=a&token=b`) counts as absent. */
+function singleValues(query: unknown): Record<string, string | undefined> {
+  const entries = Object.entries((query ?? {}) as Record<string, unknown>);
+  return Object.fromEntries(
+    entries.filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+}
+
+/** The raw request as adapters see it. Bodies that are not JSON are refused before anything else. */
+function deliveryOf(request: FastifyRequest): InboundDelivery {
+  if (!JSON_TYPE.test(request.headers["content-type"] ?? "")) {
+    throw new AppError(
+      415,
+      "unsupported_media_type",
+      "The body must be JSON (Content-Type: application/json).",
+    );
+  }
+  return {
+    rawBody: (request as RawBodyRequest<FastifyRequest>).rawBody ?? Buffer.alloc(0),
+    body: request.body,
+    headers: request.headers,
+    query: singleValues(request.query),
+    ip: request.ip,
+  };
+}
+
+type Params = Record<string, string>;
+
+/**
+ * Provider-facing webhooks (api.md), as plain Fastify routes below Nest's router: a delivery is the
+ * API's hottest path, and Nest's route handling (its router proxy, parameter decorators, exception
+ * filter) was 5–7 % of the API's CPU per delivery (docs/benchmarks.md). They share everything else
+ * with Nest's routes: the JSON body parser, the root hooks (request id, security headers, the
+ * delivery metrics of src/http.ts) and api.md's error shape (sendError, as the exception filter).
+ * A 2xx is a promise: it is sent only after the write committed.
+ */
+export function mountWebhooks(app: NestFastifyApplication): void {
+  const ingestion = app.get(IngestionService);
+  const yelp = app.get(YelpAdapter);
+  const budget = app.get(PreauthBudget);
+  const fastify = app.getHttpAdapter().getInstance();
+
+  /** A route's answer as it is; any error, the body parser's and Fastify's included, in api.md's shape. */
+  const route =
+    (handle: (request: FastifyRequest, params: Params) => Promise<{ status?: number; body: unknown }>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const { status = 200, body } = await handle(request, request.params as Params);
+      void reply.status(status);
+      return body;
+    };
+  const options = {
+    errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply) =>
+      sendError(reply, request, error),
+  };
+
+  const answered = (request: FastifyRequest, answer: IngestAnswer) => {
+    request.deliveryOutcome = outcomeOf(answer);
+    return answer;
+  };
+
+  /** Yelp's URL token (and sender IP): a failure counts against the IP's PREAUTH_FAILURE_LIMIT. */
+  const verifyYelp = async (token: string, ip: string) => {
+    try {
+      yelp.verifyPlatform(token, ip);
+    } catch (error) {
+      throw error instanceof AppError ? await budget.failed(ip, error) : error;
+    }
+  };
+
+  const byConnection = (provider: Provider) =>
+    route(async (request, { connectionId }) =>
+      answered(
+        request,
+        await ingestion.ingest(provider, { connectionId: connectionId! }, deliveryOf(request), request.id),
+      ),
+    );
+  fastify.post("/webhooks/staticforms/:connectionId", options, byConnection("staticforms"));
+  fastify.post("/webhooks/thumbtack/:connectionId", options, byConnection("thumbtack"));
+
+  // Yelp's verification handshake: echo `verification` back.
+  fastify.get(
+    "/webhooks/yelp/:token",
+    options,
+    route(async (request, { token }) => {
+      await verifyYelp(token!, request.ip);
+      const { verification } = request.query as { verification?: unknown };
+      return { body: { verification: yelp.verification(verification) } };
+    }),
+  );
+  fastify.post(
+    "/webhooks/yelp/:token",
+    options,
+    route(async (request, { token }) => {
+      const delivery = deliveryOf(request);
+      await verifyYelp(token!, delivery.ip);
+      const accountOf = (d: InboundDelivery) => yelp.accountIdOf(d);
+      return answered(request, await ingestion.ingest("yelp", { accountOf }, delivery, request.id));
+    }),
+  );
+}
+
+const errorAnswer = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookError" } } },
+});
+
+const deliveryAnswers = {
+  "202": {
+    description: "At least one event of the delivery stored now (answered after the commit)",
+    content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookAnswer" } } },
+  },
+  "200": {
+    description:
+      "Every event was already stored (`duplicate: true`; a different payload also records a conflict), " +
+      "or a recognised envelope whose event kind Leadgate does not act on (`ignored: true`, receipt kept, no jobs)",
+    content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookAnswer" } } },
+  },
+  "400": errorAnswer(
+    "`invalid_envelope` (malformed JSON, wrong envelope) or `idempotency_key_mismatch`; nothing written",
+  ),
+  "401": errorAnswer("`unauthorized`: the sender's credentials do not match; nothing written"),
+  "404": errorAnswer("`unknown_connection` (or unknown Yelp business); nothing written"),
+  "410": errorAnswer("`connection_disabled`"),
+  "413": errorAnswer("`payload_too_large` (WEBHOOK_BODY_LIMIT_BYTES, default 256 KiB)"),
+  "415": errorAnswer("`unsupported_media_type`: the body is not JSON"),
+  "429": errorAnswer(
+    "`rate_limited` (per connection, or too many failed attempts from the IP), with Retry-After; nothing written",
+  ),
+  "503": errorAnswer(
+    "`unavailable`: the database could not take the write now, with Retry-After; nothing written",
+  ),
+};
+
+const pathParameter = (name: string, description: string) => ({
+  name,
+  in: "path" as const,
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+
+const delivery = (operationId: string, summary: string, parameter: ReturnType<typeof pathParameter>) => ({
+  post: {
+    tags: ["Webhooks"],
+    summary,
+    operationId,
+    parameters: [parameter],
+    requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
+    responses: deliveryAnswers,
+  },
+});
+
+const connectionId = pathParameter("connectionId", "The connection's id (its webhook URL)");
+const yelpToken = pathParameter(
+  "token",
+  "YELP_WEBHOOK_TOKEN (or YELP_WEBHOOK_TOKEN_PREVIOUS during a rotation)",
+);
+
+/** The webhook routes in /docs-json: they are not Nest routes, so the document is written here, beside them (api.md). */
+export const WEBHOOK_DOCUMENT: HandWrittenDocument = {
+  paths: {
+    "/webhooks/staticforms/{connectionId}": delivery(
+      "staticFormsDelivery",
+      "A Static Forms submission (sender authenticated as the connection is configured)",
+      connectionId,
+    ),
+    "/webhooks/thumbtack/{connectionId}": delivery(
+      "thumbtackDelivery",
+      "A Thumbtack event (HTTP Basic, a custom header or a ?token= URL secret)",
+      connectionId,
+    ),
+    "/webhooks/yelp/{token}": {
+      get: {
+        tags: ["Webhooks"],
+        summary: "Yelp's verification handshake: the value echoed back",
+        operationId: "yelpHandshake",
+        parameters: [
+          yelpToken,
+          {
+            name: "verification",
+            in: "query" as const,
+            required: true,
+            schema: { type: "string", pattern: "^[A-Za-z0-9]{1,256}$" },
+          },
+        ],
+        responses: {
+          "200": {
+            description: "`{ verification }`, the value sent",
+            content: {
+              "application/json": {
+                schema: { type: "object", properties: { verification: { type: "string" } } },
+              },
+            },
+          },
+          "400": errorAnswer("`invalid_verification`: the value is not 1 to 256 letters or digits"),
+          "401": errorAnswer("`unauthorized`: wrong token or sender IP"),
+          "429": errorAnswer("`rate_limited`: too many failed attempts from the IP, with Retry-After"),
+        },
+      },
+      ...delivery(
+        "yelpDelivery",
+        "A Yelp lead event; its business id (data.id) selects the connection",
+        yelpToken,
+      ),
+    },
+  },
+  schemas: {
+    WebhookAnswer: {
+      type: "object",
+      required: ["accepted", "duplicate", "receiptIds"],
+      properties: {
+        accepted: { type: "boolean", enum: [true] },
+        duplicate: { type: "boolean" },
+        ignored: { type: "boolean", enum: [true] },
+        receiptIds: { type: "array", items: { type: "string", format: "uuid" } },
+      },
+    },
+    WebhookError: {
+      type: "object",
+      required: ["error", "message"],
+      properties: { error: { type: "string" }, message: { type: "string" }, details: {} },
+    },
+  },
+};
