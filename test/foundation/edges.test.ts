@@ -148,6 +148,27 @@ describe("the edges", () => {
       expect(refused.status).toBe(401);
       expectHeaders(refused.headers);
     });
+
+    it("a webhook's answers (accepted and refused) carry an API's headers: no resources, no framing, no sniffing", async () => {
+      const { connectionId, secrets } = await app.createConnection({
+        provider: "staticforms",
+        inboundAuth: { type: "bearer" },
+      });
+      const deliver = (id: string) =>
+        fetch(`${app.url}/webhooks/staticforms/${id}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${secrets.bearerToken}` },
+          body: JSON.stringify(fixture("staticforms/form-submitted.json").json),
+        });
+      const accepted = await deliver(connectionId);
+      const unknown = await deliver(randomUUID());
+      expect([accepted.status, unknown.status]).toEqual([202, 404]);
+      for (const { headers } of [accepted, unknown]) {
+        expect(headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+        expect(headers.get("x-content-type-options")).toBe("nosniff");
+        expect(headers.get("x-frame-options")).toBe("DENY");
+      }
+    });
   });
 
   describe("METRICS_TOKEN", () => {
