@@ -50,7 +50,7 @@ type Params = Record<string, string>;
 /**
  * Provider-facing webhooks (api.md), as plain Fastify routes below Nest's router: a delivery is the
  * API's hottest path, and Nest's route handling (its router proxy, parameter decorators, exception
- * filter) was 5–7 % of the API's CPU per delivery (docs/benchmarks.md). They share everything else
+ * filter) was 7–10 % of the API's CPU per delivery (docs/benchmarks.md). They share everything else
  * with Nest's routes: the JSON body parser, the root hooks (request id, security headers, the
  * delivery metrics of src/http.ts) and api.md's error shape (sendError, as the exception filter).
  * A 2xx is a promise: it is sent only after the write committed.
