@@ -14,8 +14,18 @@ describe("ingest rate limit", () => {
   let replicas: RunningApi[];
   let prefix: string;
 
+  /**
+   * Waits until the replica's Redis client is connected (GET /health/ready): an API answers as soon
+   * as it listens, and until then lets deliveries through unchecked, by design (a rate limiter's
+   * outage must not lose leads). These tests are about the limit while Redis answers.
+   */
+  const ready = async (api: RunningApi) => {
+    expect((await fetch(`${api.url}/health/ready`)).status).toBe(200);
+    return api;
+  };
+
   beforeAll(async () => {
-    replicas = [app.api, await app.startApi()];
+    replicas = [await ready(app.api), await ready(await app.startApi())];
     prefix = app.config.redisPrefix;
   });
 
@@ -39,6 +49,11 @@ describe("ingest rate limit", () => {
     const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => deliver(replicas[i % 2]!, c)));
     const accepted = answers.filter((answer) => answer.status === 202);
     const limited = answers.filter((answer) => answer.status === 429);
+    // Every delivery was checked against Redis (none let through unchecked), and exactly the limit passed.
+    for (const replica of replicas) {
+      const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+      expect(/^leadgate_rate_limit_unchecked_total (\d+)/m.exec(metrics)?.[1] ?? "0").toBe("0");
+    }
     expect([accepted.length, limited.length]).toEqual([5, 7]);
     for (const answer of limited) {
       expect(answer.body.error).toBe("rate_limited");
@@ -67,7 +82,7 @@ describe("ingest rate limit", () => {
 
   it("a larger limit is reserved in leases: never more than the limit accepted, Redis asked once per lease", async () => {
     const env = { WEBHOOK_RATE_LIMIT: "100" };
-    const pair = [await app.startApi(env), await app.startApi(env)];
+    const pair = [await ready(await app.startApi(env)), await ready(await app.startApi(env))];
     const redis = testRedis(app.config);
     try {
       // Sequential deliveries on one replica: leases of 5 (a twentieth of 100), so 6 deliveries reserve 10.
