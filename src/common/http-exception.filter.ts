@@ -41,18 +41,22 @@ export function toErrorResponse(
       headers: {},
     };
   }
-  // Errors Fastify raises before a route runs (body limit, media type) reach us as HttpExceptions;
-  // anything else that carries a 4xx status is still the caller's error.
-  const fastifyError = error as { statusCode?: unknown };
+  // Errors Fastify raises before a route runs (body limit, media type): as they are on the plain
+  // Fastify routes (the webhooks), as HttpExceptions on Nest's. Fastify's own (FST_*) keep their
+  // message, which names the problem; anything else that carries a 4xx status is still the caller's.
+  const fastifyError = error as { statusCode?: unknown; code?: unknown; message?: unknown };
   if (
     typeof fastifyError.statusCode === "number" &&
     fastifyError.statusCode >= 400 &&
     fastifyError.statusCode < 500
   ) {
     const status = fastifyError.statusCode;
+    const own = typeof fastifyError.code === "string" && fastifyError.code.startsWith("FST_");
+    const message =
+      own && typeof fastifyError.message === "string" ? fastifyError.message : "The request was rejected.";
     return {
       status,
-      body: { error: CODES_BY_STATUS[status] ?? "bad_request", message: "The request was rejected." },
+      body: { error: CODES_BY_STATUS[status] ?? "bad_request", message },
       headers: {},
     };
   }

@@ -305,7 +305,7 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
       auth(bearer),
     );
     expect(answer.status).toBe(413);
-    expect(answer.body.error).toBe("payload_too_large");
+    expect(answer.body).toEqual({ error: "payload_too_large", message: expect.stringMatching(/too large/i) });
     expect(await storedFor(app.sql, bearer.tenantId)).toEqual(before);
   });
 
@@ -331,7 +331,10 @@ describe("POST /webhooks/staticforms/{connectionId}", () => {
         "content-type": contentType,
       });
       expect(answer.status).toBe(415);
-      expect(answer.body.error).toBe("unsupported_media_type");
+      expect(answer.body).toEqual({
+        error: "unsupported_media_type",
+        message: expect.stringMatching(/json|media type/i),
+      });
       expect(await storedFor(app.sql, bearer.tenantId)).toEqual(before);
     },
   );
