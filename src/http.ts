@@ -21,6 +21,9 @@ import { WEBHOOK_DOCUMENT, mountWebhooks } from "./ingestion/webhook-routes.js";
 import { Queues } from "./queues/queues.js";
 
 const REQUEST_ID_HEADER = "x-request-id";
+
+/** A provider's webhook (src/ingestion/webhook-routes.ts), by its URL: its body errors and headers differ. */
+const isWebhook = (url: string) => url.startsWith("/webhooks/");
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
@@ -31,7 +34,7 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 // Nest completes a two-argument parser through the promise it returns.
 // eslint-disable-next-line @typescript-eslint/require-await
 async function parseJsonBody(request: { url: string }, body: Buffer): Promise<unknown> {
-  const webhook = request.url.startsWith("/webhooks/");
+  const webhook = isWebhook(request.url);
   const code = webhook ? "invalid_envelope" : "validation_failed";
   // An admin action without parameters (pause, resume) may come with an empty body.
   if (body.length === 0 && !webhook) return undefined;
@@ -251,7 +254,7 @@ export async function createApiApp(
     .getHttpAdapter()
     .getInstance()
     .addHook("onRequest", (request, reply, done) => {
-      if (!request.url.startsWith("/webhooks/")) {
+      if (!isWebhook(request.url)) {
         securityHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined));
         return;
       }

@@ -19,6 +19,8 @@ const HANDOVER_MS = 3_000;
 
 describe("ingest → workers: the job outbox", () => {
   const crm = useFakeServer({ status: 200, body: {} });
+  /** The requests the CRM received at `path` (each test's connection delivers to its own). */
+  const receivedAt = (path: string) => crm.received.filter((request) => request.path === path);
   const app = useApp({ env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY } });
 
   const queued = async () => {
@@ -80,7 +82,7 @@ describe("ingest → workers: the job outbox", () => {
     const worker = app.spawn("dist/worker.js", { DISPATCHER_INTERVAL_MS: "300" });
     await worker.waitFor(/worker started/);
     await waitFor(
-      () => Promise.resolve(crm.received.filter((request) => request.path === "/no-worker").length),
+      () => Promise.resolve(receivedAt("/no-worker").length),
       (n) => n === 1,
     );
     worker.child.kill("SIGTERM");
@@ -134,7 +136,7 @@ describe("ingest → workers: the job outbox", () => {
         ...Array.from({ length: 3 }, () => ({ operation: "crm-delivery", status: "succeeded", attempts: 1 })),
         ...Array.from({ length: 3 }, () => ({ operation: "lead-upsert", status: "succeeded", attempts: 1 })),
       ]);
-      expect(crm.received.filter((request) => request.path === "/run-here")).toHaveLength(3);
+      expect(receivedAt("/run-here")).toHaveLength(3);
     } finally {
       worker.child.kill("SIGTERM");
       expect(await worker.exited).toEqual({ code: 0, signal: null });
@@ -161,11 +163,11 @@ describe("ingest → workers: the job outbox", () => {
         active: 0,
         completed: 0,
       });
-      expect(crm.received.filter((request) => request.path === "/paused")).toEqual([]);
+      expect(receivedAt("/paused")).toEqual([]);
 
       await leadUpserts.resume();
       await waitFor(
-        () => Promise.resolve(crm.received.filter((request) => request.path === "/paused").length),
+        () => Promise.resolve(receivedAt("/paused").length),
         (n) => n === 1,
       );
     } finally {
@@ -216,7 +218,7 @@ describe("ingest → workers: the job outbox", () => {
     try {
       const ids = await overflowOneEvent(form, worker, "alone");
       await waitFor(
-        () => Promise.resolve(crm.received.filter((request) => request.path === "/alone").length),
+        () => Promise.resolve(receivedAt("/alone").length),
         (n) => n === ids.length,
         30_000,
       );
@@ -238,14 +240,14 @@ describe("ingest → workers: the job outbox", () => {
       const ids = await overflowOneEvent(form, first, "shared");
       expect(await first.handOvers()).toEqual({ ranHere: ids.length - 1, enqueued: 1 });
       await waitFor(
-        () => Promise.resolve(crm.received.filter((request) => request.path === "/shared")),
+        () => Promise.resolve(receivedAt("/shared")),
         (requests) => requests.length === ids.length,
         30_000,
       );
       // Each event once; the one handed over ran in a BullMQ slot (the other worker's, or the listener's own).
-      const events = crm.received
-        .filter((request) => request.path === "/shared")
-        .map((request) => (JSON.parse(request.body) as { data: { eventId: string } }).data.eventId);
+      const events = receivedAt("/shared").map(
+        (request) => (JSON.parse(request.body) as { data: { eventId: string } }).data.eventId,
+      );
       expect(new Set(events).size).toBe(ids.length);
       expect(await second.handOvers()).toEqual({ ranHere: 0, enqueued: 0 });
     } finally {
@@ -283,7 +285,7 @@ describe("ingest → workers: the job outbox", () => {
       expect(await handover((id) => form.deliver(id), `taken-over-${round}`)).toBeLessThan(HANDOVER_MS);
     }
     expect(await second.committed()).toBeGreaterThanOrEqual(3);
-    expect(crm.received.filter((request) => request.path === "/two-workers")).toHaveLength(6);
+    expect(receivedAt("/two-workers")).toHaveLength(6);
     second.child.kill("SIGTERM");
     expect(await second.exited).toEqual({ code: 0, signal: null });
     expect(await listeners()).toEqual([]);
