@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "./config/config.js";
+import { YoungTables } from "./common/young-tables.js";
 import { AlertPortsModule } from "./alerts/alerts.module.js";
 import { AlertsWorkerModule } from "./alerts/alerts-worker.module.js";
 import { ConfigModule } from "./config/config.module.js";
@@ -36,6 +37,8 @@ export class WorkerModule {
         ReplayWorkerModule,
         RetentionModule,
       ],
+      // Statistics for a new database's tables before autovacuum's first pass (src/common/young-tables.ts).
+      providers: [YoungTables],
     };
   }
 }

@@ -160,7 +160,8 @@ const GENERIC_PLANS = "SET LOCAL plan_cache_mode = force_generic_plan";
 
 /**
  * A prepared statement's generic plan is made from the tables as they were when it was planned, and
- * Postgres makes it again only after an ANALYZE (autovacuum: at most once a minute). A young
+ * Postgres makes it again only after an ANALYZE (autovacuum: at most once a minute; a worker
+ * analyzes a never-analyzed table sooner, src/common/young-tables.ts). A young
  * database's tables grow a thousandfold in that minute (a plan made on 10 rows reads all of them
  * where an index would read one), so each connection prepares a statement again after 10, 100,
  * 1,000, ... runs: a new plan for each tenfold, and one per 100,000 runs once the tables are grown.
