@@ -325,10 +325,10 @@ export class LeadsRepository {
               n.external_id AS newest_id, n.cursor AS newest_cursor
        FROM leads l
        CROSS JOIN LATERAL (SELECT external_id, cursor FROM lead_messages
-                           WHERE tenant_id = l.tenant_id AND lead_id = l.id AND position IS NOT NULL
+                           WHERE tenant_id = l.tenant_id AND lead_id = l.id AND lead_created_at = l.created_at AND position IS NOT NULL
                            ORDER BY position LIMIT 1) o
        CROSS JOIN LATERAL (SELECT external_id, cursor FROM lead_messages
-                           WHERE tenant_id = l.tenant_id AND lead_id = l.id AND position IS NOT NULL
+                           WHERE tenant_id = l.tenant_id AND lead_id = l.id AND lead_created_at = l.created_at AND position IS NOT NULL
                            ORDER BY position DESC LIMIT 1) n
        WHERE l.tenant_id = $1::uuid AND l.provider = $2 AND l.external_lead_id = $3`,
       [key.tenantId, key.provider, key.externalLeadId],
@@ -405,7 +405,8 @@ export class LeadsRepository {
               (SELECT COALESCE(json_agg(json_build_object('direction', m.direction, 'author', m.author, 'text', m.text,
                                                           'sentAt', m.sent_at)
                                         ORDER BY m.position NULLS LAST, m.sent_at, m.external_id), '[]'::json)
-               FROM lead_messages m WHERE m.lead_id = l.id AND m.tenant_id = l.tenant_id) AS messages,
+               FROM lead_messages m
+               WHERE m.lead_id = l.id AND m.tenant_id = l.tenant_id AND m.lead_created_at = l.created_at) AS messages,
               l.created_by_receipt_id
        FROM leads l WHERE l.tenant_id = $1::uuid AND l.provider = $2 AND l.external_lead_id = $3`,
       [tenantId, provider, externalLeadId],
