@@ -74,10 +74,11 @@ const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 function post(url, headers, body) {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: "POST", agent, headers }, (response) => {
-      response.on("data", () => undefined);
+      response.resume();
       response.on("end", () => resolve(response.statusCode));
       response.on("error", reject);
     });
+    req.setTimeout(60_000, () => req.destroy(new Error(`no answer from ${url} in 60 s`)));
     req.on("error", reject);
     req.end(body);
   });

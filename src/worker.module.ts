@@ -1,8 +1,8 @@
 import { type DynamicModule, Module } from "@nestjs/common";
 import type { AppConfig } from "./config/config.js";
-import { YoungTables } from "./common/young-tables.js";
 import { AlertPortsModule } from "./alerts/alerts.module.js";
 import { AlertsWorkerModule } from "./alerts/alerts-worker.module.js";
+import { YoungTables } from "./common/young-tables.js";
 import { ConfigModule } from "./config/config.module.js";
 import { ConnectionsWorkerModule } from "./connections/connections.module.js";
 import { CryptoModule } from "./crypto/crypto.module.js";
