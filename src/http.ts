@@ -21,10 +21,10 @@ import { WEBHOOK_DOCUMENT, mountWebhooks } from "./ingestion/webhook-routes.js";
 import { Queues } from "./queues/queues.js";
 
 const REQUEST_ID_HEADER = "x-request-id";
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** A provider's webhook (src/ingestion/webhook-routes.ts), by its URL: its body errors and headers differ. */
 const isWebhook = (url: string) => url.startsWith("/webhooks/");
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
  * JSON bodies: Nest keeps the raw bytes on `request.rawBody` (sender verification runs on them);
