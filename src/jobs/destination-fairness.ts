@@ -63,6 +63,9 @@ export class DestinationFairness {
   async call<T>(operation: Operation, url: string, send: () => Promise<T>): Promise<T> {
     const origin = originOf(url);
     const limits = this.limitsOf(operation);
+    // An open circuit first: its wait (until a probe) is the one that applies, even while hung calls
+    // hold every slot; a quota wait would bring the job back within seconds, again and again.
+    await this.circuits.check(origin);
     const release = await limits.acquire(origin);
     if (!release) throw saturated(limits.slowFor(origin));
     try {
@@ -87,13 +90,14 @@ export class DestinationFairness {
 
   /**
    * Throws `WaitRequired` when the destination of `url` is known to be failing (its circuit) or
-   * slow with every slot of this worker taken (its cap): a cheap check before a job prepares its call.
+   * slow with every slot of this worker taken (its cap), the circuit first (as `call`): a cheap
+   * check before a job prepares its call.
    */
-  check(operation: Operation, url: string): Promise<void> {
+  async check(operation: Operation, url: string): Promise<void> {
     const origin = originOf(url);
+    await this.circuits.check(origin);
     const slow = this.limitsOf(operation).slowFor(origin);
     if (slow !== undefined) throw saturated(slow);
-    return this.circuits.check(origin);
   }
 
   /**

@@ -158,3 +158,62 @@ describe("fairness between destinations", () => {
     expect(done.map((row) => row.attempts)).toEqual(Array(8).fill(1));
   }, 30_000);
 });
+
+describe("a destination whose circuit opened while its calls hang", () => {
+  const app = useApp({
+    worker: true,
+    env: {
+      CIRCUIT_PROBE_SECONDS: "60",
+      DESTINATION_MAX_CONCURRENCY: "1",
+      SIDE_EFFECT_TIMEOUT_MS: "10000",
+    },
+  });
+
+  it("its jobs wait for the circuit's probe, not for a slot held by a hung call (they would be back in seconds)", async () => {
+    const hanging = await fakeServer({ status: 200, delayMs: 9_000 });
+    const c = await app.createConnection({
+      provider: "staticforms",
+      inboundAuth: { type: "bearer" },
+      settings: { crmDestination: { url: `${hanging.url}/hook` } },
+    });
+    const submit = async (id: string) => {
+      const answer = await post(
+        `${app.url}/webhooks/staticforms/${c.connectionId}`,
+        { event: "form.submitted", data: { submissionId: id, formData: { name: "Ann" } } },
+        { authorization: `Bearer ${c.secrets.bearerToken}` },
+      );
+      expect(answer.status).toBe(202);
+    };
+    await submit("held");
+    await waitFor(
+      () => Promise.resolve(hanging.received.length),
+      (n) => n === 1,
+    );
+    // Another worker's failures opened the circuit meanwhile (its row is what every worker reads).
+    const { rows: opened } = await app.sql.query<{ probe_at: Date }>(
+      `INSERT INTO destination_circuits (origin, state, consecutive_failures, last_error, opened_at, probe_at)
+       VALUES ($1, 'open', 10, 'timeout', now(), now() + interval '60 seconds')
+       RETURNING probe_at`,
+      [new URL(hanging.url).origin],
+    );
+    // The held call is now slower than a slot's wait (500 ms), and this worker's view of the
+    // circuit as closed (1 s) has expired.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await submit("after");
+    const jobs = await waitFor(
+      () =>
+        app.sql
+          .query<{ status: string; waiting_for: string | null; next_attempt_at: Date; attempts: number }>(
+            `SELECT status, waiting_for, next_attempt_at, attempts FROM jobs
+             WHERE tenant_id = $1 AND operation = 'crm-delivery' ORDER BY created_at`,
+            [c.tenantId],
+          )
+          .then((result) => result.rows),
+      (rows) => rows[1]?.status === "waiting" && rows[1].waiting_for !== "dependency",
+    );
+    expect(jobs[0]).toMatchObject({ status: "running" }); // the held call
+    expect(jobs[1]).toMatchObject({ waiting_for: "circuit", attempts: 0 });
+    expect(jobs[1]!.next_attempt_at.getTime()).toBeGreaterThanOrEqual(opened[0]!.probe_at.getTime());
+    expect(hanging.received).toHaveLength(1);
+  }, 30_000);
+});
