@@ -43,6 +43,8 @@ export async function startFakeServer(
   let queue: FakeReply[] = [];
   let inFlight = 0;
   let mostInFlight = 0;
+  /** Delayed replies not sent yet: cleared on close, so a long delay does not outlive the test. */
+  const pending = new Set<NodeJS.Timeout>();
   const server: Server = createServer((request, response) => {
     inFlight += 1;
     mostInFlight = Math.max(mostInFlight, inFlight);
@@ -58,11 +60,13 @@ export async function startFakeServer(
       };
       received.push(entry);
       const reply = queue.shift() ?? route?.(entry) ?? fallback;
-      setTimeout(() => {
+      const timer = setTimeout(() => {
+        pending.delete(timer);
         inFlight -= 1;
         response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
         response.end(reply.text ?? (reply.body === undefined ? "" : JSON.stringify(reply.body)));
       }, reply.delayMs ?? 0);
+      pending.add(timer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -79,6 +83,8 @@ export async function startFakeServer(
     },
     close: () =>
       new Promise((resolve) => {
+        for (const timer of pending) clearTimeout(timer);
+        pending.clear();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
