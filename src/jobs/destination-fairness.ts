@@ -63,9 +63,6 @@ export class DestinationFairness {
   async call<T>(operation: Operation, url: string, send: () => Promise<T>): Promise<T> {
     const origin = originOf(url);
     const limits = this.limitsOf(operation);
-    // An open circuit first: its wait (until a probe) is the one that applies, even while hung calls
-    // hold every slot; a quota wait would bring the job back within seconds, again and again.
-    await this.circuits.check(origin);
     const release = await limits.acquire(origin);
     if (!release) throw saturated(limits.slowFor(origin));
     try {
@@ -90,8 +87,10 @@ export class DestinationFairness {
 
   /**
    * Throws `WaitRequired` when the destination of `url` is known to be failing (its circuit) or
-   * slow with every slot of this worker taken (its cap), the circuit first (as `call`): a cheap
-   * check before a job prepares its call.
+   * slow with every slot of this worker taken (its cap): a cheap check before a job prepares its
+   * call. The circuit first: while hung calls hold every slot of a destination whose circuit is
+   * open, the wait that applies is the circuit's (until a probe); a quota wait would bring the job
+   * back within seconds, again and again.
    */
   async check(operation: Operation, url: string): Promise<void> {
     const origin = originOf(url);
