@@ -83,6 +83,7 @@ async function main() {
     LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
     REDIS_PREFIX: `lg-bench-nfair-${RUN_ID}`,
     PORT: String(port),
+    ADMIN_RATE_LIMIT: "100000", // the set-up creates a connection per alert through the admin API
     ...LOOPBACK_CRM_ENV,
   };
   const api = await start("dist/main.js", env, /api listening/);
@@ -166,12 +167,17 @@ async function main() {
     const bPhase = (n) => bConnections.slice(WARM_UP + n * perPhase, WARM_UP + (n + 1) * perPhase);
     const alone = await latencies(await phase(bPhase(0)));
     const aHealthy = await latencies(await phase(bPhase(1), aConnections.slice(0, perPhase)));
+    // A's healthy phase is over once its endpoint has every one of its alerts (none counted as held).
+    const aFirst = aConnections.slice(0, perPhase).map((connection) => connection.id);
+    const aDeadline = Date.now() + 120_000;
+    while (aFirst.some((id) => !a.arrived.has(id)) && Date.now() < aDeadline) await sleep(100);
     a.state.hangs = true;
     const hanging = await latencies(await phase(bPhase(2), aConnections.slice(perPhase)));
     const { rows: aJobs } = await sql.query(
       `SELECT j.status, j.waiting_for AS "waitingFor", count(*)::int AS n
-       FROM jobs j JOIN tenants t ON t.id = j.tenant_id
-       WHERE j.operation = 'notification' AND t.name = 'bench-a' GROUP BY 1, 2 ORDER BY 1, 2`,
+       FROM jobs j JOIN alerts al ON al.id = j.alert_id AND al.tenant_id = j.tenant_id
+       WHERE j.operation = 'notification' AND al.connection_id = ANY($1::uuid[]) GROUP BY 1, 2 ORDER BY 1, 2`,
+      [aConnections.slice(perPhase).map((connection) => connection.id)],
     );
     const { rows: circuit } = await sql.query("SELECT state FROM destination_circuits WHERE origin = $1", [
       new URL(a.url).origin,
@@ -192,7 +198,7 @@ async function main() {
       `  B p99 hanging / alone: ${(p99(hanging) / p99(alone)).toFixed(2)}× (bar: ≤ 2×) ${met ? "met" : "NOT met"}; hanging / A healthy: ${(p99(hanging) / p99(aHealthy)).toFixed(2)}×`,
     );
     console.log(
-      `  A meanwhile: ${a.held()} calls held by its endpoint; circuit ${circuit[0]?.state ?? "closed"}; its notification jobs: ${aJobs
+      `  A meanwhile: ${a.held()} calls held by its endpoint; circuit ${circuit[0]?.state ?? "closed"}; its hanging phase's notification jobs: ${aJobs
         .map((row) => `${row.status}${row.waitingFor ? ` (${row.waitingFor})` : ""} ${row.n}`)
         .join(", ")}`,
     );
