@@ -5,7 +5,7 @@
 // CRM deliveries (their connection's CRM URL) and notifications (their channel's URL, or the SMTP
 // server: src/alerts/notifications/) call through it; an operation whose destinations this layer
 // cannot read tells where its jobs call (registerDestinations), so a closing circuit ends their waits.
-import { CONFIG, type JobsConfig, type OutboundConfig } from "../config/sections.js";
+import { CONFIG, type OutboundConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { CircuitBreaker, isDestinationFailure, originOf } from "../common/outbound/circuit-breaker.js";
 import { DestinationLimits } from "../common/outbound/destination-limits.js";
@@ -21,13 +21,11 @@ import { JobStateMachine } from "./state/job-state-machine.js";
  */
 const SLOT_WAIT_MS = 500;
 /**
- * ...and then the job gives its worker slot back and waits (`waitingFor: "quota"`, no attempt) until
- * a slot of this worker frees (slotFreed ends its wait then), or at the latest until the oldest call
- * in flight times out, spread by up to half again; at least this long.
+ * ...and then the job gives its worker slot back and waits (`waitingFor: "quota"`, no attempt) at
+ * least this long, or as long as the newest call in flight has run (a slow destination frees no
+ * slot sooner), spread by up to half again.
  */
 const SATURATED_WAIT_MS = 1_000;
-/** Jobs of one destination and operation remembered for a freed slot; more wait for their time. */
-const SLOT_WAITERS_LIMIT = 1_000;
 /** Jobs released at most per closing (the rest run when their wait is over). */
 const RELEASE_LIMIT = 10_000;
 
@@ -45,12 +43,6 @@ export type Destinations = (jobs: readonly WaitingJob[]) => Promise<Map<string, 
 export class DestinationFairness {
   private readonly logger = new Logger("destinations");
   private readonly limits = new Map<Operation, DestinationLimits>();
-  /**
-   * The jobs waiting for a slot of this worker, by operation and destination origin, first come
-   * first served: a freed slot ends the wait of one (slotFreed). Lost with the process: they then
-   * run at their wait's end.
-   */
-  private readonly slotWaiters = new Map<string, string[]>();
   /** Where the jobs of operations of the layers above call (registerDestinations). */
   private readonly destinations = new Map<Operation, Destinations>();
 
@@ -60,7 +52,6 @@ export class DestinationFairness {
     private readonly queue: JobQueue,
     private readonly prisma: PrismaService,
     @Inject(CONFIG.outbound) private readonly config: OutboundConfig,
-    @Inject(CONFIG.jobs) private readonly jobs: JobsConfig,
   ) {}
 
   /**
@@ -69,11 +60,11 @@ export class DestinationFairness {
    * worker stays full; otherwise what `send` answers or throws. A failed probe of an open circuit
    * throws `WaitRequired("circuit")` too: it is the destination's failure, not the job's.
    */
-  async call<T>(operation: Operation, url: string, jobId: string, send: () => Promise<T>): Promise<T> {
+  async call<T>(operation: Operation, url: string, send: () => Promise<T>): Promise<T> {
     const origin = originOf(url);
     const limits = this.limitsOf(operation);
     const release = await limits.acquire(origin);
-    if (!release) throw this.saturated(operation, origin, jobId);
+    if (!release) throw saturated(limits.slowFor(origin));
     try {
       const probe = await this.circuits.admit(origin);
       try {
@@ -91,7 +82,6 @@ export class DestinationFairness {
       }
     } finally {
       release();
-      this.slotFreed(operation, origin);
     }
   }
 
@@ -102,63 +92,11 @@ export class DestinationFairness {
    * open, the wait that applies is the circuit's (until a probe); a quota wait would bring the job
    * back within seconds, again and again.
    */
-  async check(operation: Operation, url: string, jobId: string): Promise<void> {
+  async check(operation: Operation, url: string): Promise<void> {
     const origin = originOf(url);
     await this.circuits.check(origin);
-    if (this.limitsOf(operation).slowFor(origin) !== undefined)
-      throw this.saturated(operation, origin, jobId);
-  }
-
-  /**
-   * The wait of job `jobId`, whose call to `origin` found every slot of this worker taken: until a
-   * slot frees (slotFreed ends it then), or at the latest until the oldest call in flight times out
-   * (SIDE_EFFECT_TIMEOUT_MS), spread by up to half again; at least SATURATED_WAIT_MS. A hanging
-   * destination's jobs so wait for its calls to end instead of coming back every second or two,
-   * and a slow one's run as soon as a call of theirs can.
-   */
-  private saturated(operation: Operation, origin: string, jobId: string): WaitRequired {
-    const oldest = this.limitsOf(operation).oldestCallAt(origin) ?? Date.now();
-    const waitMs = Math.max(SATURATED_WAIT_MS, oldest + this.jobs.sideEffectTimeoutMs - Date.now());
-    return new WaitRequired("quota", new Date(Date.now() + waitMs * (1 + Math.random() / 2)), () =>
-      this.waitForSlot(operation, origin, jobId),
-    );
-  }
-
-  /** Job `jobId` now waits for a slot of `origin` (its wait is recorded): the next freed slot is its. */
-  private waitForSlot(operation: Operation, origin: string, jobId: string): void {
-    const key = `${operation} ${origin}`;
-    const waiters = this.slotWaiters.get(key) ?? [];
-    if (waiters.length >= SLOT_WAITERS_LIMIT) return;
-    waiters.push(jobId);
-    this.slotWaiters.set(key, waiters);
-    // A slot may have freed while the wait was being recorded.
-    this.slotFreed(operation, origin);
-  }
-
-  /**
-   * A call to `origin` ended: if its slot is free now (no call of this worker was waiting for it),
-   * the first job waiting for one runs now instead of at its wait's end.
-   */
-  private slotFreed(operation: Operation, origin: string): void {
-    const key = `${operation} ${origin}`;
-    const waiters = this.slotWaiters.get(key);
-    if (!waiters || !this.limitsOf(operation).hasFreeSlot(origin)) return;
-    const jobId = waiters.shift()!;
-    if (waiters.length === 0) this.slotWaiters.delete(key);
-    void this.state
-      .endWaits([jobId], "quota")
-      .then(async (ended) => {
-        // Already running (its wait ended otherwise) or gone: the slot is the next waiter's.
-        if (ended.length === 0) return this.slotFreed(operation, origin);
-        await this.queue.enqueueNow(ended);
-      })
-      .catch((error: unknown) =>
-        this.logger.warn({
-          msg: "could not end a job's wait for a freed slot; it runs at its wait's end",
-          jobId,
-          error: error instanceof Error ? error.message : String(error),
-        }),
-      );
+    const slow = this.limitsOf(operation).slowFor(origin);
+    if (slow !== undefined) throw saturated(slow);
   }
 
   /**
@@ -216,10 +154,16 @@ export class DestinationFairness {
       for (const [id, url] of await destinations(waiting)) if (sameOrigin(url, origin)) ids.push(id);
     }
     if (ids.length === 0) return;
-    const released = await this.state.endWaits(ids, "circuit");
+    const released = await this.state.endCircuitWaits(ids);
     await this.queue.enqueue(released);
     this.logger.log({ msg: "released the jobs waiting for a closed circuit", origin, jobs: released.length });
   }
+}
+
+/** The wait of a job whose destination's slots in this worker are all taken (by calls running `slowMs`). */
+function saturated(slowMs = 0): WaitRequired {
+  const waitMs = Math.max(SATURATED_WAIT_MS, slowMs) * (1 + Math.random() / 2);
+  return new WaitRequired("quota", new Date(Date.now() + waitMs));
 }
 
 /** An HTTP answer of the destination (a 4xx, a 429): it is up, whatever it said. */

@@ -124,25 +124,6 @@ export class JobQueue {
       }),
     );
   }
-
-  /**
-   * Hands jobs whose wait ended early to BullMQ to run now: a job already there, delayed until its
-   * wait's end (a run outside BullMQ hands its wait over that way), is moved forward. Never throws,
-   * as enqueue: one left delayed runs at its wait's end.
-   */
-  async enqueueNow(jobs: EnqueueableJob[]): Promise<void> {
-    await this.enqueue(jobs);
-    await Promise.all(
-      jobs.map(async (job) => {
-        try {
-          const queued = await this.queues.get(job.operation).getJob(bullJobId(job.jobKey));
-          if (queued && (await queued.isDelayed())) await queued.promote();
-        } catch {
-          // Redis is down, or the job is no longer delayed (it runs): nothing to move.
-        }
-      }),
-    );
-  }
 }
 
 /**

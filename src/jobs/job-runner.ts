@@ -193,7 +193,6 @@ export class JobRunner implements OnModuleDestroy {
       if (error instanceof WaitRequired) {
         // Not a failure: the job runs again once the wait is over (the dispatcher enqueues it).
         const waiting = await this.state.wait(job, error.reason, error.retryAt);
-        if (waiting) error.waiting?.();
         recorded(waiting, "waiting", () =>
           this.logger.log({ msg: "job waiting", ...log, waitingFor: error.reason, until: error.retryAt }),
         );

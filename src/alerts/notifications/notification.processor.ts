@@ -46,7 +46,7 @@ export class NotificationProcessor implements Processor<AlertJobContext> {
     const channel = await this.channels.target(job.tenantId, key.channelId);
     if (!channel) return; // deleted after the alert: nothing to send
     const destination = this.sender.destination(channel);
-    await this.fairness.check(this.operation, destination, job.id); // open circuit or full cap: wait, before any work
+    await this.fairness.check(this.operation, destination); // open circuit or full cap: wait, before any work
     const alert = await this.alerts.find(job.tenantId, key.alertId);
     if (!alert) throw new PermanentError("alert_not_found");
     const { earlier } = await this.sideEffects.begin(job);
@@ -58,7 +58,7 @@ export class NotificationProcessor implements Processor<AlertJobContext> {
       job.jobKey,
     );
     // The destination's cap and circuit decide whether the call goes out now.
-    await this.fairness.call(this.operation, destination, job.id, send);
+    await this.fairness.call(this.operation, destination, send);
     await this.sideEffects.finish(job, "succeeded");
   }
 

@@ -74,17 +74,6 @@ export class DestinationLimits {
     return this.destinations.get(origin)?.inFlight ?? 0;
   }
 
-  /** Whether a call to `origin` would get a slot now. */
-  hasFreeSlot(origin: string): boolean {
-    return this.inFlight(origin) < this.limit;
-  }
-
-  /** When the call in flight to `origin` that has run longest started (undefined: none in flight). */
-  oldestCallAt(origin: string): number | undefined {
-    const started = [...(this.destinations.get(origin)?.started ?? [])].map((call) => call.at);
-    return started.length > 0 ? Math.min(...started) : undefined;
-  }
-
   private releaser(origin: string, destination: Destination): Release {
     let released = false;
     const call = { at: Date.now() };

@@ -69,14 +69,9 @@ export function errorForStatus(
  * JOB_MAX_WAIT_SECONDS.
  */
 export class WaitRequired extends Error {
-  /**
-   * @param waiting told once the wait is recorded (the job is `waiting`), by the job runner: a
-   *   destination's cap uses it to end the wait early, when one of its slots frees
-   */
   constructor(
     readonly reason: "quota" | "circuit" | "delay",
     readonly retryAt: Date,
-    readonly waiting?: () => void,
   ) {
     super(`waiting for ${reason}`);
   }

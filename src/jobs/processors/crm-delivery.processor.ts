@@ -44,7 +44,7 @@ export class CrmDeliveryProcessor implements Processor {
     const url = connection.settings.crmDestination?.url;
     if (!url) return; // the destination was removed after the event arrived: nothing to deliver
     if (!connection.crmSigningSecret) throw new PermanentError("no_signing_secret");
-    await this.fairness.check(this.operation, url, job.id); // open circuit or full cap: wait, before any work
+    await this.fairness.check(this.operation, url); // open circuit or full cap: wait, before any work
     const target = await this.guard.checkForCall(url);
     // The claim read the record of an earlier delivery under this key.
     if (job.sideEffect === "succeeded") return;
@@ -74,7 +74,7 @@ export class CrmDeliveryProcessor implements Processor {
       .map((secret) => webhookSignature(secret, job.jobKey, sentAt, body))
       .join(" ");
     // The destination's concurrency cap and circuit decide whether the call goes out now.
-    await this.fairness.call(this.operation, url, job.id, () =>
+    await this.fairness.call(this.operation, url, () =>
       callCheckedDestination(
         target,
         {

@@ -279,12 +279,11 @@ export class JobStateMachine {
   }
 
   /**
-   * Ends the `waitingFor` wait of the given jobs now (their destination's circuit closed, or one of
-   * its slots freed): not a transition (they stay `waiting`), but their wait is over, so claim takes
-   * them; answers which.
+   * Ends the circuit wait of the given jobs now (their destination's circuit closed): not a
+   * transition (they stay `waiting`), but their wait is over, so claim takes them; answers which.
    */
-  async endWaits(jobIds: string[], waitingFor: "circuit" | "quota"): Promise<EnqueueableJob[]> {
-    return statements.endWaits(this.prisma, jobIds, waitingFor);
+  async endCircuitWaits(jobIds: string[]): Promise<EnqueueableJob[]> {
+    return statements.endCircuitWaits(this.prisma, jobIds);
   }
 
   /** Reports a single-job transition the database refused (the job was not in a source status). */

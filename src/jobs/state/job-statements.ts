@@ -178,17 +178,13 @@ export async function due(
   return rows;
 }
 
-/** Ends the `waitingFor` wait of the given jobs now (JobStateMachine.endWaits); answers which. */
-export async function endWaits(
-  prisma: PrismaService,
-  jobIds: string[],
-  waitingFor: "circuit" | "quota",
-): Promise<EnqueueableJob[]> {
+/** Ends the circuit wait of the given jobs now (JobStateMachine.endCircuitWaits); answers which. */
+export async function endCircuitWaits(prisma: PrismaService, jobIds: string[]): Promise<EnqueueableJob[]> {
   const { rows } = await prisma.pool.query<EnqueueableJob>(
     `UPDATE jobs SET next_attempt_at = now(), updated_at = now()
-       WHERE id = ANY($1::uuid[]) AND status = 'waiting' AND waiting_for = $2
+       WHERE id = ANY($1::uuid[]) AND status = 'waiting' AND waiting_for = 'circuit'
        RETURNING id, job_key AS "jobKey", operation`,
-    [jobIds, waitingFor],
+    [jobIds],
   );
   return rows;
 }
