@@ -436,6 +436,8 @@ const PLACE_RUN_SQL = `
   WITH stored AS (
     SELECT external_id, position FROM lead_messages
     WHERE tenant_id = $1::uuid AND lead_id = $2::uuid AND position IS NOT NULL
+      -- The lead's own month: Postgres then reads one partition, not every month's index.
+      AND lead_created_at = (SELECT created_at FROM leads WHERE tenant_id = $1::uuid AND id = $2::uuid)
   ), run AS (
     SELECT id, index FROM jsonb_array_elements_text($3::jsonb) WITH ORDINALITY AS r(id, index)
   )
