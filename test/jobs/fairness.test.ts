@@ -3,7 +3,7 @@
 // are recorded in Postgres, a probe closes it and the jobs flow), and one worker makes at most
 // DESTINATION_MAX_CONCURRENCY calls at once to one destination. Real CRMs on loopback.
 import { OPERATOR_KEY } from "../support/admin.js";
-import { fakeServer, useApp } from "../support/harness.js";
+import { fakeServer, type TestApp, useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
 import type { TestConnection } from "../support/tenants.js";
 import { waitFor } from "../support/wait.js";
@@ -13,7 +13,39 @@ interface JobRow {
   status: string;
   attempts: number;
   waiting_for: string | null;
+  next_attempt_at: Date;
 }
+
+/** A Static Forms connection of a tenant of its own, delivering to the CRM at `crmUrl`. */
+const connectionOf = (app: TestApp, crmUrl: string) =>
+  app.createConnection({
+    provider: "staticforms",
+    inboundAuth: { type: "bearer" },
+    settings: { crmDestination: { url: `${crmUrl}/hook` } },
+  });
+
+/** Delivers submission `id` to `c` and expects it accepted. */
+async function submitTo(app: TestApp, c: TestConnection, id: string): Promise<void> {
+  const answer = await post(
+    `${app.url}/webhooks/staticforms/${c.connectionId}`,
+    {
+      event: "form.submitted",
+      data: { submissionId: id, formData: { name: "Ann", email: "a@example.test" } },
+    },
+    { authorization: `Bearer ${c.secrets.bearerToken}` },
+  );
+  expect(answer.status).toBe(202);
+}
+
+/** The tenant's CRM delivery jobs, oldest first. */
+const crmJobsOf = (app: TestApp, tenantId: string) =>
+  app.sql
+    .query<JobRow>(
+      `SELECT id, status, attempts, waiting_for, next_attempt_at FROM jobs
+       WHERE tenant_id = $1 AND operation = 'crm-delivery' ORDER BY created_at`,
+      [tenantId],
+    )
+    .then((result) => result.rows);
 
 describe("fairness between destinations", () => {
   const app = useApp({
@@ -29,31 +61,9 @@ describe("fairness between destinations", () => {
     },
   });
 
-  const connectionTo = (crmUrl: string) =>
-    app.createConnection({
-      provider: "staticforms",
-      inboundAuth: { type: "bearer" },
-      settings: { crmDestination: { url: `${crmUrl}/hook` } },
-    });
-  const submit = async (c: TestConnection, id: string) => {
-    const answer = await post(
-      `${app.url}/webhooks/staticforms/${c.connectionId}`,
-      {
-        event: "form.submitted",
-        data: { submissionId: id, formData: { name: "Ann", email: "a@example.test" } },
-      },
-      { authorization: `Bearer ${c.secrets.bearerToken}` },
-    );
-    expect(answer.status).toBe(202);
-  };
-  const crmJobs = (tenantId: string) =>
-    app.sql
-      .query<JobRow>(
-        `SELECT id, status, attempts, waiting_for FROM jobs
-         WHERE tenant_id = $1 AND operation = 'crm-delivery' ORDER BY created_at`,
-        [tenantId],
-      )
-      .then((result) => result.rows);
+  const connectionTo = (crmUrl: string) => connectionOf(app, crmUrl);
+  const submit = (c: TestConnection, id: string) => submitTo(app, c, id);
+  const crmJobs = (tenantId: string) => crmJobsOf(app, tenantId);
   const circuit = (origin: string) =>
     app.sql
       .query("SELECT state, consecutive_failures, last_error FROM destination_circuits WHERE origin = $1", [
@@ -171,20 +181,8 @@ describe("a destination whose circuit opened while its calls hang", () => {
 
   it("its jobs wait for the circuit's probe, not for a slot held by a hung call (they would be back in seconds)", async () => {
     const hanging = await fakeServer({ status: 200, delayMs: 9_000 });
-    const c = await app.createConnection({
-      provider: "staticforms",
-      inboundAuth: { type: "bearer" },
-      settings: { crmDestination: { url: `${hanging.url}/hook` } },
-    });
-    const submit = async (id: string) => {
-      const answer = await post(
-        `${app.url}/webhooks/staticforms/${c.connectionId}`,
-        { event: "form.submitted", data: { submissionId: id, formData: { name: "Ann" } } },
-        { authorization: `Bearer ${c.secrets.bearerToken}` },
-      );
-      expect(answer.status).toBe(202);
-    };
-    await submit("held");
+    const c = await connectionOf(app, hanging.url);
+    await submitTo(app, c, "held");
     await waitFor(
       () => Promise.resolve(hanging.received.length),
       (n) => n === 1,
@@ -199,16 +197,9 @@ describe("a destination whose circuit opened while its calls hang", () => {
     // The held call is now slower than a slot's wait (500 ms), and this worker's view of the
     // circuit as closed (1 s) has expired.
     await new Promise((resolve) => setTimeout(resolve, 1_200));
-    await submit("after");
+    await submitTo(app, c, "after");
     const jobs = await waitFor(
-      () =>
-        app.sql
-          .query<{ status: string; waiting_for: string | null; next_attempt_at: Date; attempts: number }>(
-            `SELECT status, waiting_for, next_attempt_at, attempts FROM jobs
-             WHERE tenant_id = $1 AND operation = 'crm-delivery' ORDER BY created_at`,
-            [c.tenantId],
-          )
-          .then((result) => result.rows),
+      () => crmJobsOf(app, c.tenantId),
       (rows) => rows[1]?.status === "waiting" && rows[1].waiting_for !== "dependency",
     );
     expect(jobs[0]).toMatchObject({ status: "running" }); // the held call
