@@ -150,9 +150,13 @@ async function main() {
     await Promise.all(sent);
     return bs.map((connection) => connection.id);
   };
-  const latencies = async (ids) => {
+  /** Waits (2 minutes at most) until `receiver` has the notification of each of `ids`' alerts. */
+  const arrival = async (receiver, ids) => {
     const deadline = Date.now() + 120_000;
-    while (ids.some((id) => !b.arrived.has(id)) && Date.now() < deadline) await sleep(100);
+    while (ids.some((id) => !receiver.arrived.has(id)) && Date.now() < deadline) await sleep(100);
+  };
+  const latencies = async (ids) => {
+    await arrival(b, ids);
     const missing = ids.filter((id) => !b.arrived.has(id)).length;
     return {
       sorted: ids
@@ -168,9 +172,10 @@ async function main() {
     const alone = await latencies(await phase(bPhase(0)));
     const aHealthy = await latencies(await phase(bPhase(1), aConnections.slice(0, perPhase)));
     // A's healthy phase is over once its endpoint has every one of its alerts (none counted as held).
-    const aFirst = aConnections.slice(0, perPhase).map((connection) => connection.id);
-    const aDeadline = Date.now() + 120_000;
-    while (aFirst.some((id) => !a.arrived.has(id)) && Date.now() < aDeadline) await sleep(100);
+    await arrival(
+      a,
+      aConnections.slice(0, perPhase).map((connection) => connection.id),
+    );
     a.state.hangs = true;
     const hanging = await latencies(await phase(bPhase(2), aConnections.slice(perPhase)));
     const { rows: aJobs } = await sql.query(
