@@ -37,7 +37,6 @@ export interface FirstResponse {
   by: "auto" | "business";
 }
 
-/** When a receipt of the lead came in, and the provider's time of the lead's first event it gives. */
 /** A first response this call recorded: its seconds on the wall and business clocks. */
 export interface RecordedResponse {
   provider: Provider;
@@ -46,12 +45,23 @@ export interface RecordedResponse {
   businessSeconds: number;
 }
 
+/** When a receipt of the lead came in, and the provider's time of the lead's first event it gives. */
 export interface LeadArrival {
   /** When Leadgate stored this receipt. */
   receivedAt: Date;
   providerCreatedAt: Date;
   /** In the scope of `lead.unanswered` (a fresh Yelp or Thumbtack lead); written with a new lead only. */
   awaitsResponse: boolean;
+}
+
+/**
+ * A lead as an upsert left it. `responseStale`: its recorded first response counts from a later
+ * time than the lead's creation as now known (an earlier arrival came to light after the response
+ * was recorded, as when the business's message comes before its lead); recountFirstResponse mends it.
+ */
+export interface UpsertedLead {
+  id: string;
+  responseStale: boolean;
 }
 
 export interface LeadKey {
@@ -86,8 +96,8 @@ export class LeadsRepository {
     eventAt: Date,
     messages: LeadMessage[] = [],
     arrival: LeadArrival = { receivedAt: eventAt, providerCreatedAt: eventAt, awaitsResponse: false },
-  ): Promise<string> {
-    const { rows } = await this.sql.query<{ id: string }>(
+  ): Promise<UpsertedLead> {
+    const { rows } = await this.sql.query<UpsertedLead>(
       `WITH upserted AS (
          INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, name, email, phone, details,
                                  last_event_at, created_by_receipt_id, first_name, service,
@@ -108,14 +118,14 @@ export class LeadsRepository {
            ${EARLIEST_ARRIVAL},
            updated_at = now()
          WHERE ${FRESH} OR ${ARRIVAL_EARLIER}
-         RETURNING id, created_at
+         RETURNING id, created_at, ${RESPONSE_STALE}
        ), lead AS (
-         SELECT id, created_at FROM upserted
+         SELECT id, created_at, "responseStale" FROM upserted
          UNION ALL
-         SELECT id, created_at FROM leads WHERE tenant_id = $1::uuid AND provider = $3 AND external_lead_id = $4
+         SELECT id, created_at, false FROM leads WHERE tenant_id = $1::uuid AND provider = $3 AND external_lead_id = $4
          LIMIT 1
        ), messages AS (${INSERT_MESSAGES("$11")})
-       SELECT id FROM lead`,
+       SELECT id, "responseStale" FROM lead`,
       [
         key.tenantId,
         key.connectionId,
@@ -135,12 +145,12 @@ export class LeadsRepository {
         arrival.awaitsResponse,
       ],
     );
-    if (rows[0]) return rows[0].id;
+    if (rows[0]) return rows[0];
     // The lead was inserted by a concurrent transaction after this statement's snapshot: read it
     // now, and add the messages to it.
     const leadId = await this.idOf(key);
     await this.addMessages(key.tenantId, leadId, messages);
-    return leadId;
+    return { id: leadId, responseStale: false };
   }
 
   /** The lead's merge fields, as its lead-upserts stored them; undefined when it is not stored. */
@@ -215,14 +225,11 @@ export class LeadsRepository {
     hours: BusinessHours | null,
   ): Promise<RecordedResponse | undefined> {
     const leads = await query<{ since: Date }>(
-      `SELECT COALESCE(provider_created_at, received_at, created_at) AS since FROM leads
-       WHERE tenant_id = $1::uuid AND id = $2::uuid`,
+      `SELECT ${SINCE} AS since FROM leads WHERE tenant_id = $1::uuid AND id = $2::uuid`,
       [tenantId, leadId],
     );
     if (!leads[0]) return undefined;
-    const { since } = leads[0];
-    const seconds = Math.max(0, (response.at.getTime() - since.getTime()) / 1000);
-    const inHours = hours ? businessSeconds(hours, since, response.at) : seconds;
+    const { seconds, inHours } = responseSeconds(leads[0].since, response.at, hours);
     const rows = await query<{ provider: Provider }>(
       `UPDATE leads SET first_response_at = $3, first_response_by = $4, first_response_seconds = $5,
               first_response_business_seconds = $6, updated_at = now()
@@ -232,6 +239,27 @@ export class LeadsRepository {
     );
     if (!rows[0]) return undefined;
     return { provider: rows[0].provider, by: response.by, seconds, businessSeconds: inHours };
+  }
+
+  /**
+   * Counts the recorded first response's seconds again from the lead's creation time as now known
+   * (UpsertedLead.responseStale). The histogram keeps its one observation of the response. A
+   * concurrent change to the response or the creation time wins (and is counted by its writer).
+   */
+  async recountFirstResponse(tenantId: string, leadId: string, hours: BusinessHours | null): Promise<void> {
+    const { rows } = await this.sql.query<{ at: Date; since: Date; at_text: string; since_text: string }>(
+      `SELECT first_response_at AS at, ${SINCE} AS since, first_response_at::text AS at_text, ${SINCE}::text AS since_text
+       FROM leads WHERE tenant_id = $1::uuid AND id = $2::uuid AND first_response_at IS NOT NULL`,
+      [tenantId, leadId],
+    );
+    if (!rows[0]) return;
+    const { at, since, at_text: atText, since_text: sinceText } = rows[0];
+    const { seconds, inHours } = responseSeconds(since, at, hours);
+    await this.sql.query(
+      `UPDATE leads SET first_response_seconds = $3, first_response_business_seconds = $4, updated_at = now()
+       WHERE tenant_id = $1::uuid AND id = $2::uuid AND first_response_at = $5::timestamptz AND ${SINCE} = $6::timestamptz`,
+      [tenantId, leadId, seconds, inHours, atText, sinceText],
+    );
   }
 
   private async idOf(key: LeadKey): Promise<string> {
@@ -252,17 +280,17 @@ export class LeadsRepository {
     eventAt: Date,
     messages: LeadMessage[] = [],
     arrival: LeadArrival = { receivedAt: eventAt, providerCreatedAt: eventAt, awaitsResponse: false },
-  ): Promise<string> {
-    const { rows } = await this.sql.query<{ id: string }>(
+  ): Promise<UpsertedLead> {
+    const { rows } = await this.sql.query<UpsertedLead>(
       `WITH lead AS (
          INSERT INTO leads AS l (tenant_id, connection_id, provider, external_lead_id, status, last_event_at,
                                  received_at, provider_created_at, awaits_response)
          VALUES ($1::uuid, $2::uuid, $3, $4, 'placeholder', $5, $7, $8, $9)
          ON CONFLICT (tenant_id, provider, external_lead_id) DO UPDATE SET
            last_event_at = GREATEST(l.last_event_at, EXCLUDED.last_event_at), ${EARLIEST_ARRIVAL}, updated_at = now()
-         RETURNING id, created_at
+         RETURNING id, created_at, ${RESPONSE_STALE}
        ), messages AS (${INSERT_MESSAGES("$6")})
-       SELECT id FROM lead`,
+       SELECT id, "responseStale" FROM lead`,
       [
         key.tenantId,
         key.connectionId,
@@ -275,7 +303,7 @@ export class LeadsRepository {
         arrival.awaitsResponse,
       ],
     );
-    return rows[0]!.id;
+    return rows[0]!;
   }
 
   /** Adds messages once each, keyed by the provider's message id. */
@@ -415,6 +443,18 @@ export class LeadsRepository {
     const { created_by_receipt_id: createdByReceiptId, ...lead } = rows[0];
     return { lead, createdByReceiptId };
   }
+}
+
+/** The time a lead's first response counts from: the provider's creation of the lead, else its first receipt. */
+const SINCE = "COALESCE(provider_created_at, received_at, created_at)";
+/** An upserted lead's recorded first response counts from another time than SINCE (to the millisecond). */
+const RESPONSE_STALE = `(abs(first_response_seconds - GREATEST(0, extract(epoch FROM first_response_at - ${SINCE}))::float8)
+  >= 0.001) IS TRUE AS "responseStale"`;
+
+/** A response's seconds from `since` on the wall clock and inside `hours` (none: the same). */
+function responseSeconds(since: Date, at: Date, hours: BusinessHours | null) {
+  const seconds = Math.max(0, (at.getTime() - since.getTime()) / 1000);
+  return { seconds, inHours: hours ? businessSeconds(hours, since, at) : seconds };
 }
 
 /** An upsert's event is not older than the stored data (or fills a placeholder): its fields apply. */

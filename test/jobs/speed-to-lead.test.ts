@@ -290,6 +290,55 @@ describe("speed to lead", () => {
     );
   });
 
+  it("Thumbtack: the business's message before its negotiation counts again from the negotiation's time", async () => {
+    const c = await app.createConnection({
+      provider: "thumbtack",
+      externalAccountId: "700000000000000405",
+      displayName: "Evergreen Deck & Fence",
+      inboundAuth: { type: "basic" },
+      credentials: { accessToken: "thumbtack-access-token" },
+      // 2026-04-02 is a Thursday: open from 15:25, five minutes after the negotiation's 15:20:01.
+      settings: { businessHours: { timezone: "UTC", weekly: { thu: [["15:25", "18:00"]] } } },
+    });
+    const basic = `Basic ${Buffer.from(`${c.secrets.username}:${c.secrets.password}`).toString("base64")}`;
+    const observed = async () =>
+      Number(
+        /^leadgate_first_response_seconds_count\{provider="thumbtack",by="business"\} (\d+)$/m.exec(
+          await workerMetrics(),
+        )?.[1] ?? 0,
+      );
+    const before = await observed();
+    const deliver = async (name: string) =>
+      expect(
+        (
+          await post(`${app.url}/webhooks/thumbtack/${c.connectionId}`, fixture(name).text, {
+            authorization: basic,
+          })
+        ).status,
+      ).toBe(202);
+    await deliver("thumbtack/message-created-v4-business.json");
+    const early = await waitFor(
+      () => leadOf(c.tenantId),
+      (row) => row?.first_response_by === "business",
+    );
+    // Only the message known: the lead counts from the message's own time, so the answer took 0 s.
+    expect(early).toMatchObject({ first_response_seconds: 0, first_response_business_seconds: 0 });
+    await deliver("thumbtack/negotiation-created-v4.json");
+    await waitFor(
+      () => jobsOf(c.tenantId, "lead-upsert"),
+      (rows) => allSucceeded(rows, 2),
+    );
+    expect(await leadOf(c.tenantId)).toMatchObject({
+      provider_created_at: new Date("2026-04-02T15:20:01Z"),
+      first_response_by: "business",
+      first_response_at: new Date("2026-04-02T15:31:00Z"),
+      first_response_seconds: 659,
+      first_response_business_seconds: 360, // 15:25 to 15:31
+    });
+    // Recounted, not a second response: the histogram observed one.
+    expect(await observed()).toBe(before + 1);
+  });
+
   it("a Static Forms lead does not await a response", async () => {
     const c = await app.createConnection({ provider: "staticforms", inboundAuth: { type: "bearer" } });
     const body = { event: "form.submitted", data: { submissionId: "stl-s1", formData: { name: "Ann" } } };

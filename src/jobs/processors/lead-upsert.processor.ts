@@ -3,7 +3,8 @@
 // from the provider API where the webhook is only a trigger; this writes it. Re-running leaves the same rows.
 // The receipt's CRM delivery runs after it, with the lead as written here (OPERATION_SETTINGS.after).
 // A message the business wrote itself (api.md "Who answered") is the lead's first response unless
-// an earlier one is recorded (LeadsRepository.recordFirstResponse).
+// an earlier one is recorded (LeadsRepository.recordFirstResponse); its seconds are counted again when
+// the lead turns out older than they assumed (a message that came before its lead).
 import { Inject, Injectable } from "@nestjs/common";
 import { CONFIG, type ReconciliationConfig } from "../../config/sections.js";
 import { type LeadKey, LeadsRepository } from "../../leads/leads.repository.js";
@@ -44,7 +45,7 @@ export class LeadUpsertProcessor implements Processor {
       .leadUpdate(receipt, connection.accessToken, () => this.leads.storedHistory(key), ourReply);
     const arrival = leadArrival(receipt, update, this.config.reconcileReplyMaxAgeSeconds);
     // Without contact data (a message before its lead) the lead is only made sure to exist.
-    const leadId = update.profile
+    const lead = update.profile
       ? await this.leads.upsertContact(
           key,
           receipt.id,
@@ -54,6 +55,7 @@ export class LeadUpsertProcessor implements Processor {
           arrival,
         )
       : await this.leads.touch(key, update.lastEventAt, update.messages, arrival);
+    const leadId = lead.id;
     if (update.history) await this.leads.addHistory(key.tenantId, leadId, update.history);
     if (update.phoneConsent) {
       await this.leads.recordPhoneConsent(key.tenantId, leadId, update.phoneConsent, receipt.receivedAt);
@@ -65,6 +67,9 @@ export class LeadUpsertProcessor implements Processor {
         { at: update.businessAnsweredAt, by: "business" },
         connection.replies.businessHours,
       );
+    }
+    if (lead.responseStale) {
+      await this.leads.recountFirstResponse(key.tenantId, leadId, connection.replies.businessHours);
     }
   }
 }
