@@ -16,14 +16,13 @@ describe("database pool", () => {
     app.defer(() => prisma.onModuleDestroy());
   });
 
-  /** Waits until the pool's 10 connections match `where` in pg_stat_activity, then terminates them. */
-  async function terminateBackends(where: string) {
-    const matching = `FROM pg_stat_activity WHERE datname = current_database() AND ${where}`;
-    await waitFor(
-      async () => (await app.sql.query<{ pid: number }>(`SELECT pid ${matching}`)).rows,
-      (rows) => rows.length === 10,
+  /** Terminates these backends and waits until each has exited (up to 5 s each). */
+  async function terminate(pids: number[]) {
+    const { rows } = await app.sql.query<{ gone: boolean }>(
+      "SELECT pg_terminate_backend(pid, 5000) AS gone FROM unnest($1::int[]) AS pid",
+      [pids],
     );
-    await app.sql.query(`SELECT pg_terminate_backend(pid) ${matching}`);
+    expect(rows.filter((row) => row.gone)).toHaveLength(pids.length);
   }
 
   it("connections that die inside Prisma's transactions go back to the pool: later queries still run", async () => {
@@ -38,7 +37,17 @@ describe("database pool", () => {
         () => "failed",
       ),
     );
-    await terminateBackends("wait_event_type = 'Lock'"); // the whole pool, waiting on the lock
+    // The whole pool, waiting on the lock.
+    const waiting = await waitFor(
+      async () =>
+        (
+          await app.sql.query<{ pid: number }>(
+            `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          )
+        ).rows,
+      (rows) => rows.length === 10,
+    );
+    await terminate(waiting.map((row) => row.pid));
     await blocker.query("ROLLBACK");
     blocker.release();
     const outcomes = await Promise.all(updates);
@@ -55,11 +64,13 @@ describe("database pool", () => {
   it("connections that die before an interactive transaction's COMMIT go back to the pool too", async () => {
     let cut!: () => void;
     const connectionsCut = new Promise<void>((resolve) => (cut = resolve));
+    const pids: number[] = []; // each transaction's backend, once it is in its transaction
     const transactions = Array.from({ length: 10 }, () =>
       prisma
         .$transaction(
           async (tx) => {
-            await tx.$queryRaw`SELECT 1`;
+            const [own] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+            pids.push(own!.pid);
             await connectionsCut; // idle in transaction meanwhile; COMMIT comes after
           },
           { timeout: 15_000 },
@@ -69,7 +80,11 @@ describe("database pool", () => {
           () => "failed",
         ),
     );
-    await terminateBackends("state = 'idle in transaction'");
+    await waitFor(
+      () => Promise.resolve(pids.length),
+      (n) => n === 10,
+    );
+    await terminate(pids);
     await new Promise((resolve) => setTimeout(resolve, 100)); // the clients see their sockets close
     cut();
     expect(await Promise.all(transactions)).toEqual(Array.from({ length: 10 }, () => "failed"));
