@@ -34,7 +34,7 @@ import { ListReads } from "./list-reads.js";
 import { LeadsAdminRepository, LeadsController } from "./leads.js";
 import { SpeedToLeadController, SpeedToLeadService } from "./speed-to-lead.js";
 import { SpeedToLeadRepository } from "./speed-to-lead.repository.js";
-import { LeadsRepository } from "../leads/leads.repository.js";
+import { FirstResponses } from "../leads/first-responses.js";
 import { ReceiptsController, ReceiptsRepository } from "./receipts.js";
 import { TenantsController, TenantsRepository } from "./tenants.js";
 import { UserInvitationMail } from "./user-invitation-mail.js";
@@ -87,7 +87,7 @@ import { UsersController } from "./users.js";
     ListReads,
     SpeedToLeadRepository,
     SpeedToLeadService,
-    LeadsRepository,
+    FirstResponses,
     LeadMarkReplied,
     ConflictsRepository,
     // The alert stores on the admin pool (not AlertsModule's, which ingest and the worker use).

@@ -1,6 +1,6 @@
 // POST /admin/leads/{id}/mark-replied (api.md "First replies: templates, business hours, speed to
 // lead"): the business answered the lead outside the provider. It records the lead's first response
-// (`by: "business"`, at `at`), unless an earlier one exists (LeadsRepository.recordFirstResponseIn,
+// (`by: "business"`, at `at`), unless an earlier one exists (FirstResponses.recordIn,
 // the one writer), audits `lead.mark_replied` with `via`, and for a Yelp lead creates the keyed job
 // that tells Yelp (provider-mark-replied, one per lead: a second call creates none), all in one
 // transaction.
@@ -15,7 +15,7 @@ import { Transactions } from "../database/transactions.js";
 import { JobQueue } from "../jobs/job-queue.js";
 import { jobKey } from "../jobs/operations.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
-import { LeadsRepository } from "../leads/leads.repository.js";
+import { FirstResponses } from "../leads/first-responses.js";
 import { effectiveSettings, type ReplySettings } from "../replies/reply-settings.js";
 import { capabilities } from "../providers/capabilities.js";
 import type { Provider } from "../providers/provider-event.js";
@@ -56,7 +56,7 @@ export class LeadMarkReplied {
   constructor(
     private readonly prisma: PrismaService,
     private readonly transactions: Transactions,
-    private readonly leads: LeadsRepository,
+    private readonly firstResponses: FirstResponses,
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
     private readonly audit: AuditRepository,
@@ -87,7 +87,7 @@ export class LeadMarkReplied {
     const hours = effectiveSettings(lead.settings, lead.defaults).businessHours;
     // The response, its audit entry and the job that tells the provider commit together.
     const { recorded, jobs } = await this.transactions.run(async (tx) => {
-      const recorded = await this.leads.recordFirstResponseIn(
+      const recorded = await this.firstResponses.recordIn(
         tx,
         lead.tenantId,
         lead.id,
@@ -116,7 +116,7 @@ export class LeadMarkReplied {
       );
       return { recorded, jobs };
     });
-    if (recorded) this.leads.observeFirstResponse(recorded);
+    if (recorded) this.firstResponses.observe(recorded);
     await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
   }
 }

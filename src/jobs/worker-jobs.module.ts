@@ -1,4 +1,5 @@
 import { type DynamicModule, Module, type Type } from "@nestjs/common";
+import { FirstResponses } from "../leads/first-responses.js";
 import { LeadsRepository } from "../leads/leads.repository.js";
 import { FollowUpModule } from "../providers/follow-up.module.js";
 import { OutboundModule } from "../common/outbound/outbound.module.js";
@@ -24,6 +25,7 @@ import { ProviderMarkRepliedProcessor } from "./processors/provider-mark-replied
   imports: [JobsModule, FollowUpModule, OutboundModule, DestinationFairnessModule],
   providers: [
     LeadsRepository,
+    FirstResponses,
     JobContextLoader,
     JobRunner,
     LeadUpsertProcessor,

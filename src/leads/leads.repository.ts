@@ -2,10 +2,8 @@ import { Injectable } from "@nestjs/common";
 import { SqlBatch } from "../common/sql-batch.js";
 import { RetryableError } from "../common/outbound/errors.js";
 import { PrismaService } from "../database/prisma.service.js";
-import type { Tx } from "../database/transactions.js";
-import { Metrics } from "../observability/metrics.js";
 import type { JsonObject, Provider } from "../providers/provider-event.js";
-import { type BusinessHours, businessSeconds } from "../replies/business-hours.js";
+import { SINCE } from "./first-responses.js";
 import type {
   Contact,
   HistoryRun,
@@ -30,21 +28,6 @@ export interface LeadReplyFields {
   service: string | null;
 }
 
-/** The first message to the customer (api.md "Who answered"): Leadgate's auto-reply or the business's own. */
-export interface FirstResponse {
-  /** The provider's time of the message where it gives one, else the start of Leadgate's successful attempt. */
-  at: Date;
-  by: "auto" | "business";
-}
-
-/** A first response this call recorded: its seconds on the wall and business clocks. */
-export interface RecordedResponse {
-  provider: Provider;
-  by: FirstResponse["by"];
-  seconds: number;
-  businessSeconds: number;
-}
-
 /** When a receipt of the lead came in, and the provider's time of the lead's first event it gives. */
 export interface LeadArrival {
   /** When Leadgate stored this receipt. */
@@ -57,7 +40,7 @@ export interface LeadArrival {
 /**
  * A lead as an upsert left it. `responseStale`: its recorded first response counts from a later
  * time than the lead's creation as now known (an earlier arrival came to light after the response
- * was recorded, as when the business's message comes before its lead); recountFirstResponse mends it.
+ * was recorded, as when the business's message comes before its lead); FirstResponses.recount mends it.
  */
 export interface UpsertedLead {
   id: string;
@@ -77,7 +60,6 @@ export class LeadsRepository {
   constructor(
     private readonly prisma: PrismaService,
     private readonly sql: SqlBatch,
-    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -161,105 +143,6 @@ export class LeadsRepository {
       [key.tenantId, key.provider, key.externalLeadId],
     );
     return rows[0];
-  }
-
-  /**
-   * Records the lead's first response, unless one at or before `response.at` is stored: set once,
-   * only ever corrected to an earlier response that shows up late (the UPDATE's WHERE decides, so
-   * concurrent writers keep the earliest). The seconds count from the provider's creation of the
-   * lead, on the wall clock and inside `hours` (the connection's business hours in effect; none:
-   * the same). Answers them when this call set them, else undefined.
-   */
-  async recordFirstResponse(
-    tenantId: string,
-    leadId: string,
-    response: FirstResponse,
-    hours: BusinessHours | null,
-  ): Promise<RecordedResponse | undefined> {
-    const recorded = await this.writeFirstResponse(
-      <Row>(text: string, values: unknown[]) =>
-        this.sql.query(text, values).then((result) => result.rows as Row[]),
-      tenantId,
-      leadId,
-      response,
-      hours,
-    );
-    if (recorded) this.observeFirstResponse(recorded);
-    return recorded;
-  }
-
-  /**
-   * recordFirstResponse inside the caller's transaction, for a write that must commit with others
-   * (mark-replied's audit entry and job). The caller observes the answer after the commit
-   * (observeFirstResponse), so a rolled-back response is not counted.
-   */
-  recordFirstResponseIn(
-    tx: Tx,
-    tenantId: string,
-    leadId: string,
-    response: FirstResponse,
-    hours: BusinessHours | null,
-  ): Promise<RecordedResponse | undefined> {
-    return this.writeFirstResponse(
-      (text, values) => tx.$queryRawUnsafe(text, ...values),
-      tenantId,
-      leadId,
-      response,
-      hours,
-    );
-  }
-
-  /** The histogram counts responses recorded, a correction to an earlier one too. */
-  observeFirstResponse(recorded: RecordedResponse): void {
-    this.metrics.firstResponseSeconds.observe(
-      { provider: recorded.provider, by: recorded.by },
-      recorded.seconds,
-    );
-  }
-
-  private async writeFirstResponse(
-    query: <Row>(text: string, values: unknown[]) => Promise<Row[]>,
-    tenantId: string,
-    leadId: string,
-    response: FirstResponse,
-    hours: BusinessHours | null,
-  ): Promise<RecordedResponse | undefined> {
-    const leads = await query<{ since: Date }>(
-      `SELECT ${SINCE} AS since FROM leads WHERE tenant_id = $1::uuid AND id = $2::uuid`,
-      [tenantId, leadId],
-    );
-    if (!leads[0]) return undefined;
-    const { seconds, inHours } = responseSeconds(leads[0].since, response.at, hours);
-    const rows = await query<{ provider: Provider }>(
-      `UPDATE leads SET first_response_at = $3, first_response_by = $4, first_response_seconds = $5,
-              first_response_business_seconds = $6, updated_at = now()
-       WHERE tenant_id = $1::uuid AND id = $2::uuid AND (first_response_at IS NULL OR first_response_at > $3)
-       RETURNING provider`,
-      [tenantId, leadId, response.at, response.by, seconds, inHours],
-    );
-    if (!rows[0]) return undefined;
-    return { provider: rows[0].provider, by: response.by, seconds, businessSeconds: inHours };
-  }
-
-  /**
-   * Counts the recorded first response's seconds again from the lead's creation time as now known
-   * (UpsertedLead.responseStale). The histogram keeps its one observation of the response. A
-   * concurrent change to the response or the creation time wins (and is counted by its writer).
-   */
-  async recountFirstResponse(tenantId: string, leadId: string, hours: BusinessHours | null): Promise<void> {
-    const { rows } = await this.sql.query<{ at: Date; since: Date; at_text: string; since_text: string }>(
-      `SELECT first_response_at AS at, ${SINCE} AS since, first_response_at::text AS at_text, ${SINCE}::text AS since_text
-       FROM leads WHERE tenant_id = $1::uuid AND id = $2::uuid AND first_response_at IS NOT NULL`,
-      [tenantId, leadId],
-    );
-    if (!rows[0]) return;
-    const { at, since, at_text: atText, since_text: sinceText } = rows[0];
-    const { seconds, inHours } = responseSeconds(since, at, hours);
-    await this.sql.query(
-      `UPDATE leads SET first_response_seconds = $3, first_response_business_seconds = $4, updated_at = now()
-       WHERE tenant_id = $1::uuid AND id = $2::uuid AND first_response_at = $5::timestamptz AND ${SINCE} = $6::timestamptz`,
-      [tenantId, leadId, seconds, inHours, atText, sinceText],
-    );
   }
 
   private async idOf(key: LeadKey): Promise<string> {
@@ -445,17 +328,9 @@ export class LeadsRepository {
   }
 }
 
-/** The time a lead's first response counts from: the provider's creation of the lead, else its first receipt. */
-const SINCE = "COALESCE(provider_created_at, received_at, created_at)";
 /** An upserted lead's recorded first response counts from another time than SINCE (to the millisecond). */
 const RESPONSE_STALE = `(abs(first_response_seconds - GREATEST(0, extract(epoch FROM first_response_at - ${SINCE}))::float8)
   >= 0.001) IS TRUE AS "responseStale"`;
-
-/** A response's seconds from `since` on the wall clock and inside `hours` (none: the same). */
-function responseSeconds(since: Date, at: Date, hours: BusinessHours | null) {
-  const seconds = Math.max(0, (at.getTime() - since.getTime()) / 1000);
-  return { seconds, inHours: hours ? businessSeconds(hours, since, at) : seconds };
-}
 
 /** An upsert's event is not older than the stored data (or fills a placeholder): its fields apply. */
 const FRESH = "(l.status = 'placeholder' OR l.last_event_at <= EXCLUDED.last_event_at)";

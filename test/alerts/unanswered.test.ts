@@ -4,7 +4,7 @@
 // Thumbtack's API on loopback); the alerts as GET /admin/alerts shows them.
 import { randomBytes } from "node:crypto";
 import { UnansweredSweep } from "../../src/alerts/unanswered-sweep.js";
-import { LeadsRepository } from "../../src/leads/leads.repository.js";
+import { FirstResponses } from "../../src/leads/first-responses.js";
 import { OPERATOR_KEY } from "../support/admin.js";
 import { fixture } from "../support/fixtures.js";
 import { useApp, useFakeServer } from "../support/harness.js";
@@ -71,18 +71,14 @@ describe("alerts: lead.unanswered (the unanswered-lead sweep)", () => {
     ]);
 
     // One answered: the same alert, restated with the one left, not counted again.
-    await app.worker
-      .get(LeadsRepository)
-      .recordFirstResponse(c.tenantId, first, { at: new Date(), by: "business" }, null);
+    await app.worker.get(FirstResponses).record(c.tenantId, first, { at: new Date(), by: "business" }, null);
     await sweep().run(new Date(now.getTime() + 5 * SECOND));
     expect(await alerts(c.connectionId)).toEqual([
       expect.objectContaining({ status: "open", count: 2, summary: expect.stringContaining("1 lead past") }),
     ]);
 
     // Both answered: resolved.
-    await app.worker
-      .get(LeadsRepository)
-      .recordFirstResponse(c.tenantId, second, { at: new Date(), by: "auto" }, null);
+    await app.worker.get(FirstResponses).record(c.tenantId, second, { at: new Date(), by: "auto" }, null);
     const after = await sweep().run(new Date(now.getTime() + 10 * SECOND));
     expect(after.unanswered.has(c.connectionId)).toBe(false);
     expect(after.resolved).toBe(1);

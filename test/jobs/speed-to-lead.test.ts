@@ -3,7 +3,8 @@
 // A lead's firstResponse is Leadgate's auto-reply or the business's own message, whichever came
 // first; it never moves later; the business clock counts only open hours.
 import { randomUUID } from "node:crypto";
-import { LeadsRepository } from "../../src/leads/leads.repository.js";
+import type { Tx } from "../../src/database/transactions.js";
+import { FirstResponses } from "../../src/leads/first-responses.js";
 import { Metrics } from "../../src/observability/metrics.js";
 import { OPERATOR_KEY } from "../support/admin.js";
 import { fixture } from "../support/fixtures.js";
@@ -353,6 +354,39 @@ describe("speed to lead", () => {
     expect((await app.operator.get(`/admin/leads/${lead!.id}`)).body).toMatchObject({ firstResponse: null });
   });
 
+  it("a creation time that moves earlier between the response's read and its write is read again", async () => {
+    const c = await connectYelp({});
+    const { rows } = await app.sql.query<{ id: string }>(
+      `INSERT INTO leads (tenant_id, connection_id, provider, external_lead_id, status, last_event_at,
+                          received_at, provider_created_at)
+       VALUES ($1, $2, 'yelp', $3, 'placeholder', $4, $4, $4) RETURNING id`,
+      [c.tenantId, c.connectionId, `stl-moved-${randomUUID()}`, new Date("2026-04-02T15:31:00Z")],
+    );
+    // The write's statements on the real database; right after its first read, a concurrent
+    // lead-upsert's earlier creation time commits (the order CI once hit by chance).
+    let reads = 0;
+    const interleaved = {
+      $queryRawUnsafe: async (text: string, ...values: unknown[]) => {
+        const result = await app.sql.query<Record<string, unknown>>(text, values);
+        if (text.trimStart().startsWith("SELECT") && ++reads === 1) {
+          await app.sql.query("UPDATE leads SET provider_created_at = $2 WHERE id = $1", [
+            rows[0]!.id,
+            new Date("2026-04-02T15:20:01Z"),
+          ]);
+        }
+        return result.rows;
+      },
+    } as unknown as Tx;
+    const at = new Date("2026-04-02T15:31:00Z");
+    await expect(
+      app.worker
+        .get(FirstResponses)
+        .recordIn(interleaved, c.tenantId, rows[0]!.id, { at, by: "business" }, null),
+    ).resolves.toEqual({ provider: "yelp", by: "business", seconds: 659, businessSeconds: 659 });
+    expect(reads).toBe(2);
+    expect(await leadOf(c.tenantId)).toMatchObject({ first_response_at: at, first_response_seconds: 659 });
+  });
+
   it("the business clock: a lead at 17:55 answered at 08:05 the next morning counts 600 s of hours", async () => {
     const c = await connectYelp({});
     const { rows } = await app.sql.query<{ id: string }>(
@@ -367,10 +401,10 @@ describe("speed to lead", () => {
         ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((day) => [day, [["08:00", "18:00"]]]),
       ),
     };
-    const leads = app.worker.get(LeadsRepository);
+    const responses = app.worker.get(FirstResponses);
     const answeredAt = new Date("2026-03-11T08:05:00-04:00");
     await expect(
-      leads.recordFirstResponse(c.tenantId, rows[0]!.id, { at: answeredAt, by: "business" }, hours),
+      responses.record(c.tenantId, rows[0]!.id, { at: answeredAt, by: "business" }, hours),
     ).resolves.toEqual({
       provider: "yelp",
       by: "business",
@@ -379,7 +413,7 @@ describe("speed to lead", () => {
     });
     // A later response changes nothing; an earlier one that shows up late corrects it.
     await expect(
-      leads.recordFirstResponse(
+      responses.record(
         c.tenantId,
         rows[0]!.id,
         { at: new Date("2026-03-11T09:00:00-04:00"), by: "auto" },
@@ -387,7 +421,7 @@ describe("speed to lead", () => {
       ),
     ).resolves.toBeUndefined();
     await expect(
-      leads.recordFirstResponse(
+      responses.record(
         c.tenantId,
         rows[0]!.id,
         { at: new Date("2026-03-10T17:58:00-04:00"), by: "auto" },

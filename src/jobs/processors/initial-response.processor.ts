@@ -10,7 +10,8 @@
 // exactly that text before sending again, whatever the template or the hours say now.
 import { Injectable } from "@nestjs/common";
 import { WaitRequired } from "../../common/outbound/errors.js";
-import { type FirstResponse, LeadsRepository } from "../../leads/leads.repository.js";
+import { type FirstResponse, FirstResponses } from "../../leads/first-responses.js";
+import { LeadsRepository } from "../../leads/leads.repository.js";
 import type { ReplyOutcome } from "../../providers/provider-follow-up.js";
 import { FollowUpRegistry } from "../../providers/follow-up-registry.js";
 import { mergeValues } from "../../replies/merge-values.js";
@@ -45,6 +46,7 @@ export class InitialResponseProcessor implements Processor {
     private readonly sideEffects: SideEffectsRepository,
     private readonly followUps: FollowUpRegistry,
     private readonly leads: LeadsRepository,
+    private readonly firstResponses: FirstResponses,
   ) {}
 
   needsCredentials({ receipt }: JobContext): boolean {
@@ -76,7 +78,7 @@ export class InitialResponseProcessor implements Processor {
     // leaves the record `started`, and the retry reconciles and records it again (only ever earlier).
     const response = firstResponseOf(outcome, job.startedAt);
     if (response && lead) {
-      await this.leads.recordFirstResponse(connection.tenantId, lead.id, response, businessHours);
+      await this.firstResponses.record(connection.tenantId, lead.id, response, businessHours);
     }
     await this.sideEffects.finish(job, outcome.status, outcome.ref);
   }

@@ -3,10 +3,11 @@
 // from the provider API where the webhook is only a trigger; this writes it. Re-running leaves the same rows.
 // The receipt's CRM delivery runs after it, with the lead as written here (OPERATION_SETTINGS.after).
 // A message the business wrote itself (api.md "Who answered") is the lead's first response unless
-// an earlier one is recorded (LeadsRepository.recordFirstResponse); its seconds are counted again when
+// an earlier one is recorded (FirstResponses.record); its seconds are counted again when
 // the lead turns out older than they assumed (a message that came before its lead).
 import { Inject, Injectable } from "@nestjs/common";
 import { CONFIG, type ReconciliationConfig } from "../../config/sections.js";
+import { FirstResponses } from "../../leads/first-responses.js";
 import { type LeadKey, LeadsRepository } from "../../leads/leads.repository.js";
 import { FollowUpRegistry } from "../../providers/follow-up-registry.js";
 import type { JobContext } from "../job-context.js";
@@ -21,6 +22,7 @@ export class LeadUpsertProcessor implements Processor {
 
   constructor(
     private readonly leads: LeadsRepository,
+    private readonly firstResponses: FirstResponses,
     private readonly followUps: FollowUpRegistry,
     private readonly sideEffects: SideEffectsRepository,
     @Inject(CONFIG.reconciliation) private readonly config: ReconciliationConfig,
@@ -61,7 +63,7 @@ export class LeadUpsertProcessor implements Processor {
       await this.leads.recordPhoneConsent(key.tenantId, leadId, update.phoneConsent, receipt.receivedAt);
     }
     if (update.businessAnsweredAt) {
-      await this.leads.recordFirstResponse(
+      await this.firstResponses.record(
         key.tenantId,
         leadId,
         { at: update.businessAnsweredAt, by: "business" },
@@ -69,7 +71,7 @@ export class LeadUpsertProcessor implements Processor {
       );
     }
     if (lead.responseStale) {
-      await this.leads.recountFirstResponse(key.tenantId, leadId, connection.replies.businessHours);
+      await this.firstResponses.recount(key.tenantId, leadId, connection.replies.businessHours);
     }
   }
 }
