@@ -99,6 +99,8 @@ describe("loadConfig", () => {
     ["INGEST_QUEUE_LIMIT", "0"],
     ["DESTINATION_ALLOW_HTTP", "yes"],
     ["DISPATCHER_RUNS_JOBS", "no"],
+    ["RELEASED_RUN_WAIT_MS", "-1"],
+    ["RELEASED_RUN_WAIT_MS", "soon"],
     ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/8,10.0.0.1"],
     ["DESTINATION_ALLOW_CIDRS", "10.0.0.0/33"],
     ["DESTINATION_MAX_CONCURRENCY", "0"],

@@ -77,6 +77,12 @@ export interface AppConfig {
    * false: it hands every one to BullMQ, so that even a light load spreads over all workers.
    */
   dispatcherRunsJobs: boolean;
+  /**
+   * How long a job run here (released by a success, or heard of at its commit by a worker alone)
+   * waits for a slot of its operation; none when the runs in flight are all older (they are slow).
+   * Past it the job goes to BullMQ.
+   */
+  releasedRunWaitMs: number;
   /** A job `waiting` longer than this is dead with wait_expired. */
   jobMaxWaitSeconds: number;
   /** Bulk replays re-queue at most this many jobs per second (so a replay cannot flood destinations). */
@@ -433,6 +439,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sideEffectTimeoutMs: integer(env, "SIDE_EFFECT_TIMEOUT_MS", 15_000, 100, 300_000),
     dispatcherIntervalMs: integer(env, "DISPATCHER_INTERVAL_MS", 5_000, 100, 3_600_000),
     dispatcherRunsJobs: flag(env, "DISPATCHER_RUNS_JOBS", true),
+    releasedRunWaitMs: integer(env, "RELEASED_RUN_WAIT_MS", 500, 0, 60_000),
     jobMaxWaitSeconds: integer(env, "JOB_MAX_WAIT_SECONDS", 86_400, 1, 30 * 86_400),
     replayRatePerSecond: integer(env, "REPLAY_RATE_PER_SECOND", 20, 1, 10_000),
     destinationAllowHttp: flag(env, "DESTINATION_ALLOW_HTTP"),

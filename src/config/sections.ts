@@ -38,6 +38,7 @@ export const CONFIG_SECTIONS = {
     "sideEffectTimeoutMs",
     "dispatcherIntervalMs",
     "dispatcherRunsJobs",
+    "releasedRunWaitMs",
     "jobMaxWaitSeconds",
     "replayRatePerSecond",
   ],

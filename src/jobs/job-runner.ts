@@ -51,7 +51,7 @@ export class JobRunner implements OnModuleDestroy {
   private readonly logger = new Logger("jobs");
   /** Each operation's processor (registered by its BullMQ worker): released jobs run here at once. */
   private readonly processors = new Map<Operation, Processor<AnyJobContext>>();
-  private readonly releasedRuns = new ReleasedRuns();
+  private readonly releasedRuns: ReleasedRuns;
 
   constructor(
     private readonly state: JobStateMachine,
@@ -60,7 +60,9 @@ export class JobRunner implements OnModuleDestroy {
     @Inject(CONFIG.jobs) private readonly config: JobsConfig,
     private readonly metrics: Metrics,
     @Inject(CONNECTION_CREDENTIALS) private readonly tokens: ConnectionCredentials,
-  ) {}
+  ) {
+    this.releasedRuns = new ReleasedRuns(config.releasedRunWaitMs);
+  }
 
   /** Counts a recorded attempt (or park) by operation and the status it left the job in. */
   private observe(job: ClaimedJob, status: string): void {

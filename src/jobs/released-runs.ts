@@ -10,9 +10,6 @@
 import { DestinationLimits, type Release } from "../common/outbound/destination-limits.js";
 import { type Operation, OPERATION_SETTINGS } from "./operations.js";
 
-/** How long a release waits for a slot (DestinationLimits: not at all when the runs in flight are older). */
-const SLOT_WAIT_MS = 500;
-
 /** Slots taken for a release: call it to give them all back; `giveBack` returns some earlier. */
 export type HeldSlots = Release & { giveBack(operations: readonly Operation[]): void };
 
@@ -23,6 +20,12 @@ export class ReleasedRuns {
   private taken = 0;
   private closing = false;
   private drained?: () => void;
+
+  /**
+   * `waitMs`: how long a release waits for a slot (RELEASED_RUN_WAIT_MS; DestinationLimits: not at
+   * all when the runs in flight are all older).
+   */
+  constructor(private readonly waitMs = 500) {}
 
   /**
    * A slot for one released job of each of `operations` (a success releases at most one job per
@@ -83,7 +86,7 @@ export class ReleasedRuns {
   private slotsOf(operation: Operation): DestinationLimits {
     let slots = this.slots.get(operation);
     if (!slots) {
-      slots = new DestinationLimits(OPERATION_SETTINGS[operation].concurrency, SLOT_WAIT_MS);
+      slots = new DestinationLimits(OPERATION_SETTINGS[operation].concurrency, this.waitMs);
       this.slots.set(operation, slots);
     }
     return slots;

@@ -93,9 +93,9 @@ describe("ingest → workers: the job outbox", () => {
    * A worker process with a metrics port of its own: its hand-overs of committed jobs, read there
    * (`ranHere`: run by itself; `enqueued`: handed to BullMQ; `committed`: both).
    */
-  const spawnWorker = async () => {
+  const spawnWorker = async (env: Record<string, string> = {}) => {
     const port = await freePort();
-    const worker = app.spawn("dist/worker.js", { WORKER_METRICS_PORT: String(port) });
+    const worker = app.spawn("dist/worker.js", { ...env, WORKER_METRICS_PORT: String(port) });
     await worker.waitFor(/worker started/);
     const handOvers = async () => {
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -181,13 +181,14 @@ describe("ingest → workers: the job outbox", () => {
 
   /**
    * Fills the listening worker's 100 lead-upsert slots with runs that cannot end (a lock held on the
-   * leads table stops their upserts), then delivers one event more, and lets them all go: answers
-   * the ids of the 101 events. `leader` is the listening worker.
+   * leads table stops their upserts), then delivers one event more, waits for `overflowed`, and lets
+   * them all go: answers the ids of the 101 events. `leader` is the listening worker.
    */
   const overflowOneEvent = async (
     form: Awaited<ReturnType<typeof staticFormsToCrm>>,
     leader: Awaited<ReturnType<typeof spawnWorker>>,
     prefix: string,
+    overflowed: () => Promise<unknown>,
   ) => {
     const slots = OPERATION_SETTINGS["lead-upsert"].concurrency;
     const lock = await app.sql.connect();
@@ -197,12 +198,10 @@ describe("ingest → workers: the job outbox", () => {
       const ids = Array.from({ length: slots + 1 }, (_, n) => `${prefix}-${n}`);
       const answers = await Promise.all(ids.slice(0, slots).map((id) => form.deliver(id)));
       expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 202));
-      // Each holds a slot once its hand-over is counted (its run then waits for the lock). The next
-      // event follows at once: a wait for a slot gives up at once when every slot has been held for
-      // longer than 0.5 s (ReleasedRuns), and this one must wait.
+      // Each holds a slot once its hand-over is counted (its run then waits for the lock).
       await waitFor(leader.handOvers, (counts) => counts.ranHere + counts.enqueued === slots);
       expect((await form.deliver(ids[slots])).status).toBe(202);
-      await new Promise((resolve) => setTimeout(resolve, 50)); // its dispatch takes or waits for a slot
+      await overflowed();
       await lock.query("COMMIT");
       return ids;
     } finally {
@@ -214,9 +213,17 @@ describe("ingest → workers: the job outbox", () => {
   it("a worker alone waits for a slot of its own: a committed job over its slots runs here too, not through BullMQ", async () => {
     const tenant = await createTenant(app.url);
     const form = await staticFormsToCrm(tenant.admin, app.url, crm.url, "/alone");
-    const worker = await spawnWorker();
+    // Its wait for a slot is long: the slots held must not count as slow runs (RELEASED_RUN_WAIT_MS)
+    // however long the 101st event takes to reach the worker on a loaded machine.
+    const worker = await spawnWorker({ RELEASED_RUN_WAIT_MS: "30000" });
     try {
-      const ids = await overflowOneEvent(form, worker, "alone");
+      // Its dispatch waits for a slot (none frees while the lock is held): give it time to begin.
+      const ids = await overflowOneEvent(
+        form,
+        worker,
+        "alone",
+        () => new Promise((resolve) => setTimeout(resolve, 200)),
+      );
       await waitFor(
         () => Promise.resolve(receivedAt("/alone").length),
         (n) => n === ids.length,
@@ -237,7 +244,13 @@ describe("ingest → workers: the job outbox", () => {
     const second = await spawnWorker();
     try {
       expect(first.output()).toMatch(/job outbox taken/);
-      const ids = await overflowOneEvent(form, first, "shared");
+      // The listener does not wait for a slot: it hands the 101st to BullMQ while the lock holds all 100.
+      const ids = await overflowOneEvent(form, first, "shared", () =>
+        waitFor(
+          first.handOvers,
+          (counts) => counts.ranHere + counts.enqueued === OPERATION_SETTINGS["lead-upsert"].concurrency + 1,
+        ),
+      );
       expect(await first.handOvers()).toEqual({ ranHere: ids.length - 1, enqueued: 1 });
       await waitFor(
         () => Promise.resolve(receivedAt("/shared")),
