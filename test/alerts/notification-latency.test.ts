@@ -1,8 +1,8 @@
-// How soon a notification leaves, and that no alert comes from a trigger any more: the alert's
+// How a notification leaves, and that no alert comes from a trigger any more: the alert's
 // notification jobs are created with it (an outbox in its transaction) and the worker's dispatcher
-// hears of them at the commit (LISTEN/NOTIFY), so a channel receives its message well within a
-// second, with the dispatcher's poll at its default interval (DISPATCHER_INTERVAL_MS 5 s: the poll
-// alone took 5 to 10 s).
+// hears of them at the commit (LISTEN/NOTIFY). Its poll is an hour apart here, so a message that
+// arrives at all came through the commit's notice (the poll alone took 5 to 10 s at its default
+// 5 s interval). The latencies are printed; how fast is a benchmark's question (bench/alerts.mjs).
 import { AlertBook } from "../../src/alerts/alert-book.js";
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
@@ -12,7 +12,10 @@ const ROUNDS = 5;
 
 describe("alerts: notification latency and no triggers", () => {
   const receiver = useFakeServer({ status: 204 });
-  const app = useApp({ worker: true, env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY } });
+  const app = useApp({
+    worker: true,
+    env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY, DISPATCHER_INTERVAL_MS: "3600000" },
+  });
 
   it("a migrated database has no trigger of its own", async () => {
     const { rows } = await app.sql.query<{ n: number }>(
@@ -21,7 +24,7 @@ describe("alerts: notification latency and no triggers", () => {
     expect(rows[0]!.n).toBe(0);
   });
 
-  it(`a webhook channel receives an alert's opening and resolution within 1 s of its commit (${ROUNDS} rounds)`, async () => {
+  it(`a webhook channel receives an alert's opening and resolution from its commit, not from a poll (${ROUNDS} rounds)`, async () => {
     const tenant = await createTenant(app.url);
     const channel = await tenant.admin.post("/admin/notification-channels", {
       type: "webhook",
@@ -40,7 +43,6 @@ describe("alerts: notification latency and no triggers", () => {
         summary: "Reconciliation found leads no webhook delivered.",
       };
       const id = await book.raise(undefined, occurrence);
-      const committedAt = Date.now();
       const [opened] = await waitFor(
         () => Promise.resolve(received("opened").filter((request) => request.body.includes(id))),
         (requests) => requests.length === 1,
@@ -50,19 +52,15 @@ describe("alerts: notification latency and no triggers", () => {
         [id],
       );
       latencies.push(opened!.at - rows[0]!.firstSeenAt.getTime());
-      expect(opened!.at - committedAt).toBeLessThan(1000);
 
       expect(await book.clear(undefined, { tenantId: tenant.tenantId, type: "webhooks.missing" })).toBe(1);
-      const clearedAt = Date.now();
-      const [resolved] = await waitFor(
+      await waitFor(
         () => Promise.resolve(received("resolved").filter((request) => request.body.includes(id))),
         (requests) => requests.length === 1,
       );
-      expect(resolved!.at - clearedAt).toBeLessThan(1000);
     }
     process.stdout.write(
       `[alerts] first_seen_at → webhook received, ms: ${latencies.join(", ")} (max ${Math.max(...latencies)})\n`,
     );
-    expect(Math.max(...latencies)).toBeLessThan(1000);
   });
 });
