@@ -61,7 +61,9 @@ export class JobRunner implements OnModuleDestroy {
     private readonly metrics: Metrics,
     @Inject(CONNECTION_CREDENTIALS) private readonly tokens: ConnectionCredentials,
   ) {
-    this.releasedRuns = new ReleasedRuns(config.releasedRunWaitMs);
+    this.releasedRuns = new ReleasedRuns(config.releasedRunWaitMs, (operation) =>
+      metrics.releasedRunsFull.inc({ operation }),
+    );
   }
 
   /** Counts a recorded attempt (or park) by operation and the status it left the job in. */

@@ -7,7 +7,7 @@ describe("ReleasedRuns", () => {
     Promise.all(Array.from({ length: cap }, () => runs.take(["crm-delivery"])));
 
   it("gives up to the operation's concurrency of slots; one more waits for one given back, or gets none in time", async () => {
-    const runs = new ReleasedRuns();
+    const runs = new ReleasedRuns(500);
     const slots = await fill(runs);
     expect(slots.every((slot) => slot !== undefined)).toBe(true);
     expect(runs.count("crm-delivery")).toBe(cap);
@@ -21,8 +21,20 @@ describe("ReleasedRuns", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(450);
   });
 
+  it("tells of each job that found every slot taken, whether it then waits or not", async () => {
+    const full: string[] = [];
+    const runs = new ReleasedRuns(50, (operation) => full.push(operation));
+    const slots = await fill(runs);
+    expect(full).toEqual([]);
+    expect(await runs.take(["crm-delivery"], { wait: false })).toBeUndefined();
+    const waiting = runs.take(["crm-delivery"]);
+    expect(full).toEqual(["crm-delivery", "crm-delivery"]); // told before it waits
+    slots[0]?.();
+    expect(await waiting).toBeDefined();
+  });
+
   it("takes a slot of every operation or of none", async () => {
-    const runs = new ReleasedRuns();
+    const runs = new ReleasedRuns(500);
     const taken = await Promise.all(
       Array.from({ length: OPERATION_SETTINGS.notification.concurrency }, () => runs.take(["notification"])),
     );
@@ -32,7 +44,7 @@ describe("ReleasedRuns", () => {
   });
 
   it("giveBack returns the slots of operations without a job at once; the run keeps the others until its end", async () => {
-    const runs = new ReleasedRuns();
+    const runs = new ReleasedRuns(500);
     const firstReplies = OPERATION_SETTINGS["initial-response"].concurrency;
     const held = await Promise.all(
       Array.from({ length: firstReplies }, () => runs.take(["initial-response", "crm-delivery"])),
@@ -51,7 +63,7 @@ describe("ReleasedRuns", () => {
   });
 
   it("gives a run's slots back when it ends, failed or not, and reports its failure", async () => {
-    const runs = new ReleasedRuns();
+    const runs = new ReleasedRuns(500);
     const errors: unknown[] = [];
     const ends: (() => void)[] = [];
     const run = (outcome: "resolve" | "reject") => () =>
@@ -68,7 +80,7 @@ describe("ReleasedRuns", () => {
   });
 
   it("on close, gives no more slots and waits for the runs in flight", async () => {
-    const runs = new ReleasedRuns();
+    const runs = new ReleasedRuns(500);
     let finish = () => {};
     runs.start(
       () => new Promise<void>((resolve) => (finish = resolve)),
@@ -88,7 +100,7 @@ describe("ReleasedRuns", () => {
   });
 
   it("on close, waits for a run whose slots were taken before it began and that starts after", async () => {
-    const runs = new ReleasedRuns();
+    const runs = new ReleasedRuns(500);
     const slots = (await runs.take(["crm-delivery"])) ?? fail(); // its success is still being recorded
     let closed = false;
     const closing = runs.close().then(() => (closed = true));
@@ -106,7 +118,7 @@ describe("ReleasedRuns", () => {
     expect(runs.count("crm-delivery")).toBe(0);
   });
   it("without wait (the dispatcher's committed jobs), answers at once: a slot while one is free, then none", async () => {
-    const runs = new ReleasedRuns();
+    const runs = new ReleasedRuns(500);
     const slots = await Promise.all(
       Array.from({ length: cap }, () => runs.take(["crm-delivery"], { wait: false })),
     );

@@ -23,9 +23,13 @@ export class ReleasedRuns {
 
   /**
    * `waitMs`: how long a release waits for a slot (RELEASED_RUN_WAIT_MS; DestinationLimits: not at
-   * all when the runs in flight are all older).
+   * all when the runs in flight are all older). `onNoSlot`: told of each job that found every slot
+   * of its operation taken (the worker's leadgate_released_runs_no_slot_total).
    */
-  constructor(private readonly waitMs = 500) {}
+  constructor(
+    private readonly waitMs: number,
+    private readonly onNoSlot: (operation: Operation) => void = () => undefined,
+  ) {}
 
   /**
    * A slot for one released job of each of `operations` (a success releases at most one job per
@@ -45,9 +49,7 @@ export class ReleasedRuns {
       const slots = this.slotsOf(operation);
       const release = this.closing
         ? undefined
-        : wait
-          ? await slots.acquire(operation)
-          : slots.tryAcquire(operation);
+        : (slots.tryAcquire(operation) ?? (await this.noSlot(operation, wait)));
       if (!release) return void giveBack([...held.keys()]);
       held.set(operation, release);
     }
@@ -62,6 +64,12 @@ export class ReleasedRuns {
       if (this.taken === 0) this.drained?.();
     };
     return Object.assign(all, { giveBack });
+  }
+
+  /** Every slot of `operation` is taken: waits for one (`wait`), or answers undefined at once. */
+  private noSlot(operation: Operation, wait: boolean): Promise<Release | undefined> {
+    this.onNoSlot(operation);
+    return wait ? this.slotsOf(operation).acquire(operation) : Promise.resolve(undefined);
   }
 
   /** Runs `run` in the background (shutdown waits for it: it holds `slots`), then gives `slots` back. */

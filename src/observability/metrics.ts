@@ -84,6 +84,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly releasedRunsFull = new Counter({
+    name: "leadgate_released_runs_no_slot_total",
+    help: "Jobs to run in the worker at once (released by a success, or heard of at their commit) that found every slot of their operation taken: they waited for one (RELEASED_RUN_WAIT_MS), or went to BullMQ.",
+    labelNames: ["operation"] as const,
+    registers: [this.registry],
+  });
+
   readonly retentionPurged = new Counter({
     name: "leadgate_retention_purged_total",
     help: "Rows purged by retention: receipts (deleted with their jobs), jobs (finished jobs without a receipt), and the DEFAULT partitions' payloads, attempts, messages and audit entries; partitions: whole months dropped.",

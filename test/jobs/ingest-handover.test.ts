@@ -97,18 +97,20 @@ describe("ingest → workers: the job outbox", () => {
     const port = await freePort();
     const worker = app.spawn("dist/worker.js", { ...env, WORKER_METRICS_PORT: String(port) });
     await worker.waitFor(/worker started/);
-    const handOvers = async () => {
-      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      const counter = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
-      const ranHere = counter(/^leadgate_dispatcher_ran_here_total (\d+)/m);
-      const enqueued = counter(/^leadgate_dispatcher_enqueued_total\{reason="committed"\} (\d+)/m);
-      return { ranHere, enqueued };
-    };
+    const counter = async (pattern: RegExp) =>
+      Number(pattern.exec(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())?.[1] ?? 0);
+    const handOvers = async () => ({
+      ranHere: await counter(/^leadgate_dispatcher_ran_here_total (\d+)/m),
+      enqueued: await counter(/^leadgate_dispatcher_enqueued_total\{reason="committed"\} (\d+)/m),
+    });
+    /** Lead-upserts that found every slot of their operation taken (then waited, or went to BullMQ). */
+    const slotsFull = () =>
+      counter(/^leadgate_released_runs_no_slot_total\{operation="lead-upsert"\} (\d+)/m);
     const committed = async () => {
       const { ranHere, enqueued } = await handOvers();
       return ranHere + enqueued;
     };
-    return { ...worker, committed, handOvers };
+    return { ...worker, committed, handOvers, slotsFull };
   };
 
   it("the listening worker runs committed jobs itself, without BullMQ, while it has slots free", async () => {
@@ -217,12 +219,9 @@ describe("ingest → workers: the job outbox", () => {
     // however long the 101st event takes to reach the worker on a loaded machine.
     const worker = await spawnWorker({ RELEASED_RUN_WAIT_MS: "30000" });
     try {
-      // Its dispatch waits for a slot (none frees while the lock is held): give it time to begin.
-      const ids = await overflowOneEvent(
-        form,
-        worker,
-        "alone",
-        () => new Promise((resolve) => setTimeout(resolve, 200)),
+      // The 101st found every slot taken (none frees while the lock is held) and waits for one.
+      const ids = await overflowOneEvent(form, worker, "alone", () =>
+        waitFor(worker.slotsFull, (n) => n === 1),
       );
       await waitFor(
         () => Promise.resolve(receivedAt("/alone").length),
@@ -240,7 +239,9 @@ describe("ingest → workers: the job outbox", () => {
   it("with another worker, the listener hands a committed job it has no slot free for to BullMQ, and the other worker runs it", async () => {
     const tenant = await createTenant(app.url);
     const form = await staticFormsToCrm(tenant.admin, app.url, crm.url, "/shared");
-    const first = await spawnWorker();
+    // A wait for a slot would last longer than the test waits below: a listener that waited would
+    // not hand the 101st over while the lock holds all 100 slots.
+    const first = await spawnWorker({ RELEASED_RUN_WAIT_MS: "30000" });
     const second = await spawnWorker();
     try {
       expect(first.output()).toMatch(/job outbox taken/);
@@ -251,6 +252,7 @@ describe("ingest → workers: the job outbox", () => {
           (counts) => counts.ranHere + counts.enqueued === OPERATION_SETTINGS["lead-upsert"].concurrency + 1,
         ),
       );
+      expect(await first.slotsFull()).toBe(1);
       expect(await first.handOvers()).toEqual({ ranHere: ids.length - 1, enqueued: 1 });
       await waitFor(
         () => Promise.resolve(receivedAt("/shared")),
