@@ -259,6 +259,13 @@ describe("loadConfig", () => {
     expect(loadConfig({ ...BASE, DISPATCHER_RUNS_JOBS: "false" }).dispatcherRunsJobs).toBe(false);
   });
 
+  it("RELEASED_RUN_WAIT_MS: 500 by default, 0 (never wait) to 60000", () => {
+    expect(loadConfig(BASE).releasedRunWaitMs).toBe(500);
+    expect(loadConfig({ ...BASE, RELEASED_RUN_WAIT_MS: "0" }).releasedRunWaitMs).toBe(0);
+    expect(loadConfig({ ...BASE, RELEASED_RUN_WAIT_MS: "60000" }).releasedRunWaitMs).toBe(60_000);
+    expect(() => loadConfig({ ...BASE, RELEASED_RUN_WAIT_MS: "60001" })).toThrow(/RELEASED_RUN_WAIT_MS/);
+  });
+
   it("without a client id a provider has no OAuth client; with one, documented defaults apply", () => {
     expect(loadConfig(BASE).oauth).toEqual({ yelp: undefined, thumbtack: undefined });
     const config = loadConfig({

@@ -112,7 +112,8 @@ describe("secrets", () => {
 
     const view = await tenant.admin.get(`/admin/connections/${c.id}`);
     const expires = new Date(view.body.previousCrmSigningSecretExpiresAt as string).getTime();
-    expect(expires).toBeGreaterThan(Date.now());
+    expect(expires).toBeGreaterThan(Date.now() + 590_000); // the grace asked for
+    expect(expires).toBeLessThanOrEqual(Date.now() + 600_000);
     expect([c.crmSecret, fresh].filter((secret) => view.text.includes(secret))).toEqual([]);
     await app.sql.query(
       "UPDATE connections SET previous_crm_signing_secret_expire_at = now() - interval '1 second' WHERE id = $1",

@@ -2,7 +2,7 @@
 // notification jobs are created with it (an outbox in its transaction) and the worker's dispatcher
 // hears of them at the commit (LISTEN/NOTIFY). Its poll is an hour apart here, so a message that
 // arrives at all came through the commit's notice (the poll alone took 5 to 10 s at its default
-// 5 s interval). The latencies are printed; how fast is a benchmark's question (bench/alerts.mjs).
+// 5 s interval). The latencies are printed; how fast under load is a benchmark's question (bench/notification-fairness.mjs).
 import { AlertBook } from "../../src/alerts/alert-book.js";
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";

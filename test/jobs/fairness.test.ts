@@ -103,7 +103,7 @@ describe("fairness between destinations", () => {
       [crm.url],
     );
     expect(due).toHaveLength(1);
-    expect(due[0]!.seconds).toBeCloseTo(600, 2); // opened_at is kept to the millisecond
+    expect(due[0]!.seconds).toBeCloseTo(600, 2); // probe_at is kept to the millisecond
     expect(await openings(crm.url)).toEqual([
       expect.objectContaining({ closed_at: null, failures: 3, last_error: "http_503" }),
     ]);
@@ -127,7 +127,8 @@ describe("fairness between destinations", () => {
     expect(view.body).toMatchObject({ status: "waiting", waitingFor: "circuit", attempts: 0 });
     expect(crm.received.length).toBe(calls);
 
-    // The CRM recovers: at the probe time one probe goes out, closes the circuit, and every job succeeds.
+    // The CRM recovers and its probe comes due (probeNow): one probe goes out, closes the circuit,
+    // and every job succeeds.
     healthy = true;
     await probeNow(crm.url, waiting[0]!);
     const done = await waitFor(
