@@ -132,6 +132,24 @@ describe("speed to lead", () => {
         [tenantId],
       )
       .then((result) => result.rows[0]);
+  /** A Thumbtack connection of its own (a tenant each) and a delivery of `body` to it, answered 202. */
+  const connectThumbtack = async (externalAccountId: string, settings: object) => {
+    const c = await app.createConnection({
+      provider: "thumbtack",
+      externalAccountId,
+      displayName: "Evergreen Deck & Fence",
+      inboundAuth: { type: "basic" },
+      credentials: { accessToken: "thumbtack-access-token" },
+      settings,
+    });
+    const basic = `Basic ${Buffer.from(`${c.secrets.username}:${c.secrets.password}`).toString("base64")}`;
+    const deliver = async (body: string) =>
+      expect(
+        (await post(`${app.url}/webhooks/thumbtack/${c.connectionId}`, body, { authorization: basic }))
+          .status,
+      ).toBe(202);
+    return { c, deliver };
+  };
   /** The worker's Prometheus text, as its own /metrics port serves it (WORKER_METRICS_PORT). */
   const workerMetrics = () => app.worker.get(Metrics).registry.metrics();
   const yelpPosts = (leadId: string) =>
@@ -243,20 +261,7 @@ describe("speed to lead", () => {
   });
 
   it("Thumbtack: the business's message by webhook sets by business; a later one never moves it later", async () => {
-    const c = await app.createConnection({
-      provider: "thumbtack",
-      externalAccountId: "700000000000000404",
-      displayName: "Evergreen Deck & Fence",
-      inboundAuth: { type: "basic" },
-      credentials: { accessToken: "thumbtack-access-token" },
-      settings: {},
-    });
-    const basic = `Basic ${Buffer.from(`${c.secrets.username}:${c.secrets.password}`).toString("base64")}`;
-    const deliver = async (body: string) =>
-      expect(
-        (await post(`${app.url}/webhooks/thumbtack/${c.connectionId}`, body, { authorization: basic }))
-          .status,
-      ).toBe(202);
+    const { c, deliver } = await connectThumbtack("700000000000000404", {});
     await deliver(fixture("thumbtack/negotiation-created-v4.json").text);
     await deliver(fixture("thumbtack/message-created-v4-business.json").text);
     await waitFor(
@@ -292,16 +297,10 @@ describe("speed to lead", () => {
   });
 
   it("Thumbtack: the business's message before its negotiation counts again from the negotiation's time", async () => {
-    const c = await app.createConnection({
-      provider: "thumbtack",
-      externalAccountId: "700000000000000405",
-      displayName: "Evergreen Deck & Fence",
-      inboundAuth: { type: "basic" },
-      credentials: { accessToken: "thumbtack-access-token" },
-      // 2026-04-02 is a Thursday: open from 15:25, five minutes after the negotiation's 15:20:01.
-      settings: { businessHours: { timezone: "UTC", weekly: { thu: [["15:25", "18:00"]] } } },
+    // 2026-04-02 is a Thursday: open from 15:25, five minutes after the negotiation's 15:20:01.
+    const { c, deliver } = await connectThumbtack("700000000000000405", {
+      businessHours: { timezone: "UTC", weekly: { thu: [["15:25", "18:00"]] } },
     });
-    const basic = `Basic ${Buffer.from(`${c.secrets.username}:${c.secrets.password}`).toString("base64")}`;
     const observed = async () =>
       Number(
         /^leadgate_first_response_seconds_count\{provider="thumbtack",by="business"\} (\d+)$/m.exec(
@@ -309,22 +308,14 @@ describe("speed to lead", () => {
         )?.[1] ?? 0,
       );
     const before = await observed();
-    const deliver = async (name: string) =>
-      expect(
-        (
-          await post(`${app.url}/webhooks/thumbtack/${c.connectionId}`, fixture(name).text, {
-            authorization: basic,
-          })
-        ).status,
-      ).toBe(202);
-    await deliver("thumbtack/message-created-v4-business.json");
+    await deliver(fixture("thumbtack/message-created-v4-business.json").text);
     const early = await waitFor(
       () => leadOf(c.tenantId),
       (row) => row?.first_response_by === "business",
     );
     // Only the message known: the lead counts from the message's own time, so the answer took 0 s.
     expect(early).toMatchObject({ first_response_seconds: 0, first_response_business_seconds: 0 });
-    await deliver("thumbtack/negotiation-created-v4.json");
+    await deliver(fixture("thumbtack/negotiation-created-v4.json").text);
     await waitFor(
       () => jobsOf(c.tenantId, "lead-upsert"),
       (rows) => allSucceeded(rows, 2),
