@@ -150,6 +150,21 @@ describe("speed to lead", () => {
       ).toBe(202);
     return { c, deliver };
   };
+  /** A Yelp lead of the connection stored as it was at `at` (received and created then): its id. */
+  const insertLead = async (
+    c: { tenantId: string; connectionId: string },
+    prefix: string,
+    status: "open" | "placeholder",
+    at: Date,
+  ) =>
+    (
+      await app.sql.query<{ id: string }>(
+        `INSERT INTO leads (tenant_id, connection_id, provider, external_lead_id, status, last_event_at,
+                            received_at, provider_created_at)
+         VALUES ($1, $2, 'yelp', $3, $4, $5, $5, $5) RETURNING id`,
+        [c.tenantId, c.connectionId, `${prefix}-${randomUUID()}`, status, at],
+      )
+    ).rows[0]!.id;
   /** The worker's Prometheus text, as its own /metrics port serves it (WORKER_METRICS_PORT). */
   const workerMetrics = () => app.worker.get(Metrics).registry.metrics();
   const yelpPosts = (leadId: string) =>
@@ -347,12 +362,7 @@ describe("speed to lead", () => {
 
   it("a creation time that moves earlier between the response's read and its write is read again", async () => {
     const c = await connectYelp({});
-    const { rows } = await app.sql.query<{ id: string }>(
-      `INSERT INTO leads (tenant_id, connection_id, provider, external_lead_id, status, last_event_at,
-                          received_at, provider_created_at)
-       VALUES ($1, $2, 'yelp', $3, 'placeholder', $4, $4, $4) RETURNING id`,
-      [c.tenantId, c.connectionId, `stl-moved-${randomUUID()}`, new Date("2026-04-02T15:31:00Z")],
-    );
+    const leadId = await insertLead(c, "stl-moved", "placeholder", new Date("2026-04-02T15:31:00Z"));
     // The write's statements on the real database; right after its first read, a concurrent
     // lead-upsert's earlier creation time commits (the order CI once hit by chance).
     let reads = 0;
@@ -361,7 +371,7 @@ describe("speed to lead", () => {
         const result = await app.sql.query<Record<string, unknown>>(text, values);
         if (text.trimStart().startsWith("SELECT") && ++reads === 1) {
           await app.sql.query("UPDATE leads SET provider_created_at = $2 WHERE id = $1", [
-            rows[0]!.id,
+            leadId,
             new Date("2026-04-02T15:20:01Z"),
           ]);
         }
@@ -370,9 +380,7 @@ describe("speed to lead", () => {
     } as unknown as Tx;
     const at = new Date("2026-04-02T15:31:00Z");
     await expect(
-      app.worker
-        .get(FirstResponses)
-        .recordIn(interleaved, c.tenantId, rows[0]!.id, { at, by: "business" }, null),
+      app.worker.get(FirstResponses).recordIn(interleaved, c.tenantId, leadId, { at, by: "business" }, null),
     ).resolves.toEqual({ provider: "yelp", by: "business", seconds: 659, businessSeconds: 659 });
     expect(reads).toBe(2);
     expect(await leadOf(c.tenantId)).toMatchObject({ first_response_at: at, first_response_seconds: 659 });
@@ -380,12 +388,7 @@ describe("speed to lead", () => {
 
   it("the business clock: a lead at 17:55 answered at 08:05 the next morning counts 600 s of hours", async () => {
     const c = await connectYelp({});
-    const { rows } = await app.sql.query<{ id: string }>(
-      `INSERT INTO leads (tenant_id, connection_id, provider, external_lead_id, status, last_event_at,
-                          received_at, provider_created_at)
-       VALUES ($1, $2, 'yelp', $3, 'open', $4, $4, $4) RETURNING id`,
-      [c.tenantId, c.connectionId, `stl-night-${randomUUID()}`, new Date("2026-03-10T17:55:00-04:00")],
-    );
+    const leadId = await insertLead(c, "stl-night", "open", new Date("2026-03-10T17:55:00-04:00"));
     const hours = {
       timezone: "America/New_York",
       weekly: Object.fromEntries(
@@ -395,7 +398,7 @@ describe("speed to lead", () => {
     const responses = app.worker.get(FirstResponses);
     const answeredAt = new Date("2026-03-11T08:05:00-04:00");
     await expect(
-      responses.record(c.tenantId, rows[0]!.id, { at: answeredAt, by: "business" }, hours),
+      responses.record(c.tenantId, leadId, { at: answeredAt, by: "business" }, hours),
     ).resolves.toEqual({
       provider: "yelp",
       by: "business",
@@ -404,20 +407,10 @@ describe("speed to lead", () => {
     });
     // A later response changes nothing; an earlier one that shows up late corrects it.
     await expect(
-      responses.record(
-        c.tenantId,
-        rows[0]!.id,
-        { at: new Date("2026-03-11T09:00:00-04:00"), by: "auto" },
-        hours,
-      ),
+      responses.record(c.tenantId, leadId, { at: new Date("2026-03-11T09:00:00-04:00"), by: "auto" }, hours),
     ).resolves.toBeUndefined();
     await expect(
-      responses.record(
-        c.tenantId,
-        rows[0]!.id,
-        { at: new Date("2026-03-10T17:58:00-04:00"), by: "auto" },
-        hours,
-      ),
+      responses.record(c.tenantId, leadId, { at: new Date("2026-03-10T17:58:00-04:00"), by: "auto" }, hours),
     ).resolves.toEqual({ provider: "yelp", by: "auto", seconds: 180, businessSeconds: 180 });
     expect(await leadOf(c.tenantId)).toMatchObject({
       first_response_by: "auto",
