@@ -62,7 +62,7 @@ export class JobRunner implements OnModuleDestroy {
     @Inject(CONNECTION_CREDENTIALS) private readonly tokens: ConnectionCredentials,
   ) {
     this.releasedRuns = new ReleasedRuns(config.releasedRunWaitMs, (operation) =>
-      metrics.releasedRunsFull.inc({ operation }),
+      metrics.releasedRunsNoSlot.inc({ operation }),
     );
   }
 

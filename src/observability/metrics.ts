@@ -84,7 +84,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly releasedRunsFull = new Counter({
+  readonly releasedRunsNoSlot = new Counter({
     name: "leadgate_released_runs_no_slot_total",
     help: "Jobs to run in the worker at once (released by a success, or heard of at their commit) that found every slot of their operation taken: they waited for one (RELEASED_RUN_WAIT_MS), or went to BullMQ.",
     labelNames: ["operation"] as const,
