@@ -176,9 +176,25 @@ function resultOf(
   return { status: record?.status === "skipped" ? "skipped" : "done", ...ref };
 }
 
-/** The attempt a running job is in, as its row will read until it ends. */
-function runningAttempt(number: number, startedAt: Date) {
-  return { number, startedAt, finishedAt: null, outcome: null, errorCode: null, durationMs: null };
+/**
+ * The job's last attempt as the job row holds it, when job_attempts has no finished row of it: the
+ * running one (its row is written when it ends), or the one that succeeded (a success writes no
+ * row: SUCCEEDED_ATTEMPT in src/jobs/state/sql-fragments.ts).
+ */
+function attemptOnJob(job: {
+  status: string;
+  attempts: number;
+  attemptStartedAt: Date | null;
+  completedAt: Date | null;
+}): AttemptView | undefined {
+  const { attempts: number, attemptStartedAt: startedAt, completedAt } = job;
+  if (!startedAt) return undefined;
+  if (job.status === "running") {
+    return { number, startedAt, finishedAt: null, outcome: null, errorCode: null, durationMs: null };
+  }
+  if (job.status !== "succeeded" || !completedAt) return undefined;
+  const durationMs = completedAt.getTime() - startedAt.getTime();
+  return { number, startedAt, finishedAt: completedAt, outcome: "succeeded", errorCode: null, durationMs };
 }
 
 @Injectable()
@@ -222,8 +238,8 @@ export class JobsAdminRepository {
   }
 
   /**
-   * The job with every attempt (`attemptHistory`), the one running now included (its row is written
-   * when it ends: until then it is read off the job); undefined when the scope has no such job.
+   * The job with every attempt (`attemptHistory`), the one running now and the one that succeeded
+   * included (read off the job: attemptOnJob); undefined when the scope has no such job.
    */
   async find(scope: TenantScope, id: string): Promise<JobDetail | undefined> {
     const job = await this.prisma.job.findFirst({
@@ -236,15 +252,17 @@ export class JobsAdminRepository {
     });
     if (!job) return undefined;
     const { attemptRows, attemptStartedAt, ...rest } = job;
-    const running =
-      job.status === "running" && attemptStartedAt && !attemptRows.some((row) => row.number === job.attempts)
-        ? [runningAttempt(job.attempts, attemptStartedAt)]
-        : [];
+    const onJob = attemptOnJob(job);
+    const finished = (row: AttemptView) => row.number === onJob?.number && row.finishedAt !== null;
+    // A row of the same number left open (by a version that opened it at the claim) is the same attempt.
+    const rows = onJob
+      ? attemptRows.filter((row) => row.number !== onJob.number || finished(row))
+      : attemptRows;
     const records = await this.records(scope, [job]);
     return {
       ...rest,
       result: resultOf(job.status, records.get(job.jobKey)),
-      attemptHistory: [...attemptRows, ...running],
+      attemptHistory: onJob && !rows.some(finished) ? [...rows, onJob] : rows,
     };
   }
 }

@@ -87,6 +87,19 @@ describe("admin API: replay", () => {
       (ids) => ids.length === 3,
     );
     expect(new Set(webhookIds("/one"))).toEqual(new Set([dead!.job_key]));
+    // The success that the forced replay left is in the history, and so is the one after it.
+    await waitFor(
+      () => crmJobs(connection.id),
+      ([job]) => job?.status === "succeeded",
+    );
+    const history = await tenant.admin.get(`/admin/jobs/${dead!.id}`);
+    expect(
+      history.body.attemptHistory.map((a: { number: number; outcome: string }) => [a.number, a.outcome]),
+    ).toEqual([
+      [1, "permanent"],
+      [2, "succeeded"],
+      [3, "succeeded"],
+    ]);
     const audit = await app.sql.query(
       "SELECT action, api_key_id, details->>'from' AS from FROM audit_entries WHERE target_id = $1 ORDER BY created_at",
       [dead!.id],

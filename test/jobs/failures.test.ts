@@ -1,5 +1,7 @@
 // Invariants 5 and 6 at real (fake) destinations: retries with backoff, dead and blocked states with
 // their attempt history, unknown outcomes reconciled, and work that survives a Redis outage.
+import type { AttemptView } from "../../src/admin/jobs.js";
+import { OPERATOR_KEY } from "../support/admin.js";
 import type { RunningApi } from "../support/app.js";
 import { fixture } from "../support/fixtures.js";
 import { fakeServer, useApp, useFakeServer } from "../support/harness.js";
@@ -23,6 +25,7 @@ describe("side effects under failure", () => {
       JOB_BACKOFF_BASE_MS: "50",
       SIDE_EFFECT_TIMEOUT_MS: "500",
       DISPATCHER_INTERVAL_MS: "300",
+      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
     }),
   });
 
@@ -55,12 +58,16 @@ describe("side effects under failure", () => {
         [tenantId, operation],
       )
       .then((result) => result.rows);
-  const attempts = (jobId: string) =>
-    app.sql
-      .query("SELECT number, outcome, error_code FROM job_attempts WHERE job_id = $1 ORDER BY number", [
-        jobId,
-      ])
-      .then((result) => result.rows as unknown[]);
+  /** The job's attempt history, as GET /admin/jobs/{id} shows it. */
+  const attempts = async (jobId: string) => {
+    const view = await app.operator.get(`/admin/jobs/${jobId}`);
+    expect(view.status).toBe(200);
+    return (view.body.attemptHistory as AttemptView[]).map(({ number, outcome, errorCode }) => ({
+      number,
+      outcome,
+      errorCode,
+    }));
+  };
 
   it("CRM answers 503, 503, 200: succeeded on attempt 3, with three attempt rows", async () => {
     const crm = await fakeCrm();
@@ -73,9 +80,9 @@ describe("side effects under failure", () => {
     );
     expect(row).toMatchObject({ attempts: 3, last_error_code: "http_503" });
     expect(await attempts(row!.id)).toEqual([
-      { number: 1, outcome: "retryable", error_code: "http_503" },
-      { number: 2, outcome: "retryable", error_code: "http_503" },
-      { number: 3, outcome: "succeeded", error_code: null },
+      { number: 1, outcome: "retryable", errorCode: "http_503" },
+      { number: 2, outcome: "retryable", errorCode: "http_503" },
+      { number: 3, outcome: "succeeded", errorCode: null },
     ]);
     expect(new Set(crm.received.map((request) => request.headers["webhook-id"]))).toEqual(
       new Set([row!.job_key]),
@@ -92,7 +99,7 @@ describe("side effects under failure", () => {
       ([r]) => r?.status === "dead",
     );
     expect(row).toMatchObject({ attempts: 1, last_error_code: "http_400" });
-    expect(await attempts(row!.id)).toEqual([{ number: 1, outcome: "permanent", error_code: "http_400" }]);
+    expect(await attempts(row!.id)).toEqual([{ number: 1, outcome: "permanent", errorCode: "http_400" }]);
     await app.settled(); // no retry pending, and a dispatcher pass has not handed it over again
     expect(crm.received).toHaveLength(1);
     const receipts = await app.sql.query("SELECT id FROM receipts WHERE id = $1", [
@@ -111,8 +118,8 @@ describe("side effects under failure", () => {
       ([r]) => r?.status === "succeeded",
     );
     expect(await attempts(row!.id)).toEqual([
-      { number: 1, outcome: "retryable", error_code: "timeout" },
-      { number: 2, outcome: "succeeded", error_code: null },
+      { number: 1, outcome: "retryable", errorCode: "timeout" },
+      { number: 2, outcome: "succeeded", errorCode: null },
     ]);
     expect(crm.received.map((request) => request.headers["webhook-id"])).toEqual([
       row!.job_key,
@@ -184,8 +191,8 @@ describe("side effects under failure", () => {
       ([r]) => r?.status === "succeeded",
     );
     expect(await attempts(row!.id)).toEqual([
-      { number: 1, outcome: "retryable", error_code: "timeout" },
-      { number: 2, outcome: "succeeded", error_code: null },
+      { number: 1, outcome: "retryable", errorCode: "timeout" },
+      { number: 2, outcome: "succeeded", errorCode: null },
     ]);
     const calls = thumbtack.received.filter((request) =>
       request.path.startsWith("/api/v4/negotiations/slow-1/messages"),

@@ -4,6 +4,7 @@
 // answers properly, the same job succeeds.
 import type { INestApplicationContext } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
+import type { AttemptView } from "../../src/admin/jobs.js";
 import { RedactingLogger } from "../../src/observability/logger.js";
 import { WorkerModule } from "../../src/worker.module.js";
 import { adminAs, OPERATOR_KEY } from "../support/admin.js";
@@ -85,13 +86,14 @@ describe("provider answers of the wrong shape", () => {
         [tenantId, operation],
       )
       .then((result) => result.rows[0]);
-  const attempts = (jobId: string) =>
-    db.sql
-      .query<{ number: number; outcome: string; error_code: string | null }>(
-        "SELECT number, outcome, error_code FROM job_attempts WHERE job_id = $1 AND outcome IS NOT NULL ORDER BY number",
-        [jobId],
-      )
-      .then((result) => result.rows);
+  /** The job's finished attempts, as GET /admin/jobs/{id} shows them. */
+  const attempts = async (jobId: string) => {
+    const view = await adminAs(api.url, OPERATOR_KEY).get(`/admin/jobs/${jobId}`);
+    expect(view.status).toBe(200);
+    return (view.body.attemptHistory as AttemptView[])
+      .filter((attempt) => attempt.outcome !== null)
+      .map(({ number, outcome, errorCode }) => ({ number, outcome, errorCode }));
+  };
   /** The bad-answer log lines for `provider` and `endpoint` since line `from`. */
   const badAnswerLogs = (from: number, provider: string, endpoint: string) =>
     logger.lines
@@ -153,7 +155,7 @@ describe("provider answers of the wrong shape", () => {
       expect((await attempts(retrying!.id))[0]).toEqual({
         number: 1,
         outcome: "retryable",
-        error_code: "provider_bad_response",
+        errorCode: "provider_bad_response",
       });
       const view = await adminAs(api.url, OPERATOR_KEY).get(`/admin/jobs/${retrying!.id}`);
       expect(view.status).toBe(200);
@@ -170,8 +172,8 @@ describe("provider answers of the wrong shape", () => {
         (job) => job?.status === "succeeded",
       );
       const history = await attempts(done!.id);
-      expect(history.at(-1)).toMatchObject({ outcome: "succeeded", error_code: null });
-      const badAttempts = history.filter((attempt) => attempt.error_code === "provider_bad_response");
+      expect(history.at(-1)).toMatchObject({ outcome: "succeeded", errorCode: null });
+      const badAttempts = history.filter((attempt) => attempt.errorCode === "provider_bad_response");
       expect(badAttempts.length).toBe(history.length - 1);
       const leads = await db.sql.query("SELECT name FROM leads WHERE tenant_id = $1", [c.tenantId]);
       expect(leads.rows).toEqual([{ name: "Marta K." }]);
@@ -209,8 +211,8 @@ describe("provider answers of the wrong shape", () => {
       (row) => row?.status === "retrying" && row.last_error_code === "provider_bad_response",
     );
     expect(await attempts(job!.id)).toEqual([
-      { number: 1, outcome: "retryable", error_code: "timeout" },
-      { number: 2, outcome: "retryable", error_code: "provider_bad_response" },
+      { number: 1, outcome: "retryable", errorCode: "timeout" },
+      { number: 2, outcome: "retryable", errorCode: "provider_bad_response" },
     ]);
 
     thumbtackMessages = JSON.stringify({ messages: [{ messageID: 9, from: "Business", text: REPLY }] });

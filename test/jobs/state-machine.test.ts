@@ -89,7 +89,22 @@ describe("job state machine", () => {
     expect(await refused("retry")).toBe(before + 1);
     expect(await state.wait(claimed.job, "quota", new Date())).toBe(false);
     expect(await claim(id)).toBeUndefined();
-    expect(await row(id)).toMatchObject({ status: "succeeded", attempts: 1, last_error_code: null });
+    // The attempt that succeeded stays on the job row: a success writes no attempt row.
+    expect(await row(id)).toMatchObject({
+      status: "succeeded",
+      attempts: 1,
+      last_error_code: null,
+      attempt_rows: 0,
+    });
+
+    const times = (table: string, started: string, finished: string, column: string) =>
+      app.sql
+        .query(
+          `SELECT ${started}::text AS started, ${finished}::text AS finished FROM ${table} WHERE ${column} = $1`,
+          [id],
+        )
+        .then((result) => result.rows);
+    const run = await times("jobs", "attempt_started_at", "completed_at", "id");
 
     // A replay that may start only from dead moves nothing; from succeeded (forced) it does.
     await app.worker.get(PrismaService).$transaction(async (tx) => {
@@ -100,6 +115,14 @@ describe("job state machine", () => {
       expect(await state.replay(tx, PLATFORM, { jobIds: [id] }, ["succeeded"])).toHaveLength(1);
     });
     expect(await row(id)).toMatchObject({ status: "queued", attempts: 1, max_attempts: 1 + 6 });
+    // Leaving succeeded, the job's last attempt goes to the history, with the times its row had.
+    expect(await times("job_attempts", "started_at", "finished_at", "job_id")).toEqual(run);
+    const { rows } = await app.sql.query(
+      `SELECT number, outcome, error_code, duration_ms = (extract(epoch FROM finished_at - started_at) * 1000)::int AS timed
+       FROM job_attempts WHERE job_id = $1`,
+      [id],
+    );
+    expect(rows).toEqual([{ number: 1, outcome: "succeeded", error_code: null, timed: true }]);
   });
 
   it("a late transition of a run taken over as abandoned changes neither the job nor its attempt history", async () => {

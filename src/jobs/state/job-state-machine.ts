@@ -19,7 +19,13 @@ import type { EnqueueableJob } from "../job-queue.js";
 import { JOB_OUTCOMES, type JobOutcomes } from "../job-outcomes.js";
 import * as statements from "./job-statements.js";
 import type { ClaimedJob, NewJob, ReleasedJob, Skip, SucceedOptions } from "./job-state-types.js";
-import { type JobStatus, TRANSITIONS, type TransitionName, type WaitingFor } from "./job-states.js";
+import {
+  type JobStatus,
+  type ReplayableStatus,
+  TRANSITIONS,
+  type TransitionName,
+  type WaitingFor,
+} from "./job-states.js";
 import * as requeue from "./requeue.js";
 import {
   type BatchRun,
@@ -265,7 +271,11 @@ export class JobStateMachine {
    * `only` go back to queued and their items are marked queued; the others are skipped (replayed
    * meanwhile, or running).
    */
-  replayBatchStep(batchId: string, only: readonly JobStatus[], count: number): Promise<EnqueueableJob[]> {
+  replayBatchStep(
+    batchId: string,
+    only: readonly ReplayableStatus[],
+    count: number,
+  ): Promise<EnqueueableJob[]> {
     return requeue.replayBatchStep(this.prisma, batchId, only, count);
   }
 

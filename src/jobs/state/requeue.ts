@@ -10,8 +10,8 @@ import type { Tx } from "../../database/transactions.js";
 import type { EnqueueableJob } from "../job-queue.js";
 import { dependentsOf, OPERATION_SETTINGS } from "../operations.js";
 import type { ClaimedJob } from "./job-state-types.js";
-import { type JobStatus, sourceStatuses as from } from "./job-states.js";
-import { AFTER } from "./sql-fragments.js";
+import { type JobStatus, type ReplayableStatus, sourceStatuses as from } from "./job-states.js";
+import { AFTER, SUCCEEDED_ATTEMPT } from "./sql-fragments.js";
 
 /** Attempts a requeued job gets, per operation (requeuedMaxAttempts in SQL: attempts + allowance). */
 export const ALLOWANCES = JSON.stringify(
@@ -108,7 +108,10 @@ export function resumeConnection(tx: Tx, tenantId: string, connectionId: string)
   );
 }
 
-/** replay: the scope's given jobs whose status is in `only` (JobStateMachine.replay). */
+/**
+ * replay: the scope's given jobs whose status is in `only` (JobStateMachine.replay); a succeeded
+ * one's last attempt is written to the history first (SUCCEEDED_ATTEMPT).
+ */
 export function replay(
   tx: Tx,
   scope: TenantScope,
@@ -116,12 +119,15 @@ export function replay(
   only: readonly JobStatus[],
 ): Promise<EnqueueableJob[]> {
   return tx.$queryRawUnsafe<EnqueueableJob[]>(
-    `UPDATE jobs SET ${REQUEUE_SET("$5")}
-       WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
-         AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))
-         AND ($3::uuid IS NULL OR receipt_id = $3::uuid)
-         AND status = ANY($4::text[])
-       RETURNING id, job_key AS "jobKey", operation`,
+    `WITH requeued AS (
+         UPDATE jobs SET ${REQUEUE_SET("$5")}
+         WHERE ($1::uuid IS NULL OR tenant_id = $1::uuid)
+           AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))
+           AND ($3::uuid IS NULL OR receipt_id = $3::uuid)
+           AND status = ANY($4::text[])
+         RETURNING id, job_key AS "jobKey", operation
+       ), kept AS (${SUCCEEDED_ATTEMPT("requeued")})
+       SELECT * FROM requeued`,
     tenantParam(scope),
     where.jobIds ?? null,
     where.receiptId ?? null,
@@ -130,11 +136,14 @@ export function replay(
   );
 }
 
-/** replay, of a bulk replay's next `count` pending items (JobStateMachine.replayBatchStep). */
+/**
+ * replay, of a bulk replay's next `count` pending items (JobStateMachine.replayBatchStep): never
+ * from succeeded (whose last attempt `replay` would have to write first).
+ */
 export function replayBatchStep(
   prisma: PrismaService,
   batchId: string,
-  only: readonly JobStatus[],
+  only: readonly ReplayableStatus[],
   count: number,
 ): Promise<EnqueueableJob[]> {
   return prisma.$queryRawUnsafe<EnqueueableJob[]>(

@@ -131,7 +131,10 @@ export async function claimMany(
   return jobIds.map((id) => byId.get(id));
 }
 
-/** succeed (and release, or release and claim), of the jobs of one batch in one statement. */
+/**
+ * succeed (and release, or release and claim), of the jobs of one batch in one statement. The
+ * attempt that succeeded stays on the job row (SUCCEEDED_ATTEMPT): no attempt row is written.
+ */
 export async function succeedMany(
   sql: StatementRunner,
   succeeds: SucceedOf[],
@@ -153,10 +156,7 @@ export async function succeedMany(
          FROM input i
          WHERE jobs.id = ANY($5::uuid[]) AND jobs.id = i.id AND jobs.tenant_id = i.tenant_id
            AND jobs.status = ANY($2::text[]) AND jobs.attempts = i.attempts
-         RETURNING jobs.id, jobs.tenant_id, jobs.created_at, jobs.receipt_id, jobs.job_key, jobs.operation, jobs.attempts,
-                   jobs.attempt_started_at, i.dependents, i.claim, i.record
-       ), attempt AS (
-         ${WRITE_ATTEMPTS("'succeeded'", "NULL")}
+         RETURNING jobs.id, jobs.tenant_id, jobs.receipt_id, jobs.job_key, jobs.operation, i.dependents, i.claim, i.record
        ), recorded AS (
          INSERT INTO side_effects (tenant_id, job_key, operation, status)
          SELECT tenant_id, job_key, operation, 'succeeded' FROM moved WHERE record

@@ -31,7 +31,8 @@ export const CONNECTION_NOW = (
 export const DURATION_MS = (startedAt: string) => `(extract(epoch FROM now() - ${startedAt}) * 1000)::int`;
 
 /**
- * Writes the attempt rows of the jobs a batch statement moved (CTEs `input` i and `moved` m, with
+ * Writes the attempt rows of the jobs a batch statement moved to any status but `succeeded` (a
+ * succeeded job's last attempt is on its row: SUCCEEDED_ATTEMPT) (CTEs `input` i and `moved` m, with
  * id, tenant_id, created_at, attempts and attempt_started_at), ended now with `outcome` and `errorCode` (SQL
  * expressions over i). A row of the same number that an earlier version opened at its claim is closed.
  */
@@ -42,3 +43,20 @@ export const WRITE_ATTEMPTS = (outcome: string, errorCode: string) => `INSERT IN
   FROM input i JOIN moved m ON m.id = i.id
   ON CONFLICT (job_id, number, job_created_at) DO UPDATE SET finished_at = excluded.finished_at, outcome = excluded.outcome,
     error_code = excluded.error_code, duration_ms = ${DURATION_MS("a.started_at")}`;
+
+/**
+ * A success writes no attempt row: the job row holds its last attempt (number `attempts`, from
+ * `attempt_started_at` to `completed_at`), and the job view reads it from there. This writes that
+ * row when a job leaves `succeeded` (a forced replay), for the jobs of CTE `requeued` (with id):
+ * read from `jobs` in the statement's snapshot, which a CTE's own UPDATE does not change, so as the
+ * jobs were before it. A row an earlier version wrote at the success is kept.
+ */
+export const SUCCEEDED_ATTEMPT = (requeued: string) => `INSERT INTO job_attempts AS a
+    (tenant_id, job_id, job_created_at, number, started_at, finished_at, outcome, duration_ms)
+  SELECT j.tenant_id, j.id, j.created_at, j.attempts, j.attempt_started_at, j.completed_at, 'succeeded',
+         (extract(epoch FROM j.completed_at - j.attempt_started_at) * 1000)::int
+  FROM jobs j JOIN ${requeued} r ON r.id = j.id
+  WHERE j.status = 'succeeded' AND j.attempt_started_at IS NOT NULL AND j.completed_at IS NOT NULL
+  ON CONFLICT (job_id, number, job_created_at) DO UPDATE SET finished_at = excluded.finished_at, outcome = excluded.outcome,
+    duration_ms = excluded.duration_ms
+  WHERE a.finished_at IS NULL`;
