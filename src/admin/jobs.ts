@@ -251,7 +251,7 @@ export class JobsAdminRepository {
       },
     });
     if (!job) return undefined;
-    const { attemptRows, attemptStartedAt, ...rest } = job;
+    const { attemptRows, attemptStartedAt: _onJob, ...rest } = job;
     const onJob = attemptOnJob(job);
     const finished = (row: AttemptView) => row.number === onJob?.number && row.finishedAt !== null;
     // A row of the same number left open (by a version that opened it at the claim) is the same attempt.

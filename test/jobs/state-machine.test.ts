@@ -99,7 +99,7 @@ describe("job state machine", () => {
 
     const times = (table: string, started: string, finished: string, column: string) =>
       app.sql
-        .query(
+        .query<{ started: string; finished: string }>(
           `SELECT ${started}::text AS started, ${finished}::text AS finished FROM ${table} WHERE ${column} = $1`,
           [id],
         )
