@@ -167,9 +167,11 @@ export async function succeedMany(
                 attempts = jobs.attempts + m.claim::int,
                 attempt_started_at = CASE WHEN m.claim THEN now() ELSE jobs.attempt_started_at END, ${REQUEUE_COLUMNS("$4")}
          FROM moved m
-         -- The ids first, read off the receipt index (whatever the planner believes of the statuses).
+         -- The ids first, read off the receipt index (whatever the planner believes of the statuses),
+         -- for the jobs that have dependents only.
          WHERE jobs.id = ANY(ARRAY(SELECT d.id FROM moved dm JOIN jobs d
-                                     ON d.receipt_id = dm.receipt_id AND d.tenant_id = dm.tenant_id))
+                                     ON cardinality(dm.dependents) > 0 AND d.receipt_id = dm.receipt_id
+                                        AND d.tenant_id = dm.tenant_id AND d.operation = ANY(dm.dependents)))
            AND jobs.tenant_id = m.tenant_id AND jobs.receipt_id = m.receipt_id AND jobs.operation = ANY(m.dependents)
            AND jobs.status = ANY($3::text[]) AND jobs.waiting_for = 'dependency'
          RETURNING jobs.*, m.id AS "releasedBy"
@@ -182,8 +184,10 @@ export async function succeedMany(
                           'startedAt', CASE WHEN r.status = 'running' THEN r.attempt_started_at END,
                           'sideEffect', ${SIDE_EFFECT_OF("r")}, 'connection', ${CONNECTION_NOW("r")}))
                         FROM released r WHERE r."releasedBy" = m.id), '[]'::json) AS released,
-              EXISTS (SELECT 1 FROM jobs d WHERE d.tenant_id = m.tenant_id AND d.receipt_id = m.receipt_id
-                        AND d.operation = ANY(m.dependents) AND d.status IN ('queued', 'retrying', 'running')) AS unsettled
+              CASE WHEN cardinality(m.dependents) = 0 THEN false
+                   ELSE EXISTS (SELECT 1 FROM jobs d WHERE d.tenant_id = m.tenant_id AND d.receipt_id = m.receipt_id
+                                  AND d.operation = ANY(m.dependents) AND d.status IN ('queued', 'retrying', 'running'))
+              END AS unsettled
        FROM moved m`,
     [
       JSON.stringify(input),
