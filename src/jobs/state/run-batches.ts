@@ -119,8 +119,10 @@ export async function claimMany(
        SELECT job.id, job.tenant_id AS "tenantId", job.connection_id AS "connectionId", job.receipt_id AS "receiptId",
               job.alert_id AS "alertId", job.operation, job.job_key AS "jobKey", job.attempts, job.max_attempts AS "maxAttempts",
               job.attempt_started_at AS "startedAt", job.last_error_code AS "lastErrorCode",
-              (SELECT d.status FROM jobs d WHERE d.receipt_id = job.receipt_id AND d.tenant_id = job.tenant_id
-                 AND d.operation = ($4::jsonb ->> job.operation)) AS "dependencyStatus",
+              CASE WHEN ($4::jsonb ->> job.operation) IS NOT NULL
+                   THEN (SELECT d.status FROM jobs d WHERE d.receipt_id = job.receipt_id AND d.tenant_id = job.tenant_id
+                           AND d.operation = ($4::jsonb ->> job.operation))
+              END AS "dependencyStatus",
               ${SIDE_EFFECT_OF("job")} AS "sideEffect", ${context}
        FROM job
        LEFT JOIN receipts r ON r.id = job.receipt_id AND r.tenant_id = job.tenant_id
