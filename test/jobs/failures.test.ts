@@ -69,7 +69,7 @@ describe("side effects under failure", () => {
     }));
   };
 
-  it("CRM answers 503, 503, 200: succeeded on attempt 3, with three attempt rows", async () => {
+  it("CRM answers 503, 503, 200: succeeded on attempt 3, with three attempts in its history", async () => {
     const crm = await fakeCrm();
     crm.reply({ status: 503 }, { status: 503 }, { status: 200 });
     const c = await staticForms(crm.url);

@@ -177,4 +177,50 @@ describe("job lifecycle", () => {
       expect.objectContaining({ number: 2, outcome: null, finishedAt: null, startedAt: expect.any(String) }),
     ]);
   });
+
+  it("a success stays on the job row; the same attempt as a row of an earlier version shows once", async () => {
+    const c = await connection();
+    const [job] = await notDueJob(c, "success-1");
+    const jobs = app.worker.get(JobStateMachine);
+    const claimed = (await jobs.claim(job!.id, CONTEXT_COLUMNS))!;
+    expect(await jobs.succeed(claimed.job)).toEqual([]); // its CRM delivery is held: nothing released
+    const rows = () =>
+      app.sql
+        .query<{ n: number }>("SELECT count(*)::int AS n FROM job_attempts WHERE job_id = $1", [job!.id])
+        .then((result) => result.rows[0]!.n);
+    expect(await rows()).toBe(0);
+    const history = async () => {
+      const view = await adminAs(noRedisApi.url, OPERATOR_KEY).get(`/admin/jobs/${job!.id}`);
+      expect(view.status).toBe(200);
+      return view.body.attemptHistory as unknown[];
+    };
+    const fromJob = await history();
+    expect(fromJob).toEqual([
+      {
+        number: 1,
+        startedAt: expect.any(String),
+        finishedAt: expect.any(String),
+        outcome: "succeeded",
+        errorCode: null,
+        durationMs: expect.any(Number),
+      },
+    ]);
+
+    // A row an earlier version opened at the claim and never closed: the job row's account instead.
+    await app.sql.query(
+      `INSERT INTO job_attempts (tenant_id, job_id, job_created_at, number, started_at)
+       SELECT tenant_id, id, created_at, attempts, attempt_started_at FROM jobs WHERE id = $1`,
+      [job!.id],
+    );
+    expect(await history()).toEqual(fromJob);
+    // The row an earlier version wrote at the success: shown as written, once.
+    await app.sql.query(
+      `UPDATE job_attempts SET finished_at = started_at + interval '7 milliseconds', outcome = 'succeeded',
+              duration_ms = 7 WHERE job_id = $1`,
+      [job!.id],
+    );
+    expect(await history()).toEqual([
+      expect.objectContaining({ number: 1, outcome: "succeeded", durationMs: 7 }),
+    ]);
+  });
 });

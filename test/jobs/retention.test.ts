@@ -79,6 +79,14 @@ describe("retention", () => {
     const c = await connect();
     expect((await deliver(c, "sub_retained")).status).toBe(202);
     await finished(c.tenantId);
+    // As if each job had failed once before it succeeded (a success writes no attempt row).
+    await app.sql.query(
+      `WITH job AS (UPDATE jobs SET attempts = attempts + 1 WHERE tenant_id = $1 RETURNING tenant_id, id, created_at)
+       INSERT INTO job_attempts (tenant_id, job_id, job_created_at, number, started_at, finished_at, outcome, error_code)
+       SELECT tenant_id, id, created_at, 1, now(), now(), 'retryable', 'http_503' FROM job`,
+      [c.tenantId],
+    );
+    expect(await count("SELECT count(*) AS n FROM job_attempts WHERE tenant_id = $1", c.tenantId)).toBe(2);
     const retention = app.worker.get(RetentionWorker);
 
     await backdate(c.tenantId, 31);

@@ -18,7 +18,7 @@ export interface ClaimedJob {
   jobKey: string;
   attempts: number;
   maxAttempts: number;
-  /** When this attempt began (jobs.attempt_started_at): its attempt row is written when it ends. */
+  /** When this attempt began (jobs.attempt_started_at): its attempt row is written when it ends, unless it succeeds. */
   startedAt: Date;
   /**
    * The status of the job of the same receipt this one runs after (OperationSettings.after), null

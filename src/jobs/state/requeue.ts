@@ -110,7 +110,7 @@ export function resumeConnection(tx: Tx, tenantId: string, connectionId: string)
 
 /**
  * replay: the scope's given jobs whose status is in `only` (JobStateMachine.replay); a succeeded
- * one's last attempt is written to the history first (SUCCEEDED_ATTEMPT).
+ * one's last attempt is written to the history first (SUCCEEDED_ATTEMPT: its jobs locked before).
  */
 export function replay(
   tx: Tx,

@@ -49,7 +49,10 @@ export const WRITE_ATTEMPTS = (outcome: string, errorCode: string) => `INSERT IN
  * `attempt_started_at` to `completed_at`), and the job view reads it from there. This writes that
  * row when a job leaves `succeeded` (a forced replay), for the jobs of CTE `requeued` (with id):
  * read from `jobs` in the statement's snapshot, which a CTE's own UPDATE does not change, so as the
- * jobs were before it. A row an earlier version wrote at the success is kept.
+ * jobs were before it. The caller must hold the jobs' row locks before the statement (as
+ * ReplayService.replayJob's lockJob does): otherwise the UPDATE could requeue a newer version of a
+ * job than the snapshot holds, and its last success would be lost. A row an earlier version wrote
+ * at the success is kept.
  */
 export const SUCCEEDED_ATTEMPT = (requeued: string) => `INSERT INTO job_attempts AS a
     (tenant_id, job_id, job_created_at, number, started_at, finished_at, outcome, duration_ms)
