@@ -253,16 +253,16 @@ export class JobsAdminRepository {
     if (!job) return undefined;
     const { attemptRows, attemptStartedAt: _onJob, ...rest } = job;
     const onJob = attemptOnJob(job);
-    const finished = (row: AttemptView) => row.number === onJob?.number && row.finishedAt !== null;
-    // A row of the same number left open (by a version that opened it at the claim) is the same attempt.
-    const rows = onJob
-      ? attemptRows.filter((row) => row.number !== onJob.number || finished(row))
-      : attemptRows;
+    // A closed row of that attempt (an earlier version wrote it) stands; one left open is onJob's.
+    const written = attemptRows.some((row) => row.number === onJob?.number && row.finishedAt !== null);
     const records = await this.records(scope, [job]);
     return {
       ...rest,
       result: resultOf(job.status, records.get(job.jobKey)),
-      attemptHistory: onJob && !rows.some(finished) ? [...rows, onJob] : rows,
+      attemptHistory:
+        onJob && !written
+          ? [...attemptRows.filter((row) => row.number !== onJob.number), onJob]
+          : attemptRows,
     };
   }
 }

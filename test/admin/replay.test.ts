@@ -1,5 +1,6 @@
 // Replay through the admin API, end to end: the real API and worker, a CRM as a real HTTP server.
 // A replay reuses the job key, so the CRM sees the same `webhook-id` (its idempotency key) again.
+import type { AttemptView } from "../../src/admin/jobs.js";
 import {
   adminAs,
   createTenant,
@@ -51,6 +52,12 @@ describe("admin API: replay", () => {
         [connectionId],
       )
     ).rows;
+  /** The job's attempts as GET /admin/jobs/{id} lists them: [number, outcome]. */
+  const historyOf = async (jobId: string) =>
+    ((await tenant.admin.get(`/admin/jobs/${jobId}`)).body.attemptHistory as AttemptView[]).map((a) => [
+      a.number,
+      a.outcome,
+    ]);
   const webhookIds = (path: string) =>
     crm.received.filter((request) => request.path === path).map((request) => request.headers["webhook-id"]);
 
@@ -70,10 +77,7 @@ describe("admin API: replay", () => {
       ([job]) => job?.status === "succeeded",
     );
     expect(webhookIds("/one")).toEqual([dead!.job_key, dead!.job_key]);
-    const job = await tenant.admin.get(`/admin/jobs/${dead!.id}`);
-    expect(
-      job.body.attemptHistory.map((a: { number: number; outcome: string }) => [a.number, a.outcome]),
-    ).toEqual([
+    expect(await historyOf(dead!.id)).toEqual([
       [1, "permanent"],
       [2, "succeeded"],
     ]);
@@ -92,10 +96,7 @@ describe("admin API: replay", () => {
       () => crmJobs(connection.id),
       ([job]) => job?.status === "succeeded",
     );
-    const history = await tenant.admin.get(`/admin/jobs/${dead!.id}`);
-    expect(
-      history.body.attemptHistory.map((a: { number: number; outcome: string }) => [a.number, a.outcome]),
-    ).toEqual([
+    expect(await historyOf(dead!.id)).toEqual([
       [1, "permanent"],
       [2, "succeeded"],
       [3, "succeeded"],
