@@ -4,11 +4,11 @@
 import { createTenant, OPERATOR_KEY, staticFormsDelivery, staticFormsToCrm } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
+import { bootRetentionPassDone } from "../support/retention.js";
 import { waitFor } from "../support/wait.js";
 import { Metrics } from "../../src/observability/metrics.js";
 import { PartitionsRepository } from "../../src/retention/partitions.repository.js";
 import { RetentionWorker } from "../../src/retention/retention.worker.js";
-import { Queues } from "../../src/queues/queues.js";
 
 const TABLES = ["receipt_payloads", "job_attempts", "lead_messages", "audit_entries"];
 const DAY_MS = 86_400_000;
@@ -35,16 +35,7 @@ describe("partitioned history", () => {
   });
   const now = new Date();
 
-  // The worker's own scheduled pass runs at once at boot, with the real clock: it would drop the old
-  // months these tests create if it ran late. Its next run is an hour away once it has finished.
-  beforeAll(async () => {
-    const queue = app.worker.get(Queues).get("retention");
-    await waitFor(
-      () => queue.getJobCounts("active", "waiting", "delayed"),
-      (counts) => !counts.active && !counts.waiting && (counts.delayed ?? 0) >= 1,
-      30_000,
-    );
-  });
+  beforeAll(() => bootRetentionPassDone(app.worker));
 
   const partitionsOf = async (table: string) =>
     (

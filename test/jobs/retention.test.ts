@@ -6,25 +6,15 @@ import { testRedisPrefix } from "../support/app.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import type { TestConnection } from "../support/tenants.js";
+import { bootRetentionPassDone } from "../support/retention.js";
 import { waitFor } from "../support/wait.js";
 import { RetentionWorker } from "../../src/retention/retention.worker.js";
-import { Queues } from "../../src/queues/queues.js";
 
 describe("retention", () => {
   const crm = useFakeServer();
   const app = useApp({ worker: true, env: { DISPATCHER_INTERVAL_MS: "300" } });
 
-  // The worker's own scheduled pass runs at once at boot: were it still running when a test
-  // back-dates rows, it would purge them first (or the two passes would wait on each other's
-  // locks). Its next run is an hour away once it has finished.
-  beforeAll(async () => {
-    const queue = app.worker.get(Queues).get("retention");
-    await waitFor(
-      () => queue.getJobCounts("active", "waiting", "delayed"),
-      (counts) => !counts.active && !counts.waiting && (counts.delayed ?? 0) >= 1,
-      25_000, // inside the hook's own 30 s, so this error is the one reported
-    );
-  });
+  beforeAll(() => bootRetentionPassDone(app.worker));
 
   const connect = () =>
     app.createConnection({
