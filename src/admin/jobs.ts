@@ -251,7 +251,7 @@ export class JobsAdminRepository {
       },
     });
     if (!job) return undefined;
-    const { attemptRows, attemptStartedAt: _onJob, ...rest } = job;
+    const { attemptRows, attemptStartedAt: _startedAt, ...rest } = job;
     const onJob = attemptOnJob(job);
     // A closed row of that attempt (an earlier version wrote it) stands; one left open is onJob's.
     const written = attemptRows.some((row) => row.number === onJob?.number && row.finishedAt !== null);

@@ -1,8 +1,8 @@
 // Replay through the admin API, end to end: the real API and worker, a CRM as a real HTTP server.
 // A replay reuses the job key, so the CRM sees the same `webhook-id` (its idempotency key) again.
-import type { AttemptView } from "../../src/admin/jobs.js";
 import {
   adminAs,
+  attemptHistory,
   createTenant,
   OPERATOR_KEY,
   staticFormsDelivery,
@@ -54,10 +54,7 @@ describe("admin API: replay", () => {
     ).rows;
   /** The job's attempts as GET /admin/jobs/{id} lists them: [number, outcome]. */
   const historyOf = async (jobId: string) =>
-    ((await tenant.admin.get(`/admin/jobs/${jobId}`)).body.attemptHistory as AttemptView[]).map((a) => [
-      a.number,
-      a.outcome,
-    ]);
+    (await attemptHistory(tenant.admin, jobId)).map((a) => [a.number, a.outcome]);
   const webhookIds = (path: string) =>
     crm.received.filter((request) => request.path === path).map((request) => request.headers["webhook-id"]);
 

@@ -1,7 +1,6 @@
 // Invariants 5 and 6 at real (fake) destinations: retries with backoff, dead and blocked states with
 // their attempt history, unknown outcomes reconciled, and work that survives a Redis outage.
-import type { AttemptView } from "../../src/admin/jobs.js";
-import { OPERATOR_KEY } from "../support/admin.js";
+import { attemptHistory, OPERATOR_KEY } from "../support/admin.js";
 import type { RunningApi } from "../support/app.js";
 import { fixture } from "../support/fixtures.js";
 import { fakeServer, useApp, useFakeServer } from "../support/harness.js";
@@ -59,15 +58,12 @@ describe("side effects under failure", () => {
       )
       .then((result) => result.rows);
   /** The job's attempt history, as GET /admin/jobs/{id} shows it. */
-  const attempts = async (jobId: string) => {
-    const view = await app.operator.get(`/admin/jobs/${jobId}`);
-    expect(view.status).toBe(200);
-    return (view.body.attemptHistory as AttemptView[]).map(({ number, outcome, errorCode }) => ({
+  const attempts = async (jobId: string) =>
+    (await attemptHistory(app.operator, jobId)).map(({ number, outcome, errorCode }) => ({
       number,
       outcome,
       errorCode,
     }));
-  };
 
   it("CRM answers 503, 503, 200: succeeded on attempt 3, with three attempts in its history", async () => {
     const crm = await fakeCrm();

@@ -2,7 +2,7 @@
 // dispatcher, unreadable secrets, and one job never running twice at once.
 import { CONTEXT_COLUMNS } from "../../src/jobs/job-context.js";
 import { JobStateMachine } from "../../src/jobs/state/job-state-machine.js";
-import { adminAs, OPERATOR_KEY } from "../support/admin.js";
+import { adminAs, attemptHistory, OPERATOR_KEY } from "../support/admin.js";
 import type { RunningApi } from "../support/app.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
@@ -189,11 +189,7 @@ describe("job lifecycle", () => {
         .query<{ n: number }>("SELECT count(*)::int AS n FROM job_attempts WHERE job_id = $1", [job!.id])
         .then((result) => result.rows[0]!.n);
     expect(await rows()).toBe(0);
-    const history = async () => {
-      const view = await adminAs(noRedisApi.url, OPERATOR_KEY).get(`/admin/jobs/${job!.id}`);
-      expect(view.status).toBe(200);
-      return view.body.attemptHistory as unknown[];
-    };
+    const history = () => attemptHistory(adminAs(noRedisApi.url, OPERATOR_KEY), job!.id);
     const fromJob = await history();
     expect(fromJob).toEqual([
       {

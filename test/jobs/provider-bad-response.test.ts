@@ -4,10 +4,9 @@
 // answers properly, the same job succeeds.
 import type { INestApplicationContext } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
-import type { AttemptView } from "../../src/admin/jobs.js";
 import { RedactingLogger } from "../../src/observability/logger.js";
 import { WorkerModule } from "../../src/worker.module.js";
-import { adminAs, OPERATOR_KEY } from "../support/admin.js";
+import { adminAs, attemptHistory, OPERATOR_KEY } from "../support/admin.js";
 import { type RunningApi, startApi, testConfig } from "../support/app.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { type FakeServer, startFakeServer } from "../support/fake-server.js";
@@ -88,13 +87,10 @@ describe("provider answers of the wrong shape", () => {
       )
       .then((result) => result.rows[0]);
   /** The job's finished attempts, as GET /admin/jobs/{id} shows them. */
-  const attempts = async (jobId: string) => {
-    const view = await adminAs(api.url, OPERATOR_KEY).get(`/admin/jobs/${jobId}`);
-    expect(view.status).toBe(200);
-    return (view.body.attemptHistory as AttemptView[])
+  const attempts = async (jobId: string) =>
+    (await attemptHistory(adminAs(api.url, OPERATOR_KEY), jobId))
       .filter((attempt) => attempt.outcome !== null)
       .map(({ number, outcome, errorCode }) => ({ number, outcome, errorCode }));
-  };
   /** The bad-answer log lines for `provider` and `endpoint` since line `from`. */
   const badAnswerLogs = (from: number, provider: string, endpoint: string) =>
     logger.lines

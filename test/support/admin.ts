@@ -52,6 +52,23 @@ export function adminAs(baseUrl: string, key: string | undefined) {
 
 export type Admin = ReturnType<typeof adminAs>;
 
+/** One attempt of GET /admin/jobs/{id}'s `attemptHistory`, as JSON. */
+export interface AttemptJson {
+  number: number;
+  startedAt: string;
+  finishedAt: string | null;
+  outcome: string | null;
+  errorCode: string | null;
+  durationMs: number | null;
+}
+
+/** A job's attempt history as GET /admin/jobs/{id} answers it, oldest first (throws unless 200). */
+export async function attemptHistory(admin: Admin, jobId: string): Promise<AttemptJson[]> {
+  const view = await admin.get(`/admin/jobs/${jobId}`);
+  if (view.status !== 200) throw new Error(`GET /admin/jobs/${jobId} answered ${view.status}: ${view.text}`);
+  return view.body.attemptHistory as AttemptJson[];
+}
+
 /** A tenant created through the admin API, with its first tenant-admin key. */
 export async function createTenant(baseUrl: string, name = `agency-${randomBytes(3).toString("hex")}`) {
   const created = await adminAs(baseUrl, OPERATOR_KEY).post("/admin/tenants", { name });
