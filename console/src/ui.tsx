@@ -9,11 +9,31 @@ export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A detail's value as a sentence: a list of reasons joined, any other value as JSON. */
+const detailText = (value: unknown): string =>
+  Array.isArray(value)
+    ? value.map(detailText).join("; ")
+    : typeof value === "string"
+      ? value
+      : JSON.stringify(value);
+
+/** An error's sentence, and what its `details` (api.md) say of each field: why, and where. */
 export function ErrorBox({ error }: { error: unknown }) {
+  const raw = error instanceof ApiError ? error.details : undefined;
+  const details = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? Object.entries(raw) : [];
   return (
-    <p role="alert" className="error">
-      {errorText(error)}
-    </p>
+    <div role="alert" className="error">
+      <p>{errorText(error)}</p>
+      {details.length > 0 && (
+        <ul>
+          {details.map(([field, reasons]) => (
+            <li key={field}>
+              <code>{field}</code>: {detailText(reasons)}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
 

@@ -1,5 +1,6 @@
 // The console's write screens in a real browser, signed in as a tenant-admin: the reply template's
-// live preview and its business hours saved; a rotated secret shown once that works at once; a
+// live preview and its business hours saved; a save that sends only the parts changed (an inherited
+// part stays inherited), an own part inheriting again, a refusal's reasons shown; a rotated secret shown once that works at once; a
 // notification channel added, tested (its outcome shown) and deleted; an alert acknowledged and
 // resolved; a filtered set of dead deliveries replayed after its dry-run count, with its progress.
 import type { BrowserContext, Page } from "playwright-core";
@@ -97,6 +98,105 @@ describe("console in a browser: the write screens", () => {
         },
       },
     });
+  }, 60_000);
+
+  it("the reply settings: a save sends only what changed (the delay kept, inherited hours still inherited); an own part inherits again; a refusal says why", async () => {
+    const { page } = session;
+    const tenantHours = { timezone: "America/Denver", weekly: { mon: [["09:00", "17:00"]] } };
+    expect(
+      (await a.admin.patch(`/admin/tenants/${a.tenantId}`, { defaults: { businessHours: tenantHours } }))
+        .status,
+    ).toBe(200);
+    const created = await a.admin.post("/admin/connections", {
+      tenantId: a.tenantId,
+      provider: "thumbtack",
+      externalAccountId: "700000000000000077",
+      displayName: "Acme Roofing",
+      inboundAuth: { type: "basic" },
+      settings: {
+        autoResponse: {
+          enabled: true,
+          text: "Hi {{lead.firstName|there}}",
+          afterHoursText: "Closed",
+          delaySeconds: 30,
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.connection.id as string;
+    const stored = async () =>
+      (
+        await app.sql.query<{ settings: Record<string, unknown> }>(
+          "SELECT settings FROM connections WHERE id = $1",
+          [id],
+        )
+      ).rows[0]!.settings;
+    const sources = async () =>
+      (await a.admin.get(`/admin/connections/${id}`)).body.effectiveSettings.source as Record<string, string>;
+
+    await page.goto(`${origin.url}/console/connections/${id}`);
+    await page
+      .getByTestId("source-businessHours")
+      .getByText(/Inherited from the tenant's defaults/)
+      .waitFor();
+    await page
+      .getByTestId("source-autoResponse")
+      .getByText("This connection's own reply settings.")
+      .waitFor();
+    expect(await page.getByLabel(/^Wait before sending/).inputValue()).toBe("30");
+    expect(await page.getByLabel(/^mon/).inputValue()).toBe("09:00-17:00");
+
+    // Only the text changed: the delay and the after-hours text stay, the hours stay the tenant's.
+    await page.getByLabel(/^Reply text/).fill("Hello {{lead.firstName|friend}}");
+    await page.getByRole("button", { name: "Save reply settings" }).click();
+    await page.getByRole("status").getByText("Saved.").waitFor();
+    expect(await stored()).toEqual({
+      autoResponse: {
+        enabled: true,
+        text: "Hello {{lead.firstName|friend}}",
+        afterHoursText: "Closed",
+        delaySeconds: 30,
+      },
+    });
+    expect(await sources()).toMatchObject({ autoResponse: "connection", businessHours: "tenant" });
+
+    // A template the API refuses: the page says which field, what is wrong and where; nothing saved.
+    await page.getByLabel(/^Reply text/).fill("Hello {{lead.nickname}}");
+    await page.getByRole("button", { name: "Save reply settings" }).click();
+    const refusal = page.getByRole("alert").filter({ hasText: "validation_failed" }).first();
+    await refusal.getByText(/unknown merge field "lead\.nickname" at position 6/).waitFor();
+    expect(await refusal.innerText()).toContain("settings.autoResponse.text");
+    expect((await stored()).autoResponse).toMatchObject({ text: "Hello {{lead.firstName|friend}}" });
+
+    // Back to inheriting the reply settings (the tenant sets none: the built-in default, no reply).
+    await page.getByRole("button", { name: "Use the tenant's reply settings" }).click();
+    await page.getByRole("status").getByText("Saved: inheriting the tenant's defaults.").waitFor();
+    expect(await stored()).toEqual({});
+    expect(await sources()).toMatchObject({ autoResponse: "default", businessHours: "tenant" });
+    await page
+      .getByTestId("source-autoResponse")
+      .getByText(/no automatic reply is sent/)
+      .waitFor();
+    expect(await page.getByLabel(/^Reply text/).inputValue()).toBe("");
+    expect(await page.getByLabel("Send an automatic first reply").isChecked()).toBe(false);
+
+    // "Always open" on a connection whose tenant has hours: its own always-open week, not a null
+    // (which would inherit the tenant's hours).
+    await page.getByLabel("Always open").check();
+    await page.getByRole("button", { name: "Save reply settings" }).click();
+    await page.getByRole("status").getByText("Saved.").waitFor();
+    expect((await stored()).businessHours).toMatchObject({
+      timezone: "UTC",
+      weekly: { mon: [["00:00", "24:00"]] },
+    });
+    const preview = await a.admin.post(`/admin/connections/${id}/reply-preview`, {
+      at: "2026-12-06T03:00:00Z", // a Sunday night, closed for the tenant's hours
+      autoResponse: { enabled: true, text: "open", afterHoursText: "closed" },
+    });
+    expect([preview.status, preview.body.variant]).toEqual([200, "business-hours"]);
+    await page.reload();
+    expect(await page.getByLabel("Always open").isChecked()).toBe(true);
+    await page.getByTestId("source-businessHours").getByText("This connection's own hours.").waitFor();
   }, 60_000);
 
   it("a rotated secret is shown once, with a copy button, and works at once", async () => {

@@ -30,7 +30,7 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details?: Record<string, string[]>,
+    readonly details?: unknown,
   ) {
     super(message);
   }
@@ -93,7 +93,7 @@ async function call<T>(method: Method, path: string, options: CallOptions<unknow
     throw new ApiError(response.status, "not_json", `The server answered ${response.status} without JSON.`);
   }
   if (!response.ok) {
-    const error = (json ?? {}) as { error?: string; message?: string; details?: Record<string, string[]> };
+    const error = (json ?? {}) as { error?: string; message?: string; details?: unknown };
     throw new ApiError(
       response.status,
       error.error ?? "http_error",
