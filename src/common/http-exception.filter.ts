@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from "@nestjs/common";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { AppError } from "./app-error.js";
+import { AppError, unavailable } from "./app-error.js";
+import { databaseUnavailable } from "./database-unavailable.js";
 
 export interface ErrorBody {
   error: string;
@@ -22,6 +23,7 @@ const CODES_BY_STATUS: Record<number, string> = {
 };
 
 const logger = new Logger("http");
+const codeOf = (error: unknown): unknown => (error as { code?: unknown } | undefined)?.code;
 
 /** Maps any thrown value to api.md's error body and status. */
 export function toErrorResponse(
@@ -60,12 +62,16 @@ export function toErrorResponse(
       headers: {},
     };
   }
+  if (databaseUnavailable(error)) {
+    logger.warn({ msg: "database unavailable; answering 503", requestId, code: codeOf(error) });
+    return toErrorResponse(unavailable("The database"), requestId);
+  }
   logger.error({
     msg: "unexpected error",
     requestId,
     // Name, code and stack frames only: messages of database and parser errors quote input values.
     error: error instanceof Error ? error.name : typeof error,
-    code: (error as { code?: unknown } | undefined)?.code,
+    code: codeOf(error),
     frames:
       error instanceof Error
         ? error.stack

@@ -222,6 +222,37 @@ describe("the edges", () => {
     });
   });
 
+  it("the database unreachable: admin and console routes answer 503 unavailable with Retry-After, not 500", async () => {
+    const orphan = await app.startApi({
+      DATABASE_URL: `postgresql://postgres@127.0.0.1:${await freePort()}/nowhere`,
+    });
+    try {
+      const asOperator = { authorization: `Bearer ${OPERATOR_KEY}`, "content-type": "application/json" };
+      const answers = [
+        await fetch(`${orphan.url}/admin/connections`, { headers: asOperator }),
+        await fetch(`${orphan.url}/admin/tenants`, {
+          method: "POST",
+          headers: asOperator,
+          body: JSON.stringify({ name: "Nowhere" }),
+        }),
+        await fetch(`${orphan.url}/console/api/session`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: "someone@agency.example", password: "a-long-enough-password" }),
+        }),
+      ];
+      for (const answer of answers) {
+        expect([answer.status, ((await answer.json()) as { error: string }).error]).toEqual([
+          503,
+          "unavailable",
+        ]);
+        expect(answer.headers.get("retry-after")).toMatch(/^\d+$/);
+      }
+    } finally {
+      await orphan.close();
+    }
+  });
+
   it("YELP_ALLOWED_IPS takes CIDRs: a sender inside a listed range passes, one outside is refused", async () => {
     const business = "cidrBiz_0123456789";
     const delivery = fixture("yelp/new-event.json").json as { data: Record<string, unknown> };
