@@ -122,15 +122,19 @@ export class AlertBook {
 
   /**
    * The group's unresolved alert says `summary` now (a condition whose extent changes, such as the
-   * number of unanswered leads), without counting an occurrence; answers whether there was one.
+   * number of unanswered leads), without counting an occurrence; its `count` rises to
+   * `occurrence.count` if that is more (the most at once while it is open: a count never falls).
+   * Answers whether it changed.
    */
   async restate(db: Tx | undefined, occurrence: AlertOccurrence): Promise<boolean> {
     const rows = await (db ?? this.prisma).$executeRawUnsafe(
-      `UPDATE alerts SET summary = $3, last_seen_at = now(), updated_at = now()
-       WHERE tenant_id = $1::uuid AND group_key = $2 AND status <> 'resolved' AND summary IS DISTINCT FROM $3`,
+      `UPDATE alerts SET summary = $3, count = GREATEST(count, $4::int), last_seen_at = now(), updated_at = now()
+       WHERE tenant_id = $1::uuid AND group_key = $2 AND status <> 'resolved'
+         AND (summary IS DISTINCT FROM $3 OR count < $4::int)`,
       occurrence.tenantId,
       groupKey(occurrence),
       occurrence.summary,
+      occurrence.count ?? 0,
     );
     return rows > 0;
   }

@@ -9,7 +9,8 @@
 // lead past target is missed), read through the partial index leads_unanswered_since; the business
 // clock is then applied here. Only leads younger than UNANSWERED_MAX_AGE_SECONDS count, so old
 // history never holds an alert open. One alert per connection: opened with the number of such
-// leads (count), its summary restated with the current number at each sweep; resolved when none of
+// leads (count), its summary restated with the current number at each sweep and its count raised
+// to it when more (the most at once: a count never falls); resolved when none of
 // the connection's leads is past target unanswered (a business message, an auto-reply or
 // mark-replied recorded a first response), or the connection is disabled.
 // `run(now)` takes the clock as an argument: tests run the rule at the times they choose.
@@ -106,9 +107,11 @@ export class UnansweredSweep implements OnApplicationBootstrap, OnModuleDestroy 
         connectionId: connection.connectionId,
         summary: `Connection "${connection.displayName}" (${connection.provider}) has ${connection.leads} lead${connection.leads === 1 ? "" : "s"} past the response target without a first response.`,
       };
-      // An open alert is restated (the current number), not counted again at every sweep.
-      if (open.has(connection.connectionId)) await this.alerts.restate(undefined, occurrence);
-      else await this.alerts.raise(undefined, { ...occurrence, count: connection.leads });
+      // An open alert is restated (the current number; its count the most at once), not counted
+      // again at every sweep.
+      const counted = { ...occurrence, count: connection.leads };
+      if (open.has(connection.connectionId)) await this.alerts.restate(undefined, counted);
+      else await this.alerts.raise(undefined, counted);
     }
     let resolved = 0;
     for (const alert of alerted.filter((row) => !overdue.has(row.connectionId))) {

@@ -70,15 +70,23 @@ describe("alerts: lead.unanswered (the unanswered-lead sweep)", () => {
       expect.objectContaining({ status: "open", count: 2, summary: expect.stringContaining("2 leads") }),
     ]);
 
-    // One answered: the same alert, restated with the one left, not counted again.
+    // A third past target meanwhile: the same alert, its count raised to the leads past target now.
+    const third = await lead(c, new Date(now.getTime() - 5 * SECOND));
+    await sweep().run(new Date(now.getTime() + 2 * SECOND));
+    expect(await alerts(c.connectionId)).toEqual([
+      expect.objectContaining({ status: "open", count: 3, summary: expect.stringContaining("3 leads") }),
+    ]);
+
+    // One answered: the same alert, restated with the ones left; its count never falls.
     await app.worker.get(FirstResponses).record(c.tenantId, first, { at: new Date(), by: "business" }, null);
     await sweep().run(new Date(now.getTime() + 5 * SECOND));
     expect(await alerts(c.connectionId)).toEqual([
-      expect.objectContaining({ status: "open", count: 2, summary: expect.stringContaining("1 lead past") }),
+      expect.objectContaining({ status: "open", count: 3, summary: expect.stringContaining("2 leads past") }),
     ]);
 
-    // Both answered: resolved.
+    // All answered: resolved.
     await app.worker.get(FirstResponses).record(c.tenantId, second, { at: new Date(), by: "auto" }, null);
+    await app.worker.get(FirstResponses).record(c.tenantId, third, { at: new Date(), by: "auto" }, null);
     const after = await sweep().run(new Date(now.getTime() + 10 * SECOND));
     expect(after.unanswered.has(c.connectionId)).toBe(false);
     expect(after.resolved).toBe(1);
