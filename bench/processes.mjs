@@ -20,8 +20,10 @@ export async function start(script, env, readyPattern, timeoutMs = 30_000, extra
   // The API runs as deployed (package.json start:api, scripts/start.mjs, Dockerfile): 4 MiB semi-spaces,
   // and an old generation that grows by 15 % of its live size between major collections.
   if (script === "dist/main.js") nodeArgs.push("--max-semi-space-size=4", "--heap-growing-percent=15");
+  // Leadgate's processes as deployed (scripts/start.mjs, package.json, Dockerfile): 2 malloc arenas.
+  const deployed = script.startsWith("dist/") ? { MALLOC_ARENA_MAX: "2" } : {};
   const child = spawn(process.execPath, [...nodeArgs, script], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...deployed, ...env },
     stdio: ["ignore", fd, fd],
   });
   let exited;

@@ -64,13 +64,16 @@ function stopAll() {
 
 // The API's young generation is kept at 4 MiB semi-spaces (V8's default lets it grow to 3 × 16 MiB
 // of short-lived request garbage), and its old generation may grow by 15 % of its live size before a
-// major collection (V8's default lets request garbage triple it): docs/operations.md. The same
-// flags in package.json, Dockerfile, docker-compose.yml and bench/processes.mjs.
+// major collection (V8's default lets request garbage triple it); both processes keep glibc's
+// malloc to 2 arenas (MALLOC_ARENA_MAX; its default, 8 per core, holds freed memory in each
+// thread's arena): docs/operations.md. The same in package.json, Dockerfile, docker-compose.yml and
+// bench/processes.mjs.
+const env = { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || "2" };
 for (const [role, args] of [
   ["api", ["--max-semi-space-size=4", "--heap-growing-percent=15", "dist/main.js"]],
   ["worker", ["dist/worker.js"]],
 ]) {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: "inherit" });
+  const child = spawn(process.execPath, args, { cwd: root, stdio: "inherit", env });
   running.set(role, child);
   say(`${role} started (pid ${child.pid})`);
   child.on("exit", (code, signal) => {

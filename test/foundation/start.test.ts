@@ -96,6 +96,11 @@ describe("npm start", () => {
       expect(run.output()).toMatch(/applied/); // the empty database was migrated
 
       expect((await fetch(`${api()}/health/ready`)).status).toBe(200);
+      // Both processes with 2 malloc arenas (docs/operations.md), unless the environment says otherwise.
+      for (const role of ["api", "worker"]) {
+        const pid = Number(new RegExp(`${role} started \\(pid (\\d+)\\)`).exec(run.output())?.[1]);
+        expect(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")).toContain("MALLOC_ARENA_MAX=2");
+      }
 
       const tenant = await adminAs(api(), operatorKey).post("/admin/tenants", { name: "First-run agency" });
       expect(tenant.status).toBe(201);
