@@ -1,31 +1,48 @@
 import { databaseUnavailable } from "./database-unavailable.js";
 
+// The shapes as Prisma 6 (its pg driver adapter) and pg throw them, recorded against a closed port
+// and a server answering 57P03 at startup.
+const prismaError = (code: string, cause: object) => ({
+  name: "PrismaClientKnownRequestError",
+  code,
+  meta: { driverAdapterError: { name: "DriverAdapterError", cause } },
+});
+const adapterError = (cause: object) => ({ name: "DriverAdapterError", cause });
+const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
+
 describe("databaseUnavailable", () => {
   it.each([
-    ["Prisma can't reach the server", { name: "PrismaClientKnownRequestError", code: "P1001" }],
+    ["a model query, the server not reachable", prismaError("P1001", { kind: "DatabaseNotReachable" })],
+    ["a raw query, the server not reachable", prismaError("P2010", { kind: "DatabaseNotReachable" })],
+    ["a raw query, the server starting up", prismaError("P2010", { kind: "postgres", code: "57P03" })],
+    ["a model query, the server starting up", adapterError({ kind: "postgres", code: "57P03" })],
+    ["a model query, the connection closed", adapterError({ kind: "ConnectionClosed" })],
+    ["too many connections", { name: "PrismaClientKnownRequestError", code: "P2037" }],
     ["Prisma's pool timed out", { name: "PrismaClientKnownRequestError", code: "P2024" }],
-    ["Prisma could not start", { name: "PrismaClientInitializationError", errorCode: undefined }],
-    [
-      "a refused socket",
-      Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
-    ],
-    [
-      "the server shutting down",
-      { code: "57P01", message: "terminating connection due to administrator command" },
-    ],
-    ["the server starting up", { code: "57P03", message: "the database system is starting up" }],
-    ["too many connections", { code: "53300", message: "sorry, too many clients already" }],
-    ["a connection exception", { code: "08006", message: "connection failure" }],
-    ["node-postgres' lost connection", new Error("Connection terminated unexpectedly")],
-    ["node-postgres' pool timeout", new Error("timeout exceeded when trying to connect")],
+    ["Prisma could not start", { name: "PrismaClientInitializationError" }],
+    ["pg, a refused socket", pgError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:5432")],
+    ["pg, the server shutting down", pgError("57P01", "terminating connection due to administrator command")],
+    ["pg, the server starting up", pgError("57P03", "the database system is starting up")],
+    ["pg, too many clients", pgError("53300", "sorry, too many clients already")],
+    ["pg, a connection failure", pgError("08006", "connection failure")],
+    ["pg, the connection lost", new Error("Connection terminated unexpectedly")],
+    ["pg, no pooled connection in time", new Error("timeout exceeded when trying to connect")],
+    ["pg, no answer in time", new Error("Query read timeout")],
   ])("%s: unavailable", (_case, error) => {
     expect(databaseUnavailable(error)).toBe(true);
   });
 
   it.each([
-    ["a unique violation", { code: "23505", message: "duplicate key value" }],
+    ["a raw query's unique violation", prismaError("P2010", { kind: "postgres", code: "23505" })],
+    [
+      "a raw query's unique violation, as Prisma names it",
+      prismaError("P2010", { kind: "UniqueConstraintViolation" }),
+    ],
+    ["a model query's unique violation", prismaError("P2002", { kind: "UniqueConstraintViolation" })],
+    ["a model query's check violation", adapterError({ kind: "postgres", code: "23514" })],
     ["Prisma's record not found", { name: "PrismaClientKnownRequestError", code: "P2025" }],
-    ["a syntax error", { code: "42601", message: "syntax error at or near" }],
+    ["pg, a protocol violation (the client's, it would recur)", pgError("08P01", "protocol violation")],
+    ["pg, a syntax error", pgError("42601", "syntax error at or near")],
     ["a plain error", new Error("something else")],
     ["a string", "ECONNREFUSED"],
     ["nothing", undefined],

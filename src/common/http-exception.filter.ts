@@ -64,7 +64,7 @@ export function toErrorResponse(
   }
   if (databaseUnavailable(error)) {
     logger.warn({ msg: "database unavailable; answering 503", requestId, code: codeOf(error) });
-    return toErrorResponse(unavailable("The database"), requestId);
+    return toErrorResponse(unavailable("The service"), requestId);
   }
   logger.error({
     msg: "unexpected error",

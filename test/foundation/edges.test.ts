@@ -2,7 +2,7 @@
 // security headers on the HTML pages, the metrics token (API and worker port), and CIDRs in
 // YELP_ALLOWED_IPS.
 import { randomUUID } from "node:crypto";
-import { connect, type Socket } from "node:net";
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { networkInterfaces } from "node:os";
 import { OPERATOR_KEY } from "../support/admin.js";
 import { fixture } from "../support/fixtures.js";
@@ -34,6 +34,24 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | "still op
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A Postgres that answers every connection's startup with FATAL 57P03 ("starting up"), as one does while it recovers. */
+async function startingUpPostgres(): Promise<{ port: number; close: () => Promise<void> }> {
+  const fields = Buffer.from("SFATAL\0VFATAL\0C57P03\0Mthe database system is starting up\0\0", "latin1");
+  const refusal = Buffer.alloc(5 + fields.length);
+  refusal.write("E", 0, "latin1");
+  refusal.writeInt32BE(4 + fields.length, 1);
+  fields.copy(refusal, 5);
+  const server = createServer((socket) => {
+    socket.on("error", () => undefined);
+    socket.once("data", () => socket.end(refusal));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe("the edges", () => {
@@ -222,36 +240,49 @@ describe("the edges", () => {
     });
   });
 
-  it("the database unreachable: admin and console routes answer 503 unavailable with Retry-After, not 500", async () => {
-    const orphan = await app.startApi({
-      DATABASE_URL: `postgresql://postgres@127.0.0.1:${await freePort()}/nowhere`,
-    });
-    try {
-      const asOperator = { authorization: `Bearer ${OPERATOR_KEY}`, "content-type": "application/json" };
-      const answers = [
-        await fetch(`${orphan.url}/admin/connections`, { headers: asOperator }),
-        await fetch(`${orphan.url}/admin/tenants`, {
-          method: "POST",
-          headers: asOperator,
-          body: JSON.stringify({ name: "Nowhere" }),
-        }),
-        await fetch(`${orphan.url}/console/api/session`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ email: "someone@agency.example", password: "a-long-enough-password" }),
-        }),
-      ];
-      for (const answer of answers) {
-        expect([answer.status, ((await answer.json()) as { error: string }).error]).toEqual([
-          503,
-          "unavailable",
-        ]);
-        expect(answer.headers.get("retry-after")).toMatch(/^\d+$/);
+  it.each([
+    ["not listening", async () => ({ port: await freePort(), close: () => Promise.resolve() })],
+    ["refusing every connection as starting up (57P03)", startingUpPostgres],
+  ])(
+    "the database %s: admin and console routes answer 503 unavailable with Retry-After, not 500",
+    async (_case, database) => {
+      const down = await database();
+      const orphan = await app.startApi({
+        DATABASE_URL: `postgresql://postgres@127.0.0.1:${down.port}/nowhere`,
+      });
+      try {
+        const asOperator = { authorization: `Bearer ${OPERATOR_KEY}`, "content-type": "application/json" };
+        const answers = [
+          // The key's check, a model query.
+          await fetch(`${orphan.url}/admin/connections`, { headers: asOperator }),
+          await fetch(`${orphan.url}/admin/tenants`, {
+            method: "POST",
+            headers: asOperator,
+            body: JSON.stringify({ name: "Nowhere" }),
+          }),
+          // The session's check, a raw query.
+          await fetch(`${orphan.url}/admin/connections`, {
+            headers: { cookie: "leadgate_session=a-session" },
+          }),
+          await fetch(`${orphan.url}/console/api/session`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ email: "someone@agency.example", password: "a-long-enough-password" }),
+          }),
+        ];
+        for (const answer of answers) {
+          expect([answer.status, ((await answer.json()) as { error: string }).error]).toEqual([
+            503,
+            "unavailable",
+          ]);
+          expect(answer.headers.get("retry-after")).toMatch(/^\d+$/);
+        }
+      } finally {
+        await orphan.close();
+        await down.close();
       }
-    } finally {
-      await orphan.close();
-    }
-  });
+    },
+  );
 
   it("YELP_ALLOWED_IPS takes CIDRs: a sender inside a listed range passes, one outside is refused", async () => {
     const business = "cidrBiz_0123456789";
