@@ -102,11 +102,16 @@ describe("console in a browser: the write screens", () => {
 
   it("the reply settings: a save sends only what changed (the delay kept, inherited hours still inherited); an own part inherits again; a refusal says why", async () => {
     const { page } = session;
-    const tenantHours = { timezone: "America/Denver", weekly: { mon: [["09:00", "17:00"]] } };
-    expect(
-      (await a.admin.patch(`/admin/tenants/${a.tenantId}`, { defaults: { businessHours: tenantHours } }))
-        .status,
-    ).toBe(200);
+    const tenantHours = (mon: string[]) => ({ timezone: "America/Denver", weekly: { mon: [mon] } });
+    const setTenantHours = async (mon: string[]) =>
+      expect(
+        (
+          await a.admin.patch(`/admin/tenants/${a.tenantId}`, {
+            defaults: { businessHours: tenantHours(mon) },
+          })
+        ).status,
+      ).toBe(200);
+    await setTenantHours(["09:00", "17:00"]);
     const created = await a.admin.post("/admin/connections", {
       tenantId: a.tenantId,
       provider: "thumbtack",
@@ -133,6 +138,9 @@ describe("console in a browser: the write screens", () => {
       ).rows[0]!.settings;
     const sources = async () =>
       (await a.admin.get(`/admin/connections/${id}`)).body.effectiveSettings.source as Record<string, string>;
+    const save = () => page.getByRole("button", { name: "Save reply settings" }).click();
+    const said = (text: string | RegExp) => page.getByRole("status").getByText(text).waitFor();
+    const refused = (text: RegExp) => page.getByRole("alert").getByText(text).waitFor();
 
     await page.goto(`${origin.url}/console/connections/${id}`);
     await page
@@ -148,29 +156,46 @@ describe("console in a browser: the write screens", () => {
 
     // Only the text changed: the delay and the after-hours text stay, the hours stay the tenant's.
     await page.getByLabel(/^Reply text/).fill("Hello {{lead.firstName|friend}}");
-    await page.getByRole("button", { name: "Save reply settings" }).click();
-    await page.getByRole("status").getByText("Saved.").waitFor();
-    expect(await stored()).toEqual({
-      autoResponse: {
-        enabled: true,
-        text: "Hello {{lead.firstName|friend}}",
-        afterHoursText: "Closed",
-        delaySeconds: 30,
-      },
-    });
+    await save();
+    await said("Saved.");
+    const own = {
+      enabled: true,
+      text: "Hello {{lead.firstName|friend}}",
+      afterHoursText: "Closed",
+      delaySeconds: 30,
+    };
+    expect(await stored()).toEqual({ autoResponse: own });
     expect(await sources()).toMatchObject({ autoResponse: "connection", businessHours: "tenant" });
 
     // A template the API refuses: the page says which field, what is wrong and where; nothing saved.
     await page.getByLabel(/^Reply text/).fill("Hello {{lead.nickname}}");
-    await page.getByRole("button", { name: "Save reply settings" }).click();
+    await save();
     const refusal = page.getByRole("alert").filter({ hasText: "validation_failed" }).first();
     await refusal.getByText(/unknown merge field "lead\.nickname" at position 6/).waitFor();
     expect(await refusal.innerText()).toContain("settings.autoResponse.text");
-    expect((await stored()).autoResponse).toMatchObject({ text: "Hello {{lead.firstName|friend}}" });
+    // A delay the field cannot read is refused here, not sent as "no delay".
+    await page.getByLabel(/^Reply text/).fill("Hello {{lead.firstName|friend}}");
+    await page.getByLabel(/^Wait before sending/).fill("");
+    await page.getByLabel(/^Wait before sending/).pressSequentially("1e");
+    await save();
+    await refused(/must be a whole number of seconds/);
+    expect(await stored()).toEqual({ autoResponse: own });
+    await page.getByLabel(/^Wait before sending/).fill("30");
 
-    // Back to inheriting the reply settings (the tenant sets none: the built-in default, no reply).
+    // The tenant's hours change meanwhile: the inherited, unedited hours show them after the next save.
+    await setTenantHours(["10:00", "16:00"]);
+    await page.getByLabel(/^Reply text/).fill("Hello again {{lead.firstName|friend}}");
+    await save();
+    await said("Saved.");
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll("input")].some((input) => input.value === "10:00-16:00"),
+    );
+
+    // An unsaved edit of the hours survives the reply settings' return to inheriting, and is sent next.
+    await page.getByLabel(/^tue/).fill("09:00-12:00");
     await page.getByRole("button", { name: "Use the tenant's reply settings" }).click();
-    await page.getByRole("status").getByText("Saved: inheriting the tenant's defaults.").waitFor();
+    await page.getByRole("button", { name: "Yes, use the tenant's reply settings" }).click();
+    await said("Saved: inheriting the tenant's defaults.");
     expect(await stored()).toEqual({});
     expect(await sources()).toMatchObject({ autoResponse: "default", businessHours: "tenant" });
     await page
@@ -179,12 +204,25 @@ describe("console in a browser: the write screens", () => {
       .waitFor();
     expect(await page.getByLabel(/^Reply text/).inputValue()).toBe("");
     expect(await page.getByLabel("Send an automatic first reply").isChecked()).toBe(false);
+    await save();
+    await said("Saved.");
+    expect(await stored()).toEqual({
+      businessHours: {
+        timezone: "America/Denver",
+        weekly: expect.objectContaining({ mon: [["10:00", "16:00"]], tue: [["09:00", "12:00"]] }),
+      },
+    });
+
+    // A delay of 0 is no delay: typing it changes nothing.
+    await page.getByLabel(/^Wait before sending/).fill("0");
+    await save();
+    await said("Nothing to save: no field changed.");
 
     // "Always open" on a connection whose tenant has hours: its own always-open week, not a null
     // (which would inherit the tenant's hours).
     await page.getByLabel("Always open").check();
-    await page.getByRole("button", { name: "Save reply settings" }).click();
-    await page.getByRole("status").getByText("Saved.").waitFor();
+    await save();
+    await said("Saved.");
     expect((await stored()).businessHours).toMatchObject({
       timezone: "UTC",
       weekly: { mon: [["00:00", "24:00"]] },
@@ -197,6 +235,11 @@ describe("console in a browser: the write screens", () => {
     await page.reload();
     expect(await page.getByLabel("Always open").isChecked()).toBe(true);
     await page.getByTestId("source-businessHours").getByText("This connection's own hours.").waitFor();
+    // Unchecked with no hours entered would be closed all week: refused, with what to do.
+    await page.getByLabel("Always open").uncheck();
+    await save();
+    await refused(/Enter the hours of at least one day/);
+    expect((await stored()).businessHours).toMatchObject({ timezone: "UTC" });
   }, 60_000);
 
   it("a rotated secret is shown once, with a copy button, and works at once", async () => {

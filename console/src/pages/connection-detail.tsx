@@ -121,7 +121,7 @@ export default function ConnectionDetail() {
               </dd>
             </dl>
             {canWrite && <Actions connection={c} />}
-            {c.provider !== "staticforms" && <ReplyTemplate connection={c} canWrite={canWrite} />}
+            {c.provider !== "staticforms" && <ReplyTemplate key={c.id} connection={c} canWrite={canWrite} />}
           </>
         )}
       </Loaded>

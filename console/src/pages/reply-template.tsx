@@ -3,14 +3,15 @@
 // /admin/connections/{id}/reply-preview, writes nothing). Each of the two parts is the connection's
 // own or inherited (effectiveSettings.source): a save sends only the parts that changed, so an
 // inherited part stays inherited, and "Use the tenant's …" returns an own part to inheriting (null).
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api/client";
 import type { AutoResponse, BusinessHours, Connection } from "../api/types";
-import { ErrorBox } from "../ui";
+import { ConfirmButton, ErrorBox } from "../ui";
 
 const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
-type Part = "autoResponse" | "businessHours";
+const PARTS = ["autoResponse", "businessHours"] as const;
+type Part = (typeof PARTS)[number];
 type Source = "connection" | "tenant" | "default";
 
 /** "08:00-12:00, 13:00-18:00" ⇔ [["08:00","12:00"],["13:00","18:00"]]; "" is closed. */
@@ -36,49 +37,59 @@ const ALWAYS_OPEN: BusinessHours = {
 const alwaysOpen = (hours: BusinessHours | null | undefined) =>
   !hours || DAYS.every((day) => rangesText(hours.weekly[day]) === "00:00-24:00");
 
-/** The form's fields, from a connection's effective settings. */
+/** The form's fields of each part. */
 interface Fields {
-  enabled: boolean;
-  text: string;
-  afterHours: string;
-  delay: string;
-  open: boolean;
-  timezone: string;
-  week: Record<string, string>;
+  autoResponse: { enabled: boolean; text: string; afterHours: string; delay: string };
+  businessHours: { open: boolean; timezone: string; week: Record<string, string> };
 }
 
+/** The fields of a connection's effective settings. */
 function fieldsOf(connection: Connection): Fields {
   const reply = connection.effectiveSettings?.autoResponse ?? connection.settings.autoResponse;
   const hours = connection.effectiveSettings?.businessHours ?? connection.settings.businessHours ?? null;
   const open = alwaysOpen(hours);
   return {
-    enabled: reply?.enabled ?? false,
-    text: reply?.text ?? "",
-    afterHours: reply?.afterHoursText ?? "",
-    delay: reply?.delaySeconds ? String(reply.delaySeconds) : "",
-    open,
-    timezone: (!open && hours?.timezone) || "America/New_York",
-    week: Object.fromEntries(DAYS.map((day) => [day, open ? "" : rangesText(hours?.weekly[day])])),
+    autoResponse: {
+      enabled: reply?.enabled ?? false,
+      text: reply?.text ?? "",
+      afterHours: reply?.afterHoursText ?? "",
+      delay: reply?.delaySeconds ? String(reply.delaySeconds) : "",
+    },
+    businessHours: {
+      open,
+      timezone: (!open && hours?.timezone) || "America/New_York",
+      week: Object.fromEntries(DAYS.map((day) => [day, open ? "" : rangesText(hours?.weekly[day])])),
+    },
   };
 }
 
-/** What a PATCH would store for each part, from the form's fields. */
+/** What a PATCH would store for each part (a delay of 0 is the default: left out, as the API shows it). */
 function partsOf(fields: Fields): { autoResponse: AutoResponse; businessHours: BusinessHours } {
-  const delay = fields.delay.trim();
+  const { enabled, text, afterHours, delay } = fields.autoResponse;
+  const { open, timezone, week } = fields.businessHours;
+  const seconds = delay.trim() === "" ? 0 : Number(delay);
   return {
     autoResponse: {
-      enabled: fields.enabled,
-      text: fields.text,
-      ...(fields.afterHours ? { afterHoursText: fields.afterHours } : {}),
-      ...(delay ? { delaySeconds: Number(delay) } : {}),
+      enabled,
+      text,
+      ...(afterHours ? { afterHoursText: afterHours } : {}),
+      ...(seconds !== 0 ? { delaySeconds: seconds } : {}),
     },
-    businessHours: fields.open
+    businessHours: open
       ? ALWAYS_OPEN
-      : {
-          timezone: fields.timezone,
-          weekly: Object.fromEntries(DAYS.map((day) => [day, parseRanges(fields.week[day] ?? "")])),
-        },
+      : { timezone, weekly: Object.fromEntries(DAYS.map((day) => [day, parseRanges(week[day] ?? "")])) },
   };
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** What the form refuses to send, with the reason (the API checks the rest, and says why). */
+function refusal(fields: Fields, delayUnreadable: boolean): string | undefined {
+  if (delayUnreadable) return "The wait before sending must be a whole number of seconds from 0 to 900.";
+  const { open, week } = fields.businessHours;
+  if (!open && DAYS.every((day) => (week[day] ?? "").trim() === ""))
+    return "Enter the hours of at least one day (a week with none is closed all the time), or check Always open.";
+  return undefined;
 }
 
 const SOURCE_TEXT: Record<Source, Record<Part, string>> = {
@@ -97,6 +108,19 @@ const SOURCE_TEXT: Record<Source, Record<Part, string>> = {
   },
 };
 
+const INHERIT: Record<Part, { label: string; question: string }> = {
+  autoResponse: {
+    label: "Use the tenant's reply settings",
+    question:
+      "Delete this connection's own reply settings? It then replies as the tenant's defaults say, and sends no automatic reply if they set none.",
+  },
+  businessHours: {
+    label: "Use the tenant's hours",
+    question:
+      "Delete this connection's own hours? It then keeps the tenant's hours, or is always open if the tenant sets none.",
+  },
+};
+
 function useDebounced<T>(value: T, ms: number): T {
   const [current, setCurrent] = useState(value);
   useEffect(() => {
@@ -106,49 +130,72 @@ function useDebounced<T>(value: T, ms: number): T {
   return current;
 }
 
-/** Where a part comes from, and a button returning an own part to inheriting. */
-function SourceLine({
-  part,
-  source,
-  canWrite,
-  onInherit,
-}: {
+/** Where a part comes from, and (confirmed first) returning an own part to inheriting. */
+function SourceLine(props: {
   part: Part;
   source: Source;
   canWrite: boolean;
+  busy: boolean;
   onInherit: (part: Part) => void;
 }) {
+  const { part, source, canWrite, busy, onInherit } = props;
   return (
-    <p className="muted" data-testid={`source-${part}`}>
+    <div className="muted" data-testid={`source-${part}`}>
       {SOURCE_TEXT[source][part]}{" "}
       {canWrite && source === "connection" && (
-        <button type="button" onClick={() => onInherit(part)}>
-          {part === "autoResponse" ? "Use the tenant's reply settings" : "Use the tenant's hours"}
-        </button>
+        <ConfirmButton
+          label={INHERIT[part].label}
+          question={INHERIT[part].question}
+          disabled={busy}
+          onConfirm={() => onInherit(part)}
+        />
       )}
-    </p>
+    </div>
   );
 }
+
+type Sent = Partial<Record<Part, AutoResponse | BusinessHours | null>>;
 
 export function ReplyTemplate({ connection, canWrite }: { connection: Connection; canWrite: boolean }) {
   const client = useQueryClient();
   const [fields, setFields] = useState(() => fieldsOf(connection));
-  // What is stored now, as the form shows it: a part is sent only when it differs from this.
+  // What is stored, as the form shows it: a part is sent only when it differs from this.
   const [stored, setStored] = useState(fields);
-  const [message, setMessage] = useState<string | null>(null);
-  const set = (change: Partial<Fields>) => {
-    setFields({ ...fields, ...change });
+  // The delay's field, asked at save whether it holds what it cannot read ("1e", "--1"): such a field
+  // answers "" for its value, which must not be sent as no delay.
+  const delayField = useRef<HTMLInputElement>(null);
+  // The outcome of the last save, or why the form refused to send it.
+  const [message, setMessage] = useState<{ text: string; refused?: boolean } | null>(null);
+  const edit = <P extends Part>(part: P, change: Partial<Fields[P]>) => {
+    setFields((now) => ({ ...now, [part]: { ...now[part], ...change } }));
     setMessage(null);
   };
+
+  // Stored settings changed elsewhere (another user, the tenant's defaults): a part not being edited
+  // here shows them.
+  const latest = fieldsOf(connection);
+  const latestKey = JSON.stringify(latest);
+  useEffect(() => {
+    const unedited = PARTS.filter(
+      (part) => same(fields[part], stored[part]) && !same(stored[part], latest[part]),
+    );
+    if (unedited.length === 0) return;
+    const update = (base: Fields) => ({
+      ...base,
+      ...Object.fromEntries(unedited.map((part) => [part, latest[part]])),
+    });
+    setFields(update);
+    setStored(update);
+    // Runs when the connection as stored changes, not on every edit.
+  }, [latestKey]);
+
   const sources = connection.effectiveSettings?.source ?? {
     autoResponse: "default",
     businessHours: "default",
   };
   const parts = partsOf(fields);
   const storedParts = partsOf(stored);
-  const changed = (["autoResponse", "businessHours"] as const).filter(
-    (part) => JSON.stringify(parts[part]) !== JSON.stringify(storedParts[part]),
-  );
+  const changed = PARTS.filter((part) => !same(parts[part], storedParts[part]));
   const draft = useDebounced(parts.autoResponse, 400);
   const preview = useQuery({
     queryKey: ["reply-preview", connection.id, draft],
@@ -161,41 +208,40 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
       }),
   });
   const save = useMutation({
-    mutationFn: (settings: Partial<Record<Part, AutoResponse | BusinessHours | null>>) =>
+    // `shown`: the fields as they were when sent (typing goes on while the request is out).
+    mutationFn: ({ settings }: { settings: Sent; shown: Fields }) =>
       api.patch("/admin/connections/{id}", { path: { id: connection.id }, body: { settings } }),
-    onSuccess: (answer, settings) => {
-      // A part returned to inheriting shows what it inherits now; the other fields stay as typed.
+    onMutate: () => setMessage(null),
+    onSuccess: (answer, { settings, shown }) => {
       const now = fieldsOf(answer.connection);
-      const inherited = (part: Part) => part in settings && settings[part] === null;
-      const merge = (base: Fields): Fields => ({
-        ...base,
-        ...(inherited("autoResponse")
-          ? { enabled: now.enabled, text: now.text, afterHours: now.afterHours, delay: now.delay }
-          : {}),
-        ...(inherited("businessHours") ? { open: now.open, timezone: now.timezone, week: now.week } : {}),
-      });
-      setFields(merge(fields));
-      setStored(merge(fields));
-      setMessage(
-        inherited("autoResponse") || inherited("businessHours")
-          ? "Saved: inheriting the tenant's defaults."
-          : "Saved.",
-      );
+      const sent = PARTS.filter((part) => part in settings);
+      const inherited = sent.filter((part) => settings[part] === null);
+      // A sent part is stored as it was sent; one returned to inheriting shows what it inherits now.
+      const of = (part: Part) => (inherited.includes(part) ? now[part] : shown[part]);
+      setStored((before) => ({ ...before, ...Object.fromEntries(sent.map((part) => [part, of(part)])) }));
+      setFields((before) => ({
+        ...before,
+        ...Object.fromEntries(inherited.map((part) => [part, now[part]])),
+      }));
+      setMessage({ text: inherited.length > 0 ? "Saved: inheriting the tenant's defaults." : "Saved." });
       void client.invalidateQueries({ queryKey: ["/admin/connections"] });
     },
   });
   const submit = () => {
-    if (changed.length === 0) {
-      setMessage("Nothing to save: no field changed.");
-      return;
-    }
-    save.mutate(Object.fromEntries(changed.map((part) => [part, parts[part]])));
+    const refused = refusal(fields, delayField.current?.validity.badInput ?? false);
+    if (refused) return setMessage({ text: refused, refused: true });
+    if (changed.length === 0) return setMessage({ text: "Nothing to save: no field changed." });
+    save.mutate({ settings: Object.fromEntries(changed.map((part) => [part, parts[part]])), shown: fields });
   };
-  const inherit = (part: Part) => save.mutate({ [part]: null });
+  const inherit = (part: Part) => save.mutate({ settings: { [part]: null }, shown: fields });
+  const { enabled, text, afterHours, delay } = fields.autoResponse;
+  const { open, timezone, week } = fields.businessHours;
   return (
     <form
       className="editor"
       aria-label="Reply template"
+      // The form's own checks say what is wrong in words (the browser's would block the save silently).
+      noValidate
       onSubmit={(event) => {
         event.preventDefault();
         submit();
@@ -207,26 +253,27 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
           part="autoResponse"
           source={sources.autoResponse}
           canWrite={canWrite}
+          busy={save.isPending}
           onInherit={inherit}
         />
         <label className="check">
           <input
             type="checkbox"
-            checked={fields.enabled}
-            onChange={(e) => set({ enabled: e.target.checked })}
+            checked={enabled}
+            onChange={(e) => edit("autoResponse", { enabled: e.target.checked })}
           />{" "}
           Send an automatic first reply
         </label>
         <label>
           Reply text (fields such as {"{{lead.firstName|there}}"})
-          <textarea rows={4} value={fields.text} onChange={(e) => set({ text: e.target.value })} />
+          <textarea rows={4} value={text} onChange={(e) => edit("autoResponse", { text: e.target.value })} />
         </label>
         <label>
           Text outside business hours (optional)
           <textarea
             rows={3}
-            value={fields.afterHours}
-            onChange={(e) => set({ afterHours: e.target.value })}
+            value={afterHours}
+            onChange={(e) => edit("autoResponse", { afterHours: e.target.value })}
           />
         </label>
         <label>
@@ -237,8 +284,9 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
             min={0}
             max={900}
             step={1}
-            value={fields.delay}
-            onChange={(e) => set({ delay: e.target.value })}
+            value={delay}
+            ref={delayField}
+            onChange={(e) => edit("autoResponse", { delay: e.target.value })}
           />
         </label>
         <fieldset>
@@ -247,25 +295,33 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
             part="businessHours"
             source={sources.businessHours}
             canWrite={canWrite}
+            busy={save.isPending}
             onInherit={inherit}
           />
           <label className="check">
-            <input type="checkbox" checked={fields.open} onChange={(e) => set({ open: e.target.checked })} />{" "}
+            <input
+              type="checkbox"
+              checked={open}
+              onChange={(e) => edit("businessHours", { open: e.target.checked })}
+            />{" "}
             Always open
           </label>
-          {!fields.open && (
+          {!open && (
             <>
               <label>
                 Time zone
-                <input value={fields.timezone} onChange={(e) => set({ timezone: e.target.value })} />
+                <input
+                  value={timezone}
+                  onChange={(e) => edit("businessHours", { timezone: e.target.value })}
+                />
               </label>
               <div className="week">
                 {DAYS.map((day) => (
                   <label key={day}>
                     {day} (e.g. 08:00-18:00; empty: closed)
                     <input
-                      value={fields.week[day] ?? ""}
-                      onChange={(e) => set({ week: { ...fields.week, [day]: e.target.value } })}
+                      value={week[day] ?? ""}
+                      onChange={(e) => edit("businessHours", { week: { ...week, [day]: e.target.value } })}
                     />
                   </label>
                 ))}
@@ -278,7 +334,11 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
             Save reply settings
           </button>
         )}
-        {message && !save.isPending && <p role="status">{message}</p>}
+        {message && (
+          <p role={message.refused ? "alert" : "status"} className={message.refused ? "error" : undefined}>
+            {message.text}
+          </p>
+        )}
         {save.isError && <ErrorBox error={save.error} />}
       </fieldset>
       <section aria-label="Preview" aria-live="polite" className="preview">
