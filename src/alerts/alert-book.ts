@@ -48,6 +48,11 @@ export interface AlertOccurrence {
   summary: string;
   /** Occurrences at once (default 1): the batch form counts a group's n occurrences with one upsert. */
   count?: number;
+  /**
+   * `count` is the condition's extent now (leads past target), not occurrences: an alert re-opened
+   * by it takes this count and summary, instead of adding to the count of its earlier opening.
+   */
+  level?: boolean;
 }
 
 /** Which unresolved alerts a clear resolves: the tenant's of `type`, narrowed by each field given. */
@@ -107,6 +112,7 @@ export class AlertBook {
           group_key: group.groupKey,
           summary: group.summary,
           count: group.count,
+          level: group.level ?? false,
         })),
       ),
       REOPEN_WINDOW_SECONDS,

@@ -37,7 +37,8 @@ export function groupKey(group: {
  * Opens, re-opens or counts (count + n) one alert per row of $1 (one row per group):
  * - a group with an unresolved alert counts on it;
  * - a group without one whose alert resolved less than $2 seconds ago re-opens that alert (status
- *   `open` again, `openings` + 1, resolved_at and acknowledged_at cleared), counting on it;
+ *   `open` again, `openings` + 1, resolved_at and acknowledged_at cleared), counting on it (a `level`
+ *   row, whose count is an extent now, sets its count and summary instead);
  * - any other group opens a new alert (`xmax = 0` holds exactly for rows this statement inserted:
  *   an ON CONFLICT update sets xmax).
  * The unique index alerts_unresolved_group_key decides races: two raises of a group that find no
@@ -52,16 +53,16 @@ export function groupKey(group: {
 export const RAISE = `
 WITH o AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(tenant_id uuid, type text, connection_id uuid, operation text,
-    error_code text, subject text, group_key text, summary text, count int)
+    error_code text, subject text, group_key text, summary text, count int, level boolean)
 ), recent AS (
-  SELECT DISTINCT ON (o.tenant_id, o.group_key) r.id, o.count
+  SELECT DISTINCT ON (o.tenant_id, o.group_key) r.id, o.count, o.level, o.summary
   FROM o JOIN alerts r ON r.tenant_id = o.tenant_id AND r.group_key = o.group_key
   WHERE r.status = 'resolved' AND r.resolved_at > now() - $2::int * interval '1 second'
     AND NOT EXISTS (SELECT 1 FROM alerts u WHERE u.tenant_id = o.tenant_id AND u.group_key = o.group_key
                       AND u.status <> 'resolved')
   ORDER BY o.tenant_id, o.group_key, r.resolved_at DESC
 ), locked AS (
-  SELECT a.id, recent.count FROM alerts a JOIN recent ON recent.id = a.id
+  SELECT a.id, recent.count, recent.level, recent.summary FROM alerts a JOIN recent ON recent.id = a.id
   ORDER BY a.tenant_id, a.group_key
   FOR UPDATE OF a
 ), reopened AS (
@@ -70,7 +71,10 @@ WITH o AS (
     acknowledged_at = CASE WHEN a.status = 'resolved' THEN NULL ELSE a.acknowledged_at END,
     resolved_at = CASE WHEN a.status = 'resolved' THEN NULL ELSE a.resolved_at END,
     status = CASE WHEN a.status = 'resolved' THEN 'open' ELSE a.status END,
-    count = a.count + locked.count, last_seen_at = now(), updated_at = now()
+    count = CASE WHEN NOT locked.level THEN a.count + locked.count
+                 WHEN a.status = 'resolved' THEN locked.count ELSE GREATEST(a.count, locked.count) END,
+    summary = CASE WHEN locked.level AND a.status = 'resolved' THEN locked.summary ELSE a.summary END,
+    last_seen_at = now(), updated_at = now()
   FROM locked WHERE a.id = locked.id
   RETURNING a.id, a.tenant_id, a.type, a.group_key, a.openings
 ), raised AS (

@@ -32,6 +32,13 @@ import { effectiveSettings, type ReplySettings, responseTargetSql } from "../rep
 /** Leads older than this (7 days) are history: they raise no lead.unanswered. */
 export const UNANSWERED_MAX_AGE_SECONDS = 7 * 86_400;
 
+/**
+ * The session advisory lock a sweep holds: one sweep at a time across workers (two at once would
+ * both find no open alert and both raise it, counting its leads twice). A worker that finds it held
+ * skips its sweep: another one is making it.
+ */
+export const SWEEP_LOCK = 4_210_777_002;
+
 interface Candidate {
   tenantId: string;
   connectionId: string;
@@ -68,8 +75,31 @@ export class UnansweredSweep implements OnApplicationBootstrap, OnModuleDestroy 
     return this.sweeps.stop();
   }
 
-  /** Applies the rule at `now`: answers the connections with leads past target and how many alerts it resolved. */
-  async run(now: Date): Promise<{ unanswered: Map<string, number>; resolved: number }> {
+  /**
+   * Applies the rule at `now` unless another worker's sweep is running (`skipped`): answers the
+   * connections with leads past target and how many alerts it resolved.
+   */
+  async run(now: Date): Promise<{ unanswered: Map<string, number>; resolved: number; skipped?: true }> {
+    const client = await this.prisma.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const { rows } = await client.query<{ held: boolean }>("SELECT pg_try_advisory_lock($1) AS held", [
+        SWEEP_LOCK,
+      ]);
+      if (!rows[0]!.held) return { unanswered: new Map(), resolved: 0, skipped: true };
+      try {
+        return await this.sweep(now);
+      } finally {
+        await client.query("SELECT pg_advisory_unlock($1)", [SWEEP_LOCK]).catch((error: Error) => {
+          broken = error; // the session goes, and its lock with it
+        });
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async sweep(now: Date): Promise<{ unanswered: Map<string, number>; resolved: number }> {
     // The target's SQL form mirrors effectiveSettings (the connection's, else the tenant's, else
     // the default): a coarse wall-clock filter only, the rule itself is applied below.
     const { rows } = await this.prisma.pool.query<Candidate>(
@@ -108,8 +138,8 @@ export class UnansweredSweep implements OnApplicationBootstrap, OnModuleDestroy 
         summary: `Connection "${connection.displayName}" (${connection.provider}) has ${connection.leads} lead${connection.leads === 1 ? "" : "s"} past the response target without a first response.`,
       };
       // An open alert is restated (the current number; its count the most at once), not counted
-      // again at every sweep.
-      const counted = { ...occurrence, count: connection.leads };
+      // again at every sweep; a resolved one re-opened takes the number as it is now (`level`).
+      const counted = { ...occurrence, count: connection.leads, level: true };
       if (open.has(connection.connectionId)) await this.alerts.restate(undefined, counted);
       else await this.alerts.raise(undefined, counted);
     }

@@ -3,7 +3,7 @@
 // (awaits_response set at creation), and once end to end (webhooks to the real API and worker,
 // Thumbtack's API on loopback); the alerts as GET /admin/alerts shows them.
 import { randomBytes } from "node:crypto";
-import { UnansweredSweep } from "../../src/alerts/unanswered-sweep.js";
+import { SWEEP_LOCK, UnansweredSweep } from "../../src/alerts/unanswered-sweep.js";
 import { FirstResponses } from "../../src/leads/first-responses.js";
 import { OPERATOR_KEY } from "../support/admin.js";
 import { fixture } from "../support/fixtures.js";
@@ -56,7 +56,7 @@ describe("alerts: lead.unanswered (the unanswered-lead sweep)", () => {
   };
   const alerts = async (connectionId: string) =>
     (await app.operator.get(`/admin/alerts?type=lead.unanswered&connectionId=${connectionId}`)).body
-      .items as { status: string; count: number; summary: string }[];
+      .items as { id: string; status: string; count: number; summary: string }[];
 
   it("a lead past its target unanswered raises one alert per connection; a first response resolves it", async () => {
     const c = await connect({ responseTarget: { seconds: 1 } });
@@ -91,6 +91,55 @@ describe("alerts: lead.unanswered (the unanswered-lead sweep)", () => {
     expect(after.unanswered.has(c.connectionId)).toBe(false);
     expect(after.resolved).toBe(1);
     expect(await alerts(c.connectionId)).toEqual([expect.objectContaining({ status: "resolved" })]);
+  });
+
+  it("one sweep at a time across workers: a sweep finding another running skips; two at once count the leads once", async () => {
+    const c = await connect({ responseTarget: { seconds: 1 } });
+    const now = new Date();
+    for (const ago of [10, 20, 30]) await lead(c, new Date(now.getTime() - ago * SECOND));
+
+    // Another worker's sweep holds the lock: this one skips, and raises nothing.
+    const holder = await app.sql.connect();
+    await holder.query("SELECT pg_advisory_lock($1)", [SWEEP_LOCK]);
+    try {
+      expect(await sweep().run(now)).toMatchObject({ skipped: true, resolved: 0 });
+      expect(await alerts(c.connectionId)).toEqual([]);
+    } finally {
+      await holder.query("SELECT pg_advisory_unlock($1)", [SWEEP_LOCK]);
+      holder.release();
+    }
+
+    // Two workers' sweeps at once: one alert, its leads counted once.
+    const other = await app.startWorker({ UNANSWERED_SWEEP_SECONDS: "3600" });
+    await Promise.all([sweep().run(now), other.get(UnansweredSweep).run(now)]);
+    expect(await alerts(c.connectionId)).toEqual([
+      expect.objectContaining({ status: "open", count: 3, summary: expect.stringContaining("3 leads") }),
+    ]);
+  });
+
+  it("re-opened within 10 minutes, the alert counts the leads past target now, not added to its earlier count", async () => {
+    const c = await connect({ responseTarget: { seconds: 1 } });
+    const now = new Date();
+    const earlier = [10, 20, 30].map((ago) => lead(c, new Date(now.getTime() - ago * SECOND)));
+    const ids = await Promise.all(earlier);
+    await sweep().run(now);
+    const [opened] = await alerts(c.connectionId);
+    expect(opened).toMatchObject({ status: "open", count: 3 });
+    for (const id of ids) {
+      await app.worker.get(FirstResponses).record(c.tenantId, id, { at: new Date(), by: "business" }, null);
+    }
+    expect((await sweep().run(new Date(now.getTime() + SECOND))).resolved).toBe(1);
+
+    await lead(c, new Date(now.getTime() - 5 * SECOND));
+    await sweep().run(new Date(now.getTime() + 2 * SECOND));
+    expect(await alerts(c.connectionId)).toEqual([
+      expect.objectContaining({
+        id: opened!.id,
+        status: "open",
+        count: 1,
+        summary: expect.stringContaining("1 lead past"),
+      }),
+    ]);
   });
 
   it("raises nothing for a lead within its target, one not awaiting a response, or one older than the bound", async () => {

@@ -187,8 +187,9 @@ describe("console in a browser: the write screens", () => {
     await page.getByLabel(/^Reply text/).fill("Hello again {{lead.firstName|friend}}");
     await save();
     await said("Saved.");
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll("input")].some((input) => input.value === "10:00-16:00"),
+    await waitFor(
+      () => page.getByLabel(/^mon/).inputValue(),
+      (value) => value === "10:00-16:00",
     );
 
     // An unsaved edit of the hours survives the reply settings' return to inheriting, and is sent next.
