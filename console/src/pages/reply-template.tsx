@@ -83,6 +83,12 @@ function partsOf(fields: Fields): { autoResponse: AutoResponse; businessHours: B
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/** `base` with each of `parts` taken from `from`. */
+const withParts = (base: Fields, parts: readonly Part[], from: (part: Part) => Fields[Part]): Fields => ({
+  ...base,
+  ...Object.fromEntries(parts.map((part) => [part, from(part)])),
+});
+
 /** What the form refuses to send, with the reason (the API checks the rest, and says why). */
 function refusal(fields: Fields, delayUnreadable: boolean): string | undefined {
   if (delayUnreadable) return "The wait before sending must be a whole number of seconds from 0 to 900.";
@@ -180,10 +186,7 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
       (part) => same(fields[part], stored[part]) && !same(stored[part], latest[part]),
     );
     if (unedited.length === 0) return;
-    const update = (base: Fields) => ({
-      ...base,
-      ...Object.fromEntries(unedited.map((part) => [part, latest[part]])),
-    });
+    const update = (base: Fields) => withParts(base, unedited, (part) => latest[part]);
     setFields(update);
     setStored(update);
     // Runs when the connection as stored changes, not on every edit.
@@ -218,11 +221,8 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
       const inherited = sent.filter((part) => settings[part] === null);
       // A sent part is stored as it was sent; one returned to inheriting shows what it inherits now.
       const of = (part: Part) => (inherited.includes(part) ? now[part] : shown[part]);
-      setStored((before) => ({ ...before, ...Object.fromEntries(sent.map((part) => [part, of(part)])) }));
-      setFields((before) => ({
-        ...before,
-        ...Object.fromEntries(inherited.map((part) => [part, now[part]])),
-      }));
+      setStored((before) => withParts(before, sent, of));
+      setFields((before) => withParts(before, inherited, (part) => now[part]));
       setMessage({ text: inherited.length > 0 ? "Saved: inheriting the tenant's defaults." : "Saved." });
       void client.invalidateQueries({ queryKey: ["/admin/connections"] });
     },
@@ -234,6 +234,15 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
     save.mutate({ settings: Object.fromEntries(changed.map((part) => [part, parts[part]])), shown: fields });
   };
   const inherit = (part: Part) => save.mutate({ settings: { [part]: null }, shown: fields });
+  const sourceLine = (part: Part) => (
+    <SourceLine
+      part={part}
+      source={sources[part]}
+      canWrite={canWrite}
+      busy={save.isPending}
+      onInherit={inherit}
+    />
+  );
   const { enabled, text, afterHours, delay } = fields.autoResponse;
   const { open, timezone, week } = fields.businessHours;
   return (
@@ -249,13 +258,7 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
     >
       <h2>First reply</h2>
       <fieldset disabled={!canWrite}>
-        <SourceLine
-          part="autoResponse"
-          source={sources.autoResponse}
-          canWrite={canWrite}
-          busy={save.isPending}
-          onInherit={inherit}
-        />
+        {sourceLine("autoResponse")}
         <label className="check">
           <input
             type="checkbox"
@@ -291,13 +294,7 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
         </label>
         <fieldset>
           <legend>Business hours</legend>
-          <SourceLine
-            part="businessHours"
-            source={sources.businessHours}
-            canWrite={canWrite}
-            busy={save.isPending}
-            onInherit={inherit}
-          />
+          {sourceLine("businessHours")}
           <label className="check">
             <input
               type="checkbox"
