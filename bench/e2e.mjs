@@ -6,7 +6,9 @@
 // event cost: commits and rows written in its database (pg_stat_database, its own database, so other
 // work on the server does not count) and Redis commands (INFO stats: server-wide, so only meaningful
 // on a quiet server), and the API's peak memory (RSS). For both, the CPU each process used per event
-// (API, worker, the run's database backends, Redis), from /proc.
+// (API, worker, the run's database backends, Redis), from /proc, and what the Postgres server wrote
+// to its WAL and how often it flushed it (pg_stat_wal: server-wide; the time a flush took only when
+// the server has track_wal_io_timing on).
 // BENCH_E2E_RATE=<events/s> offers the load at that rate instead of as fast as possible (for the
 // acknowledgement-to-done latency below capacity); BENCH_E2E_PEER=false runs Leadgate only.
 // Needs `npm run build`.
@@ -27,6 +29,7 @@ import {
   freePort,
   freshDatabase,
   start,
+  walMeter,
 } from "./processes.mjs";
 
 const EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 3000);
@@ -161,9 +164,12 @@ async function runPeer(round) {
   const redis = new Redis();
   try {
     const cpu = await cpuMeter(sql, redis, { api, worker });
+    const wal = await walMeter(sql);
     const sent = await send(`http://127.0.0.1:${port}/webhooks/staticforms/x`, {}, `peer-${round}`);
     await untilDelivered(crm, sent.started);
-    return { ...outcome(crm, sent), cpuMsPerEvent: await cpu(EVENTS) };
+    const cpuMsPerEvent = await cpu(EVENTS);
+    await sleep(2_500); // backends report their WAL counters at most once a second when idle
+    return { ...outcome(crm, sent), cpuMsPerEvent, walPerEvent: await wal(EVENTS) };
   } finally {
     await sql.end();
     redis.disconnect();
@@ -208,6 +214,7 @@ async function runLeadgate(round) {
   try {
     const before = await counters();
     const cpu = await cpuMeter(sql, redis, { api, worker });
+    const wal = await walMeter(sql);
     const apiMemory = watchMemory(api.pid);
     const sent = await send(
       `http://127.0.0.1:${port}/webhooks/staticforms/${connection.id}`,
@@ -237,6 +244,7 @@ async function runLeadgate(round) {
       failed: rows[0].failed,
       apiPeakMiB,
       cpuMsPerEvent,
+      walPerEvent: await wal(EVENTS),
       perEvent: {
         commits: perEvent("commits"),
         inserted: perEvent("inserted"),
@@ -291,6 +299,15 @@ async function main() {
   console.log(`  leadgate: ${line("leadgate")}`);
   if (WITH_PEER) console.log(`  peer CPU per event (ms, medians):     ${cpu("peer")}`);
   console.log(`  leadgate CPU per event (ms, medians): ${cpu("leadgate")}`);
+  const walLine = (name) => {
+    const runs = results[name].map((r) => r.walPerEvent);
+    const flushMs = median(runs.map((r) => r.msPerFlush ?? Number.NaN));
+    return `${median(runs.map((r) => r.records))} records, ${median(runs.map((r) => r.kB))} kB, ${median(runs.map((r) => r.flushes))} flushes${Number.isNaN(flushMs) ? "" : ` of ${flushMs} ms each`}`;
+  };
+  if (WITH_PEER) console.log(`  peer WAL per event (medians):          ${walLine("peer")}`);
+  console.log(
+    `  leadgate WAL per event (medians):      ${walLine("leadgate")} (server-wide; the flush time needs track_wal_io_timing)`,
+  );
   const last = results.leadgate.at(-1);
   console.log(
     `  leadgate per event: ${last.perEvent.commits} commits, ${last.perEvent.inserted} rows inserted, ${last.perEvent.updated} updated, ${last.perEvent.redisCommands} Redis commands (last run); API peak RSS ${median(results.leadgate.map((r) => r.apiPeakMiB))} MiB; jobs not succeeded ${results.leadgate.reduce((n, r) => n + r.failed, 0)}, CRM events received twice ${results.leadgate.reduce((n, r) => n + r.twice, 0)}`,

@@ -113,6 +113,37 @@ export function cpuMs(pid) {
 }
 
 /**
+ * What the Postgres server wrote to its WAL, and how often it flushed it, from now until the
+ * returned function is called: records, kB and flushes per unit, and the milliseconds a flush took
+ * on average when the server tracks WAL I/O timing (`track_wal_io_timing`, off by default: then
+ * null). Server-wide (`pg_stat_wal`), so only meaningful on a quiet server. A commit that answers
+ * only once durable waits for a flush: with the disk's flush time, the count says how long a chain
+ * of commits waits. Backends report these counters at most once a second: read them after a pause.
+ */
+export async function walMeter(sql) {
+  const read = async () =>
+    (
+      await sql.query(
+        `SELECT wal_records::float8 AS records, wal_bytes::float8 AS bytes, wal_sync::float8 AS flushes,
+                wal_sync_time AS "flushMs", current_setting('track_wal_io_timing')::boolean AS timed
+         FROM pg_stat_wal`,
+      )
+    ).rows[0];
+  const before = await read();
+  return async (units) => {
+    const after = await read();
+    const delta = (key) => after[key] - before[key];
+    return {
+      records: Number((delta("records") / units).toFixed(1)),
+      kB: Number((delta("bytes") / 1024 / units).toFixed(2)),
+      flushes: Number((delta("flushes") / units).toFixed(2)),
+      msPerFlush:
+        after.timed && delta("flushes") > 0 ? Number((delta("flushMs") / delta("flushes")).toFixed(2)) : null,
+    };
+  };
+}
+
+/**
  * Counts the CPU the run's processes use from now until the returned function is called with the
  * number of units (events, accepted requests) to divide by: each of `processes` (name → child), the
  * database backends of `sql`'s database but the benchmark's own (pg_stat_activity, application_name
