@@ -29,6 +29,7 @@ import {
   freePort,
   freshDatabase,
   start,
+  stopAndFlushStats,
   walMeter,
 } from "./processes.mjs";
 
@@ -168,7 +169,7 @@ async function runPeer(round) {
     const sent = await send(`http://127.0.0.1:${port}/webhooks/staticforms/x`, {}, `peer-${round}`);
     await untilDelivered(crm, sent.started);
     const cpuMsPerEvent = await cpu(EVENTS);
-    await sleep(2_500); // backends report their WAL counters at most once a second when idle
+    await stopAndFlushStats(sql, [api, worker]);
     return { ...outcome(crm, sent), cpuMsPerEvent, walPerEvent: await wal(EVENTS) };
   } finally {
     await sql.end();
@@ -232,8 +233,7 @@ async function runLeadgate(round) {
       await sleep(50);
     }
     const cpuMsPerEvent = await cpu(EVENTS);
-    // Backends flush their statistics at most once a second when idle: let them.
-    await sleep(2_500);
+    await stopAndFlushStats(sql, [api, worker]);
     const after = await counters();
     const perEvent = (key) => Number(((after[key] - before[key]) / EVENTS).toFixed(1));
     const { rows } = await sql.query(
@@ -301,13 +301,19 @@ async function main() {
   console.log(`  leadgate CPU per event (ms, medians): ${cpu("leadgate")}`);
   const walLine = (name) => {
     const runs = results[name].map((r) => r.walPerEvent);
-    const flushMs = median(runs.map((r) => r.msPerFlush ?? Number.NaN));
-    return `${median(runs.map((r) => r.records))} records, ${median(runs.map((r) => r.kB))} kB, ${median(runs.map((r) => r.flushes))} flushes${Number.isNaN(flushMs) ? "" : ` of ${flushMs} ms each`}`;
+    const timed = runs.map((r) => r.msPerFlush).filter((ms) => ms !== null);
+    const of = (key) => median(runs.map((r) => r[key]));
+    const flushMs = timed.length > 0 ? `, ${median(timed)} ms each` : "";
+    return `${of("records")} records, ${of("KiB")} KiB, ${of("fullPageImages")} full-page images, ${of("flushes")} fsyncs${flushMs}`;
   };
-  if (WITH_PEER) console.log(`  peer WAL per event (medians):          ${walLine("peer")}`);
+  const untimed = Object.values(results)
+    .flat()
+    .some((r) => r.walPerEvent.msPerFlush === null);
   console.log(
-    `  leadgate WAL per event (medians):      ${walLine("leadgate")} (server-wide; the flush time needs track_wal_io_timing)`,
+    `  WAL per event (medians; pg_stat_wal, server-wide${untimed ? "; an fsync's time needs track_wal_io_timing = on" : ""}):`,
   );
+  if (WITH_PEER) console.log(`    peer:     ${walLine("peer")}`);
+  console.log(`    leadgate: ${walLine("leadgate")}`);
   const last = results.leadgate.at(-1);
   console.log(
     `  leadgate per event: ${last.perEvent.commits} commits, ${last.perEvent.inserted} rows inserted, ${last.perEvent.updated} updated, ${last.perEvent.redisCommands} Redis commands (last run); API peak RSS ${median(results.leadgate.map((r) => r.apiPeakMiB))} MiB; jobs not succeeded ${results.leadgate.reduce((n, r) => n + r.failed, 0)}, CRM events received twice ${results.leadgate.reduce((n, r) => n + r.twice, 0)}`,

@@ -113,19 +113,50 @@ export function cpuMs(pid) {
 }
 
 /**
- * What the Postgres server wrote to its WAL, and how often it flushed it, from now until the
- * returned function is called: records, kB and flushes per unit, and the milliseconds a flush took
- * on average when the server tracks WAL I/O timing (`track_wal_io_timing`, off by default: then
- * null). Server-wide (`pg_stat_wal`), so only meaningful on a quiet server. A commit that answers
- * only once durable waits for a flush: with the disk's flush time, the count says how long a chain
- * of commits waits. Backends report these counters at most once a second: read them after a pause.
+ * Stops `processes` and waits until their database sessions have ended. A Postgres backend keeps
+ * up to its last second of statistics (`pg_stat_database`, `pg_stat_wal`) for as long as 10 s once
+ * idle, and reports them when it exits: counters read after this hold all of a run's work.
+ */
+export async function stopAndFlushStats(sql, processes) {
+  await Promise.all(
+    processes.map(
+      (child) =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const stuck = setTimeout(() => child.kill("SIGKILL"), 15_000);
+          child.once("exit", () => resolve(clearTimeout(stuck)));
+          child.kill("SIGTERM");
+        }),
+    ),
+  );
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const { rows } = await sql.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> $1",
+      [BENCH_APPLICATION],
+    );
+    if (rows[0].n === 0 || Date.now() > deadline) break;
+    await sleep(50);
+  }
+  await sleep(200); // an exiting backend's report reaches the shared statistics
+}
+
+/**
+ * What the Postgres server wrote to its WAL from now until the returned function is called, per
+ * unit: records, KiB, full-page images, and `fsync`s of the WAL (`pg_stat_wal.wal_sync`, Postgres
+ * 14–17; none with `wal_sync_method = open_datasync`), with the average ms one took when the
+ * server has `track_wal_io_timing` on (else null). A commit that answers only once durable waits
+ * for one of them (and, when another is in progress, for that one first). Server-wide, so only
+ * meaningful on a quiet server; read it after `stopAndFlushStats`, or the backends' last second is
+ * missing.
  */
 export async function walMeter(sql) {
   const read = async () =>
     (
       await sql.query(
-        `SELECT wal_records::float8 AS records, wal_bytes::float8 AS bytes, wal_sync::float8 AS flushes,
-                wal_sync_time AS "flushMs", current_setting('track_wal_io_timing')::boolean AS timed
+        `SELECT wal_records::float8 AS records, wal_bytes::float8 AS bytes, wal_fpi::float8 AS fpi,
+                wal_sync::float8 AS flushes, wal_sync_time AS "flushMs",
+                current_setting('track_wal_io_timing')::boolean AS timed
          FROM pg_stat_wal`,
       )
     ).rows[0];
@@ -135,7 +166,8 @@ export async function walMeter(sql) {
     const delta = (key) => after[key] - before[key];
     return {
       records: Number((delta("records") / units).toFixed(1)),
-      kB: Number((delta("bytes") / 1024 / units).toFixed(2)),
+      KiB: Number((delta("bytes") / 1024 / units).toFixed(2)),
+      fullPageImages: Number((delta("fpi") / units).toFixed(2)),
       flushes: Number((delta("flushes") / units).toFixed(2)),
       msPerFlush:
         after.timed && delta("flushes") > 0 ? Number((delta("flushMs") / delta("flushes")).toFixed(2)) : null,
