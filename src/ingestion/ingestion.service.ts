@@ -71,7 +71,7 @@ export class IngestionService {
     const context: Record<string, unknown> = { requestId, provider };
     try {
       const answer = await this.process(provider, route, delivery, context);
-      // Per delivery at debug: at info, the receipt writer's one line per batch says what was stored.
+      // Per delivery at debug: at info, the receipt writer's batch lines say what was stored.
       if (Logger.isLevelEnabled("debug")) {
         this.logger.debug({ msg: "delivery", ...context, outcome: outcomeOf(answer), status: answer.status });
       }

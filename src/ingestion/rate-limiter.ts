@@ -10,6 +10,18 @@ import { REDIS } from "../redis/redis.module.js";
 const REDIS_TIMEOUT_MS = 500;
 /** At most this many deliveries are reserved in one Redis round trip. */
 const MAX_LEASE = 50;
+/**
+ * Leases this large are renewed ahead of need, once half is used, so a busy connection's deliveries
+ * do not wait for Redis; a smaller one (a limit under 200 per window) only when it has run out, which
+ * keeps a small limit's unused reservations to less than one lease.
+ */
+const MIN_RENEWED_LEASE = 10;
+
+/** A reservation asked of Redis: for a delivery that waits for it, or a lease renewed ahead of need. */
+interface Reservation {
+  connectionId: string;
+  waiting: boolean;
+}
 
 /**
  * How many deliveries one Redis round trip reserves for a connection: a twentieth of the limit, so
@@ -33,10 +45,12 @@ export function granted(limit: number, total: number, reserved: number): number 
  * fixed window of WEBHOOK_RATE_LIMIT_WINDOW_SECONDS, counted in Redis so the limit holds across API
  * replicas. A replica reserves deliveries in leases (`leaseSize`) and hands them out locally, so a
  * busy connection costs a Redis round trip per lease, not per delivery; concurrent reservations
- * share one pipelined round trip (natural batching). Never more than the limit is accepted; a
- * connection may be refused while other replicas hold unused reservations (at most
- * `leaseSize - 1` each). When Redis does not answer, deliveries are let through: losing a lead to
- * a rate limiter's outage is worse than a burst.
+ * share one pipelined round trip (natural batching). A lease of 10 or more is renewed once half of
+ * it is used, so a busy connection's deliveries do not wait for that round trip (+3.6 % ingest
+ * throughput, docs/benchmarks.md). Never more than the limit is accepted; a
+ * connection may be refused while other replicas hold unused reservations (less than one lease
+ * each, one and a half for a lease renewed ahead). When Redis does not answer, deliveries are let
+ * through: losing a lead to a rate limiter's outage is worse than a burst.
  *
  * Hand-made on purpose, beside rate-limiter-flexible (which the admin limit and the pre-auth budget
  * use): `node bench/rate-limiter.mjs` (2026-12-02, this 2-core machine, 60,000 admits over 32
@@ -52,8 +66,10 @@ export class RateLimiter {
   private readonly lease: number;
   /** Reserved deliveries not yet handed out, per connection, in the current window. */
   private leases = { window: 0, left: new Map<string, number>() };
-  private readonly reservations = new NaturalBatcher<string, boolean | undefined>(
-    (ids) => this.reserve(ids),
+  /** What is left of a lease when the next one is reserved (-1: never ahead, the lease is too small). */
+  private readonly renewAt: number;
+  private readonly reservations = new NaturalBatcher<Reservation, boolean | undefined>(
+    (requests) => this.reserve(requests),
     { maxBatch: 1000 },
   );
 
@@ -65,14 +81,20 @@ export class RateLimiter {
   ) {
     this.windowMs = config.webhookRateLimitWindowSeconds * 1000;
     this.lease = leaseSize(config.webhookRateLimit);
+    this.renewAt = this.lease >= MIN_RENEWED_LEASE ? Math.floor(this.lease / 2) : -1;
   }
 
   /** Counts the delivery against its connection; throws `429 rate_limited` over the limit. */
   async check(connectionId: string): Promise<void> {
     if (this.config.webhookRateLimit === 0) return;
-    if (this.take(connectionId, Math.floor(Date.now() / this.windowMs))) return;
+    const left = this.take(connectionId, Math.floor(Date.now() / this.windowMs));
+    if (left !== undefined) {
+      // Half the lease used: the next one is reserved now, so deliveries do not wait for it.
+      if (left === this.renewAt) void this.reservations.submit({ connectionId, waiting: false });
+      return;
+    }
     // false: over the limit; undefined: Redis did not answer, so not counted (let through).
-    if ((await this.reservations.submit(connectionId)) !== false) return;
+    if ((await this.reservations.submit({ connectionId, waiting: true })) !== false) return;
     const retryAfter = Math.max(1, Math.ceil((this.windowMs - (Date.now() % this.windowMs)) / 1000));
     throw new AppError(
       429,
@@ -89,31 +111,36 @@ export class RateLimiter {
     return window === this.leases.window ? this.leases.left : new Map<string, number>();
   }
 
-  /** Hands out one delivery of the connection's lease for this window, if it has one left. */
-  private take(connectionId: string, window: number): boolean {
+  /** Hands out one delivery of the connection's lease for this window: what is left of it then, or undefined (none left). */
+  private take(connectionId: string, window: number): number | undefined {
     const leases = this.leasesIn(window);
     const left = leases.get(connectionId) ?? 0;
-    if (left === 0) return false;
+    if (left === 0) return undefined;
     leases.set(connectionId, left - 1);
-    return true;
+    return left - 1;
   }
 
   /**
    * Reserves the batch's deliveries per connection in one round trip: per connection, a SET NX that
    * creates the window's key with its expiry, then one INCRBY of the deliveries waiting or of a
    * lease, whichever is more. Deliveries within the grant pass; what is left of it is kept locally.
+   * A renewal ahead of need waits for nothing: its whole grant is kept.
    */
-  private async reserve(ids: string[]): Promise<(boolean | undefined)[]> {
-    if (this.redis.status !== "ready") return this.skipped(ids, `redis is ${this.redis.status}`);
+  private async reserve(requests: Reservation[]): Promise<(boolean | undefined)[]> {
+    const deliveries = requests.filter((request) => request.waiting).length;
+    if (this.redis.status !== "ready")
+      return this.skipped(requests, deliveries, `redis is ${this.redis.status}`);
     const window = Math.floor(Date.now() / this.windowMs);
     const waiting = new Map<string, number>();
-    for (const id of ids) waiting.set(id, (waiting.get(id) ?? 0) + 1);
+    for (const { connectionId, waiting: delivery } of requests) {
+      waiting.set(connectionId, (waiting.get(connectionId) ?? 0) + (delivery ? 1 : 0));
+    }
     const connections = [...waiting].map(([id, n]) => ({ id, reserved: Math.max(n, this.lease) }));
     let results: [Error | null, unknown][];
     try {
       results = await withTimeout(this.count(connections, window), REDIS_TIMEOUT_MS, "redis");
     } catch (error) {
-      return this.skipped(ids, error instanceof Error ? error.message : String(error));
+      return this.skipped(requests, deliveries, error instanceof Error ? error.message : String(error));
     }
     // Deliveries each connection may still pass in this batch; the rest of its grant is leased.
     const passes = new Map<string, number>();
@@ -126,10 +153,10 @@ export class RateLimiter {
       const leases = this.leasesIn(window);
       leases.set(id, (leases.get(id) ?? 0) + grant - pass);
     });
-    return ids.map((id) => {
-      const pass = passes.get(id);
-      if (pass === undefined) return undefined;
-      passes.set(id, pass - 1);
+    return requests.map(({ connectionId, waiting: delivery }) => {
+      const pass = passes.get(connectionId);
+      if (!delivery || pass === undefined) return undefined;
+      passes.set(connectionId, pass - 1);
       return pass > 0;
     });
   }
@@ -166,13 +193,12 @@ export class RateLimiter {
     return connections.map((_, index) => replies[index * 2 + 1] ?? [new Error("no result"), null]);
   }
 
-  private skipped(ids: string[], reason: string): undefined[] {
-    this.metrics.rateLimitSkipped.inc(ids.length);
-    this.logger.warn({
-      msg: "rate limit not checked; deliveries let through",
-      deliveries: ids.length,
-      reason,
-    });
-    return ids.map(() => undefined);
+  /** Redis did not answer: the waiting deliveries pass uncounted (a renewal is tried again when its lease runs out). */
+  private skipped(requests: Reservation[], deliveries: number, reason: string): undefined[] {
+    if (deliveries > 0) {
+      this.metrics.rateLimitSkipped.inc(deliveries);
+      this.logger.warn({ msg: "rate limit not checked; deliveries let through", deliveries, reason });
+    }
+    return requests.map(() => undefined);
   }
 }

@@ -8,6 +8,7 @@ import { post } from "../support/http.js";
 import { freePort } from "../support/process.js";
 import { deadRedisEnv, keysMatching, testRedis } from "../support/redis.js";
 import { createTenantWithConnection, type TestConnection } from "../support/tenants.js";
+import { waitFor } from "../support/wait.js";
 
 describe("ingest rate limit", () => {
   const app = useApp({ env: { WEBHOOK_RATE_LIMIT: "5", WEBHOOK_RATE_LIMIT_WINDOW_SECONDS: "3600" } });
@@ -98,6 +99,36 @@ describe("ingest rate limit", () => {
       expect(accepted).toBeLessThanOrEqual(100);
       expect(accepted).toBeGreaterThanOrEqual(96);
       expect(answers.filter((answer) => answer.status === 429).length).toBe(130 - accepted);
+      expect(await storedFor(app.sql, busy.tenantId)).toMatchObject({ receipts: accepted });
+    } finally {
+      redis.disconnect();
+      await Promise.all(pair.map((api) => api.close()));
+    }
+  });
+
+  it("a lease of 10 or more is renewed once half is used, and a burst still passes no more than the limit", async () => {
+    const env = { WEBHOOK_RATE_LIMIT: "400" };
+    const pair = [await ready(await app.startApi(env)), await ready(await app.startApi(env))];
+    const redis = testRedis(app.config);
+    try {
+      // Leases of 20: the 10th delivery leaves 10 and reserves the next 20 before anything waits for them.
+      const quiet = await connect();
+      for (let i = 0; i < 9; i++) expect((await deliver(pair[0]!, quiet)).status).toBe(202);
+      const [key] = await keysMatching(redis, `${prefix}:rate:${quiet.connectionId}:*`);
+      expect(await redis.get(key!)).toBe("20");
+      expect((await deliver(pair[0]!, quiet)).status).toBe(202);
+      await waitFor(
+        () => redis.get(key!),
+        (count) => count === "40",
+      );
+
+      // A burst over both replicas: each may hold a lease and a half unused, never more than the limit passes.
+      const busy = await connect();
+      const answers = await Promise.all(Array.from({ length: 450 }, (_, i) => deliver(pair[i % 2]!, busy)));
+      const accepted = answers.filter((answer) => answer.status === 202).length;
+      expect(accepted).toBeLessThanOrEqual(400);
+      expect(accepted).toBeGreaterThanOrEqual(400 - 2 * 30);
+      expect(answers.filter((answer) => answer.status === 429).length).toBe(450 - accepted);
       expect(await storedFor(app.sql, busy.tenantId)).toMatchObject({ receipts: accepted });
     } finally {
       redis.disconnect();
