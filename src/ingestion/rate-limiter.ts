@@ -17,6 +17,9 @@ const MAX_LEASE = 50;
  */
 const MIN_RENEWED_LEASE = 10;
 
+/** The window's key created with its expiry (two windows) if it is new, then the reservation added: the count now. */
+const RESERVE = `redis.call('SET', KEYS[1], 0, 'PX', ARGV[2], 'NX') return redis.call('INCRBY', KEYS[1], ARGV[1])`;
+
 /** A reservation asked of Redis: for a delivery that waits for it, or a lease renewed ahead of need. */
 interface Reservation {
   connectionId: string;
@@ -162,35 +165,26 @@ export class RateLimiter {
   }
 
   /**
-   * Per connection, SET NX (the window's key with its expiry) then INCRBY; the INCRBY's reply per
-   * connection. One server: one pipeline, one round trip. A cluster refuses a pipeline whose keys
-   * live on several masters (each connection's key hashes to its own slot), so there each
-   * connection's two commands go on their own, and the client's automatic pipelining sends the
-   * batch to each master in one write: one round trip per master, in parallel.
+   * Per connection, one RESERVE script (SET NX, then INCRBY): the INCRBY's reply. The commands of a
+   * batch go out together: in one write on a cluster (the client pipelines automatically, one round
+   * trip per master, in parallel), back to back on one server. Not a `pipeline()`: on a client that
+   * also carries BullMQ's 64 scripts, building one costs 50 µs (docs/benchmarks.md).
    */
   private async count(
     connections: { id: string; reserved: number }[],
     window: number,
   ): Promise<[Error | null, unknown][]> {
-    const key = (id: string) => `${this.redisConfig.redisPrefix}:rate:${id}:${window}`;
     const ttl = this.windowMs * 2;
-    if (this.redis.isCluster) {
-      const redis = this.redis;
-      return Promise.all(
-        connections.map(({ id, reserved }) => {
-          void redis.set(key(id), 0, "PX", ttl, "NX").catch(() => undefined); // as in the pipeline: the INCRBY decides
-          return redis.incrby(key(id), reserved).then(
-            (total): [null, number] => [null, total],
+    return Promise.all(
+      connections.map(({ id, reserved }) =>
+        this.redis
+          .eval(RESERVE, 1, `${this.redisConfig.redisPrefix}:rate:${id}:${window}`, reserved, ttl)
+          .then(
+            (total): [null, unknown] => [null, total],
             (error: Error): [Error, null] => [error, null],
-          );
-        }),
-      );
-    }
-    const pipeline = this.redis.pipeline();
-    for (const { id, reserved } of connections)
-      pipeline.set(key(id), 0, "PX", ttl, "NX").incrby(key(id), reserved);
-    const replies = (await pipeline.exec()) ?? [];
-    return connections.map((_, index) => replies[index * 2 + 1] ?? [new Error("no result"), null]);
+          ),
+      ),
+    );
   }
 
   /** Redis did not answer: the waiting deliveries pass uncounted (a renewal is tried again when its lease runs out). */
