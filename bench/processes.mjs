@@ -12,16 +12,20 @@ import pg from "pg";
 
 const logDir = mkdtempSync(join(tmpdir(), "leadgate-bench-"));
 
+/**
+ * The API's node flags as deployed (package.json start:api, scripts/start.mjs, Dockerfile): 4 MiB
+ * semi-spaces, and an old generation that grows by 15 % of its live size between major collections.
+ */
+export const API_NODE_ARGS = ["--max-semi-space-size=4", "--heap-growing-percent=15"];
+
 export async function start(script, env, readyPattern, timeoutMs = 30_000, extraNodeArgs = []) {
   const logFile = join(logDir, `${script.replaceAll("/", "_")}-${Date.now()}.log`);
   const fd = openSync(logFile, "w");
   // BENCH_NODE_ARGS: extra node flags for the started processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), ...extraNodeArgs];
-  // The API runs as deployed (package.json start:api, scripts/start.mjs, Dockerfile): 4 MiB semi-spaces,
-  // and an old generation that grows by 15 % of its live size between major collections.
-  if (script === "dist/main.js") nodeArgs.push("--max-semi-space-size=4", "--heap-growing-percent=15");
+  if (script === "dist/main.js") nodeArgs.push(...API_NODE_ARGS);
   // Leadgate's processes as deployed (scripts/start.mjs, package.json, Dockerfile): 2 malloc arenas.
-  const deployed = script.startsWith("dist/") ? { MALLOC_ARENA_MAX: "2" } : {};
+  const deployed = /^dist[^/]*\//.test(script) ? { MALLOC_ARENA_MAX: "2" } : {};
   const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...process.env, ...deployed, ...env },
     stdio: ["ignore", fd, fd],
