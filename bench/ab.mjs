@@ -1,8 +1,9 @@
 // Two builds of the API side by side, at the same time: which serves more ingest on this machine.
 // Usage: node bench/ab.mjs DIR_A DIR_B [rounds=10] [seconds=6]
-// DIR_A and DIR_B are builds inside the repository (node_modules must resolve), e.g. the parent's:
-//   git stash && npm run build && cp -r dist dist-a && git stash pop && npm run build
-//   node bench/ab.mjs dist-a dist
+// DIR_A and DIR_B are builds inside the repository (node_modules must resolve); `dist` must be built
+// too (the connection is created with it). E.g. the parent's build against the change's:
+//   git checkout HEAD~1 && npm run build && rm -rf dist-a && cp -r dist dist-a
+//   git checkout - && npm run build && node bench/ab.mjs dist-a dist
 // A build may carry environment variables: `dist+LOG_LEVEL=warn,WEBHOOK_RATE_LIMIT=0`; NODE_ARGS
 // (space-separated) replaces the deployed node flags.
 // Each round starts both APIs on one fresh database (one Static Forms connection), warms them up,
@@ -45,10 +46,10 @@ function load(port, seconds) {
   const url = `http://127.0.0.1:${port}/webhooks/staticforms/${connection.id}`;
   const args = ["bench/load.mjs", url, String(seconds), "32", `Bearer ${connection.bearerToken}`];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args);
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "ignore"] });
     let out = "";
     child.stdout.on("data", (data) => (out += data));
-    child.on("exit", (code) =>
+    child.on("close", (code) =>
       code === 0
         ? resolve(JSON.parse(out.trim().split("\n").pop()))
         : reject(new Error(`load exited ${code}`)),
@@ -101,9 +102,11 @@ const ratios = [];
 try {
   for (let round = 1; round <= Number(ROUNDS); round++) {
     const ports = [await freePort(), await freePort()];
+    while (ports[1] === ports[0]) ports[1] = await freePort();
     if (round % 2 === 0) ports.reverse();
-    const apis = [await up(A, ports[0]), await up(B, ports[1])];
+    const apis = [await up(A, ports[0])];
     try {
+      apis.push(await up(B, ports[1]));
       await Promise.all(ports.map((port) => load(port, 2)));
       const [a, b] = await Promise.all(ports.map((port) => load(port, Number(SECONDS))));
       ratios.push(b.rps / a.rps);

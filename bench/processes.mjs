@@ -22,8 +22,12 @@ export async function start(script, env, readyPattern, timeoutMs = 30_000, extra
   const logFile = join(logDir, `${script.replaceAll("/", "_")}-${Date.now()}.log`);
   const fd = openSync(logFile, "w");
   // BENCH_NODE_ARGS: extra node flags for the started processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
-  const nodeArgs = [...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), ...extraNodeArgs];
-  if (script === "dist/main.js") nodeArgs.push(...API_NODE_ARGS);
+  // The API's deployed flags first: a flag given again later (BENCH_NODE_ARGS, extraNodeArgs) wins.
+  const nodeArgs = [
+    ...(script === "dist/main.js" ? API_NODE_ARGS : []),
+    ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
+    ...extraNodeArgs,
+  ];
   // Leadgate's processes as deployed (scripts/start.mjs, package.json, Dockerfile): 2 malloc arenas.
   const deployed = /^dist[^/]*\//.test(script) ? { MALLOC_ARENA_MAX: "2" } : {};
   const child = spawn(process.execPath, [...nodeArgs, script], {

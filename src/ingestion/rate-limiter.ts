@@ -90,12 +90,7 @@ export class RateLimiter {
   /** Counts the delivery against its connection; throws `429 rate_limited` over the limit. */
   async check(connectionId: string): Promise<void> {
     if (this.config.webhookRateLimit === 0) return;
-    const left = this.take(connectionId, Math.floor(Date.now() / this.windowMs));
-    if (left !== undefined) {
-      // Half the lease used: the next one is reserved now, so deliveries do not wait for it.
-      if (left === this.renewAt) void this.reservations.submit({ connectionId, waiting: false });
-      return;
-    }
+    if (this.leased(connectionId, this.window())) return;
     // false: over the limit; undefined: Redis did not answer, so not counted (let through).
     if ((await this.reservations.submit({ connectionId, waiting: true })) !== false) return;
     const retryAfter = Math.max(1, Math.ceil((this.windowMs - (Date.now() % this.windowMs)) / 1000));
@@ -114,6 +109,19 @@ export class RateLimiter {
     return window === this.leases.window ? this.leases.left : new Map<string, number>();
   }
 
+  /**
+   * Hands out one delivery of the connection's lease for this window, if it has one left (false
+   * else). Half a lease used: the next one is reserved now, so deliveries do not wait for it.
+   */
+  private leased(connectionId: string, window: number): boolean {
+    const left = this.take(connectionId, window);
+    if (left === undefined) return false;
+    if (left === this.renewAt) {
+      this.reservations.submit({ connectionId, waiting: false }).catch(() => undefined); // tried again when the lease runs out
+    }
+    return true;
+  }
+
   /** Hands out one delivery of the connection's lease for this window: what is left of it then, or undefined (none left). */
   private take(connectionId: string, window: number): number | undefined {
     const leases = this.leasesIn(window);
@@ -123,17 +131,33 @@ export class RateLimiter {
     return left - 1;
   }
 
+  /** One answer per request: a delivery passes (true), is over the limit (false) or was not counted (undefined). */
+  private async reserve(all: Reservation[]): Promise<(boolean | undefined)[]> {
+    // Deliveries that queued while a renewal was in flight: what it leased serves them first.
+    const served = all.map(
+      ({ connectionId, waiting }) => waiting && this.leased(connectionId, this.window()),
+    );
+    const requests = all.filter((_, index) => !served[index]);
+    const answers = await this.reserveInRedis(requests);
+    return served.map((pass) => (pass ? true : answers.shift()));
+  }
+
+  private window(): number {
+    return Math.floor(Date.now() / this.windowMs);
+  }
+
   /**
    * Reserves the batch's deliveries per connection in one round trip: per connection, a SET NX that
    * creates the window's key with its expiry, then one INCRBY of the deliveries waiting or of a
    * lease, whichever is more. Deliveries within the grant pass; what is left of it is kept locally.
    * A renewal ahead of need waits for nothing: its whole grant is kept.
    */
-  private async reserve(requests: Reservation[]): Promise<(boolean | undefined)[]> {
+  private async reserveInRedis(requests: Reservation[]): Promise<(boolean | undefined)[]> {
+    if (requests.length === 0) return [];
     const deliveries = requests.filter((request) => request.waiting).length;
     if (this.redis.status !== "ready")
       return this.skipped(requests, deliveries, `redis is ${this.redis.status}`);
-    const window = Math.floor(Date.now() / this.windowMs);
+    const window = this.window();
     const waiting = new Map<string, number>();
     for (const { connectionId, waiting: delivery } of requests) {
       waiting.set(connectionId, (waiting.get(connectionId) ?? 0) + (delivery ? 1 : 0));
