@@ -5,7 +5,7 @@
 //   git checkout HEAD~1 && npm run build && rm -rf dist-a && cp -r dist dist-a
 //   git checkout - && npm run build && node bench/ab.mjs dist-a dist
 // A build may carry environment variables: `dist+LOG_LEVEL=warn,WEBHOOK_RATE_LIMIT=0`; NODE_ARGS
-// (space-separated) replaces the deployed node flags.
+// (space-separated) are node flags given after the deployed ones (a flag given again wins).
 // Each round starts both APIs on one fresh database (one Static Forms connection), warms them up,
 // then drives each with bench/load.mjs (32 connections) at the same time, and prints both
 // requests/s and B/A. The APIs swap ports every round. Running at once, both see the same machine:
@@ -13,7 +13,6 @@
 // ratio ranks CPU per request; it is not either build's throughput alone (they share the cores).
 import { execFileSync, spawn } from "node:child_process";
 import {
-  API_NODE_ARGS,
   LOOPBACK_CRM_ENV,
   createConnection,
   dropDatabase,
@@ -21,6 +20,7 @@ import {
   freePort,
   freshDatabase,
   start,
+  stop,
 } from "./processes.mjs";
 
 const [A, B, ROUNDS = "10", SECONDS = "6"] = process.argv.slice(2);
@@ -66,7 +66,7 @@ async function up(spec, port) {
       .filter(Boolean)
       .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
   );
-  const nodeArgs = overrides.NODE_ARGS?.split(" ").filter(Boolean) ?? API_NODE_ARGS;
+  const nodeArgs = overrides.NODE_ARGS?.split(" ").filter(Boolean) ?? [];
   const api = await start(
     `${dir}/main.js`,
     { ...env, ...overrides, PORT: String(port) },
@@ -90,13 +90,6 @@ async function up(spec, port) {
   if (api.exitCode !== null) throw new Error(`${spec} exited (was port ${port} taken?)`);
   return api;
 }
-
-const stop = (api) =>
-  new Promise((resolve) => {
-    if (api.exitCode !== null) return resolve();
-    api.once("exit", resolve);
-    api.kill("SIGTERM");
-  });
 
 const ratios = [];
 try {

@@ -16,7 +16,7 @@ const logDir = mkdtempSync(join(tmpdir(), "leadgate-bench-"));
  * The API's node flags as deployed (package.json start:api, scripts/start.mjs, Dockerfile): 4 MiB
  * semi-spaces, and an old generation that grows by 15 % of its live size between major collections.
  */
-export const API_NODE_ARGS = ["--max-semi-space-size=4", "--heap-growing-percent=15"];
+const API_NODE_ARGS = ["--max-semi-space-size=4", "--heap-growing-percent=15"];
 
 export async function start(script, env, readyPattern, timeoutMs = 30_000, extraNodeArgs = []) {
   const logFile = join(logDir, `${script.replaceAll("/", "_")}-${Date.now()}.log`);
@@ -24,7 +24,7 @@ export async function start(script, env, readyPattern, timeoutMs = 30_000, extra
   // BENCH_NODE_ARGS: extra node flags for the started processes (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   // The API's deployed flags first: a flag given again later (BENCH_NODE_ARGS, extraNodeArgs) wins.
   const nodeArgs = [
-    ...(script === "dist/main.js" ? API_NODE_ARGS : []),
+    ...(/^dist[^/]*\/main\.js$/.test(script) ? API_NODE_ARGS : []),
     ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
     ...extraNodeArgs,
   ];
@@ -120,23 +120,23 @@ export function cpuMs(pid) {
   }
 }
 
+/** Stops a started process (SIGTERM; SIGKILL if it has not exited 15 s later) and waits for its exit. */
+export function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const stuck = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    child.once("exit", () => resolve(clearTimeout(stuck)));
+    child.kill("SIGTERM");
+  });
+}
+
 /**
  * Stops `processes` and waits until their database sessions have ended. A Postgres backend keeps
  * up to its last second of statistics (`pg_stat_database`, `pg_stat_wal`) for as long as 10 s once
  * idle, and reports them when it exits: counters read after this hold all of a run's work.
  */
 export async function stopAndFlushStats(sql, processes) {
-  await Promise.all(
-    processes.map(
-      (child) =>
-        new Promise((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const stuck = setTimeout(() => child.kill("SIGKILL"), 15_000);
-          child.once("exit", () => resolve(clearTimeout(stuck)));
-          child.kill("SIGTERM");
-        }),
-    ),
-  );
+  await Promise.all(processes.map(stop));
   const deadline = Date.now() + 15_000;
   for (;;) {
     const { rows } = await sql.query(

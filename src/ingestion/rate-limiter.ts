@@ -48,7 +48,7 @@ export function granted(limit: number, total: number, reserved: number): number 
  * fixed window of WEBHOOK_RATE_LIMIT_WINDOW_SECONDS, counted in Redis so the limit holds across API
  * replicas. A replica reserves deliveries in leases (`leaseSize`) and hands them out locally, so a
  * busy connection costs a Redis round trip per lease, not per delivery; concurrent reservations
- * share one pipelined round trip (natural batching). A lease of 10 or more is renewed once half of
+ * go out together, one script per connection (natural batching). A lease of 10 or more is renewed once half of
  * it is used, so a busy connection's deliveries do not wait for that round trip (+3.6 % ingest
  * throughput, docs/benchmarks.md). Never more than the limit is accepted; a
  * connection may be refused while other replicas hold unused reservations (less than one lease
