@@ -108,6 +108,20 @@ describe("canonicalJson against its definition", () => {
       "keys listed out of order (a proxy)",
       new Proxy({ "10": 1, "9": 2, a: 3 }, { ownKeys: () => ["10", "a", "9"] }),
     ],
+    [
+      "integer-like keys listed in code-unit order (a proxy)",
+      new Proxy({ "10": 1, "9": 2 }, { ownKeys: () => ["10", "9"] }),
+    ],
+    [
+      "an object of 20 keys out of order, some integer-like",
+      Object.fromEntries(
+        Array.from({ length: 20 }, (_, n) => [(n * 7) % 20 < 3 ? String(n) : `k${(n * 7) % 20}`, n]),
+      ),
+    ],
+    [
+      "parsed JSON, keys in and out of order at every depth",
+      JSON.parse('{"a":{"b":[{"d":1,"c":{"y":2,"x":[]}}],"a":null},"z":"\\u00e9","10":true,"b":1.5}'),
+    ],
   ])("writes the same text as its definition for %s", (_, value) => {
     expect(canonicalJson(value)).toBe(reference(value));
   });

@@ -63,6 +63,15 @@ describe("payloadDigest", () => {
     expect(payloadDigest(reordered)).toEqual(payloadDigest(event()));
   });
 
+  it("is the digest stored receipts already hold (unchanged across releases)", () => {
+    // Pinned from the release before canonical JSON went through JSON.stringify: a changed digest
+    // would make every retry of an event stored before an upgrade a payload conflict.
+    expect(payloadDigest(event())).toBe("044cf1b2e5d4d7681ef67bf488c3371560addc3dad24001e0d726a2876fab863");
+    expect(
+      payloadDigest(event({ eventId: undefined, payload: { "10": [{ z: 1, y: null }], é: "x", A: true } })),
+    ).toBe("7ac72538b91da040bfe92c0cd828a129d317ffb5b730e6c4ac46d75cb25be36f");
+  });
+
   it("changes with the content", () => {
     expect(payloadDigest(event({ payload: { a: 2, b: { c: 2, d: 3 } } }))).not.toEqual(
       payloadDigest(event()),

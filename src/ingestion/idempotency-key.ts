@@ -28,7 +28,8 @@ export function idempotencyKey(event: ProviderEvent): string {
  */
 export function payloadDigest(event: ProviderEvent): string {
   const { provider, accountId, eventId, leadId, kind, payload } = event;
-  return sha256Hex(canonicalJson({ provider, accountId, eventId: eventId ?? null, leadId, kind, payload }));
+  // Keys in sorted order, so only the payload's objects may need a sorted copy (canonicalJson).
+  return sha256Hex(canonicalJson({ accountId, eventId: eventId ?? null, kind, leadId, payload, provider }));
 }
 
 export { leadScopeKey } from "../jobs/operations.js";
