@@ -13,7 +13,7 @@ import { hash } from "node:crypto";
  */
 export function canonicalJson(value: unknown): string {
   const data = sortedData(value);
-  return data === NOT_PLAIN ? (serialize(value, "") as string) : (JSON.stringify(data) as string);
+  return data === NOT_PLAIN ? (serialize(value, "") as string) : JSON.stringify(data);
 }
 
 export function sha256Hex(text: string): string {
