@@ -1,8 +1,10 @@
 import { granted, leaseSize } from "./rate-limiter.js";
 
 describe("rate limit leases", () => {
-  it("reserve a twentieth of the limit, at least 1 (small limits stay exact) and at most 50", () => {
-    expect([1, 5, 19, 20, 600, 1_000, 10_000_000].map(leaseSize)).toEqual([1, 1, 1, 1, 30, 50, 50]);
+  it("reserve a twentieth of the limit, at least 1 (small limits stay exact) and at most 200", () => {
+    expect([1, 5, 19, 20, 600, 1_000, 12_000, 10_000_000].map(leaseSize)).toEqual([
+      1, 1, 1, 1, 30, 50, 200, 200,
+    ]);
   });
 
   it("grant the part of a reservation still under the limit", () => {

@@ -8,8 +8,12 @@ import { Metrics } from "../observability/metrics.js";
 import { REDIS } from "../redis/redis.module.js";
 
 const REDIS_TIMEOUT_MS = 500;
-/** At most this many deliveries are reserved in one Redis round trip. */
-const MAX_LEASE = 50;
+/**
+ * At most this many deliveries are reserved in one Redis round trip: at the default limit (12,000 a
+ * minute) a busy connection costs one round trip per 200 deliveries, and another replica's unused
+ * reservations hold back at most 300 (2.5 %) of it.
+ */
+const MAX_LEASE = 200;
 /**
  * Leases this large are renewed ahead of need, once half is used, so a busy connection's deliveries
  * do not wait for Redis; a smaller one (a limit under 200 per window) only when it has run out, which
@@ -59,7 +63,7 @@ export function granted(limit: number, total: number, reserved: number): number 
  * use): `node bench/rate-limiter.mjs` (2026-12-02, this 2-core machine, 60,000 admits over 32
  * connections) measured rate-limiter-flexible's `consume` per delivery at 10–11× the API CPU per
  * admit (12.8–14.1 µs against 1.1–1.4 µs), ~100× the Redis CPU and 98× the Redis commands (4 per
- * admit against ~2 per lease of 50); at 2,400 deliveries/s, twice the peer's ingest, that is 7–9 %
+ * admit against ~2 per lease of 50, the cap then); at 2,400 deliveries/s, twice the peer's ingest, that is 7–9 %
  * of a core in the API process against under 1 %. Both admit exactly the limit per window.
  */
 @Injectable()
