@@ -224,7 +224,7 @@ export class IngestionService {
           idempotencyKey: key,
           payloadDigest: payloadDigest(event),
           jobs: planJobs(event, key, row, row.status === "paused"),
-          ...(cached ? { connectionVersion: row.version } : {}),
+          connectionVersion: cached ? row.version : undefined,
         };
       }),
     );

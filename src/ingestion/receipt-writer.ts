@@ -136,13 +136,15 @@ export class ReceiptWriter implements OnApplicationShutdown {
    */
   async write(events: ReceiptInput[]): Promise<ReceiptOutcome[]> {
     // The same event twice in one delivery is one event: write it once, answer both with it.
-    const unique = [...new Map(events.map((event) => [dedupeKey(event), event])).values()];
+    const unique =
+      events.length === 1 ? events : [...new Map(events.map((event) => [dedupeKey(event), event])).values()];
     const outcomes = await this.batcher.submit(unique).catch((error: unknown) => {
       if (!(error instanceof BatcherFull)) throw error;
       this.logger.warn({ msg: "receipt queue full; answering 503", waiting: error.waiting });
       return unavailable("The receipt store");
     });
     if (outcomes instanceof Error) throw outcomes;
+    if (unique === events) return outcomes;
     const byKey = new Map(unique.map((event, index) => [dedupeKey(event), outcomes[index]!]));
     return events.map((event) => byKey.get(dedupeKey(event))!);
   }
