@@ -113,13 +113,16 @@ function countDeliveries(app: NestFastifyApplication): void {
   const metrics = app.get(Metrics);
   const fastify = app.getHttpAdapter().getInstance();
   fastify.decorateRequest("deliveryOutcome", undefined);
-  fastify.addHook("onSend", async (request, reply, payload) => {
+  // Root hooks here and in createApiApp take `done` rather than being async: no promise and no
+  // microtask per request and hook.
+  fastify.addHook("onSend", (request, reply, payload, done) => {
     const provider = request.method === "POST" ? PROVIDER_OF_URL.exec(request.url)?.[1] : undefined;
-    if (!provider || typeof payload !== "string") return payload;
-    const outcome = request.deliveryOutcome ?? errorCodeOf(payload) ?? String(reply.statusCode);
-    metrics.deliveries.inc({ provider, outcome });
-    metrics.ingestSeconds.observe({ provider }, reply.elapsedTime / 1000);
-    return payload;
+    if (provider && typeof payload === "string") {
+      const outcome = request.deliveryOutcome ?? errorCodeOf(payload) ?? String(reply.statusCode);
+      metrics.deliveries.inc({ provider, outcome });
+      metrics.ingestSeconds.observe({ provider }, reply.elapsedTime / 1000);
+    }
+    done(null, payload);
   });
 }
 
@@ -129,11 +132,14 @@ function guardMetrics(app: NestFastifyApplication, token: string | undefined): v
   app
     .getHttpAdapter()
     .getInstance()
-    .addHook("onRequest", async (request, reply) => {
-      if (request.url.split("?")[0] !== "/metrics") return;
-      if (!bearerMatches(request.headers.authorization, token)) {
-        return reply.code(401).send(METRICS_UNAUTHORIZED);
+    .addHook("onRequest", (request, reply, done) => {
+      const { url } = request;
+      const metrics = url === "/metrics" || url.startsWith("/metrics?");
+      if (metrics && !bearerMatches(request.headers.authorization, token)) {
+        void reply.code(401).send(METRICS_UNAUTHORIZED); // answered here: the route never runs
+        return;
       }
+      done();
     });
 }
 
@@ -243,17 +249,12 @@ export async function createApiApp(
     logger,
   });
   app.useBodyParser("application/json", { bodyLimit: config.webhookBodyLimitBytes }, parseJsonBody);
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook("onRequest", async (request, reply) => {
-      void reply.header(REQUEST_ID_HEADER, request.id);
-    });
   const securityHeaders = helmet(SECURITY_HEADERS);
   app
     .getHttpAdapter()
     .getInstance()
     .addHook("onRequest", (request, reply, done) => {
+      void reply.header(REQUEST_ID_HEADER, request.id);
       if (!isWebhook(request.url)) {
         securityHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined));
         return;
