@@ -133,8 +133,9 @@ function guardMetrics(app: NestFastifyApplication, token: string | undefined): v
     .getHttpAdapter()
     .getInstance()
     .addHook("onRequest", (request, reply, done) => {
-      const { url } = request;
-      const metrics = url === "/metrics" || url.startsWith("/metrics?");
+      // The route the router matched, not the URL as sent: `/%6detrics`, `/metrics#x` and an
+      // absolute `http://host/metrics` all reach the metrics route too.
+      const metrics = request.routeOptions.url === "/metrics";
       if (metrics && !bearerMatches(request.headers.authorization, token)) {
         void reply.code(401).send(METRICS_UNAUTHORIZED); // answered here: the route never runs
         return;

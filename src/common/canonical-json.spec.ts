@@ -97,6 +97,10 @@ describe("canonicalJson against its definition", () => {
 
   it.each([
     ["an object whose toJSON answers an object", { a: { toJSON: () => ({ z: 1, b: [2] }) } }],
+    [
+      "an array whose toJSON answers an object",
+      { a: Object.assign([1], { toJSON: () => ({ z: 1, b: 2 }) }) },
+    ],
     ["boxed primitives", { s: Object("ab") as unknown, n: Object(1) as unknown, b: Object(true) as unknown }],
     ["a sparse array", { list: [1, , 3] }], // eslint-disable-line no-sparse-arrays
     [

@@ -9,7 +9,9 @@ import { hash } from "node:crypto";
  * written by `JSON.stringify` itself, with a sorted copy only of the objects whose keys are out of
  * order: one flat string, half the time and allocation of writing it piece by piece. Anything else
  * (a `toJSON`, a boxed primitive, a class instance, a function, a bigint, a `__proto__` key) is
- * written piece by piece below.
+ * written piece by piece below. Plain data's values are read more than once (to sort, then to
+ * write): a getter that answers differently from one read to the next may be written with either
+ * answer. JSON.parse makes no getters.
  */
 export function canonicalJson(value: unknown): string {
   const data = sortedData(value);
@@ -32,6 +34,7 @@ function sortedData(value: unknown): unknown {
   if (typeof value !== "object" || value === null) {
     return typeof value === "bigint" || typeof value === "function" ? NOT_PLAIN : value;
   }
+  if (typeof (value as ToJson).toJSON === "function") return NOT_PLAIN; // an array's too
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     for (let index = 0; index < value.length; index++) {
@@ -43,9 +46,7 @@ function sortedData(value: unknown): unknown {
     }
     return copy ?? value;
   }
-  if (Object.getPrototypeOf(value) !== Object.prototype || typeof (value as ToJson).toJSON === "function") {
-    return NOT_PLAIN;
-  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return NOT_PLAIN;
   const object = value as Record<string, unknown>;
   const keys = Object.keys(object);
   let ordered = true;

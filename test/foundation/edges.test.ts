@@ -203,6 +203,26 @@ describe("the edges", () => {
       expect(await ok.text()).toContain("leadgate_deliveries_total");
     });
 
+    it("the API's /metrics wants the token however its path is spelled", async () => {
+      // The router decodes the path and takes an absolute URL: each of these reaches the metrics route.
+      const encoded = await fetch(`${app.url}/%6detrics`);
+      expect(encoded.status).toBe(401);
+      expect(await encoded.json()).toMatchObject({ error: "unauthorized" });
+      expect((await fetch(`${app.url}/metrics?format=text`)).status).toBe(401);
+      for (const target of [`${app.url}/metrics`, "/metrics#x", "/%6Detrics?x=1"]) {
+        const { socket, received, closed } = rawClient(app.url);
+        socket.end(`GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+        await closed;
+        expect(received()).toMatch(/^HTTP\/1\.1 401 /);
+        expect(received()).not.toContain("leadgate_deliveries_total");
+      }
+      const allowed = await fetch(`${app.url}/%6detrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      expect(allowed.status).toBe(200);
+      expect(await allowed.text()).toContain("leadgate_deliveries_total");
+    });
+
     it("the worker's metrics port listens on 127.0.0.1 only by default and wants the token too", async () => {
       const external = Object.values(networkInterfaces())
         .flat()
