@@ -11,16 +11,16 @@
 // requests/s and B/A. The APIs swap ports every round. Running at once, both see the same machine:
 // an A/A run here spread 0.95–1.07, where alternated runs of one change spread 0.73–1.51. The
 // ratio ranks CPU per request; it is not either build's throughput alone (they share the cores).
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   LOOPBACK_CRM_ENV,
   createConnection,
   dropDatabase,
   dropRedisKeys,
   freePort,
-  freshDatabase,
   start,
   stop,
+  migratedDatabase,
 } from "./processes.mjs";
 
 const [A, B, ROUNDS = "10", SECONDS = "6"] = process.argv.slice(2);
@@ -28,11 +28,7 @@ if (!A || !B) {
   console.error("usage: node bench/ab.mjs DIR_A DIR_B [rounds] [seconds]");
   process.exit(2);
 }
-const database = await freshDatabase("leadgate_bench_ab");
-execFileSync(process.execPath, ["scripts/migrate.mjs"], {
-  env: { ...process.env, DATABASE_URL: database },
-  stdio: "ignore",
-});
+const database = await migratedDatabase("leadgate_bench_ab");
 const env = {
   DATABASE_URL: database,
   LEADGATE_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString("base64"),
@@ -57,8 +53,11 @@ function load(port, seconds) {
   });
 }
 
-/** An API of `spec` listening on `port`, once it answers (and did not hand the port to another process). */
-async function up(spec, port) {
+/**
+ * An API of `spec` listening on `port`: `start` waits for its "api listening" line, which it writes
+ * only once it holds the port (taken, it exits and `start` throws).
+ */
+function up(spec, port) {
   const [dir, extra] = spec.split("+");
   const overrides = Object.fromEntries(
     (extra ?? "")
@@ -67,28 +66,13 @@ async function up(spec, port) {
       .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
   );
   const nodeArgs = overrides.NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  const api = await start(
+  return start(
     `${dir}/main.js`,
     { ...env, ...overrides, PORT: String(port) },
-    /(?:)/,
+    /api listening/,
     30_000,
     nodeArgs,
   );
-  for (const deadline = Date.now() + 30_000; ;) {
-    if (api.exitCode !== null) throw new Error(`${spec} exited at boot`);
-    if (
-      await fetch(`http://127.0.0.1:${port}/health`).then(
-        () => true,
-        () => false,
-      )
-    )
-      break;
-    if (Date.now() > deadline) throw new Error(`${spec} did not answer`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  if (api.exitCode !== null) throw new Error(`${spec} exited (was port ${port} taken?)`);
-  return api;
 }
 
 const ratios = [];

@@ -6,7 +6,6 @@
 // job.dead once per statement and group, so a batch of failures costs one). Alerting has no off
 // switch since its triggers went (migration 20261206000000_alerts_without_triggers): the state
 // machine's dies raise it in their transaction. Prints figures, asserts nothing. Needs `npm run build`.
-import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
@@ -15,8 +14,8 @@ import {
   LOOPBACK_CRM_ENV,
   createConnection,
   dropRedisKeys,
-  freshDatabase,
   start,
+  migratedDatabase,
 } from "./processes.mjs";
 
 const EVENTS = Number(process.env.BENCH_ALERT_EVENTS ?? 10_000);
@@ -49,11 +48,7 @@ async function freePort() {
 async function run(crm, receiver) {
   const port = await freePort();
   const name = `leadgate_bench_alerts_${process.pid}`;
-  const databaseUrl = await freshDatabase(name);
-  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: "ignore",
-  });
+  const databaseUrl = await migratedDatabase(name);
   const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const env = {
     DATABASE_URL: databaseUrl,

@@ -12,7 +12,6 @@
 // BENCH_E2E_RATE=<events/s> offers the load at that rate instead of as fast as possible (for the
 // acknowledgement-to-done latency below capacity); BENCH_E2E_PEER=false runs Leadgate only.
 // Needs `npm run build`.
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Agent, createServer, request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -31,6 +30,7 @@ import {
   start,
   stopAndFlushStats,
   walMeter,
+  migratedDatabase,
 } from "./processes.mjs";
 
 const EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 3000);
@@ -184,12 +184,8 @@ async function runPeer(round) {
 
 async function runLeadgate(round) {
   const crm = await startCrm();
-  const databaseUrl = await freshDatabase(`leadgate_bench_e2e_${RUN_ID}`);
+  const databaseUrl = await migratedDatabase(`leadgate_bench_e2e_${RUN_ID}`);
   const port = await freePort();
-  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: "ignore",
-  });
   const env = {
     DATABASE_URL: databaseUrl,
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,

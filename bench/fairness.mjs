@@ -5,11 +5,10 @@
 // `dead` while its circuit was open, and how long A's backlog took to be delivered after A recovered.
 // The bar: B's p99 with A hanging within 2× of B's p99 with A healthy; none of A's jobs dead; A's
 // backlog delivered within a minute. Needs `npm run build`. Prints figures, asserts nothing.
-import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { LOOPBACK_CRM_ENV, createConnection, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { LOOPBACK_CRM_ENV, createConnection, dropRedisKeys, start, migratedDatabase } from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_FAIRNESS_SECONDS ?? 45);
 const RATE = Number(process.env.BENCH_FAIRNESS_RATE ?? 10); // events/s per tenant
@@ -41,11 +40,7 @@ async function main() {
   let aMode = "healthy";
   const crmA = await crm(() => aMode);
   const crmB = await crm(() => "healthy");
-  const databaseUrl = await freshDatabase("leadgate_bench_fairness");
-  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: "ignore",
-  });
+  const databaseUrl = await migratedDatabase("leadgate_bench_fairness");
   const env = {
     DATABASE_URL: databaseUrl,
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,

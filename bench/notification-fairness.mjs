@@ -11,7 +11,6 @@
 // first's (the bar: within 2×) and to the second's (what the hang adds to A's load), and what A's
 // notifications did meanwhile. At the default 10 alerts/s a phase has 300 of B's alerts, so its p99
 // is not one slow alert. Needs `npm run build`. Prints figures, asserts nothing.
-import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
@@ -21,8 +20,8 @@ import {
   dropDatabase,
   dropRedisKeys,
   freePort,
-  freshDatabase,
   start,
+  migratedDatabase,
 } from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_NF_SECONDS ?? 30);
@@ -70,11 +69,7 @@ async function receiver() {
 async function main() {
   const a = await receiver();
   const b = await receiver();
-  const databaseUrl = await freshDatabase(`leadgate_bench_nfair_${RUN_ID}`);
-  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: "ignore",
-  });
+  const databaseUrl = await migratedDatabase(`leadgate_bench_nfair_${RUN_ID}`);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const env = {

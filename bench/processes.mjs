@@ -94,6 +94,16 @@ export async function freshDatabase(name) {
   return Object.assign(new URL(ADMIN_URL), { pathname: `/${name}` }).toString();
 }
 
+/** A fresh database with Leadgate's migrations applied (scripts/migrate.mjs): its URL. */
+export async function migratedDatabase(name) {
+  const url = await freshDatabase(name);
+  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: "ignore",
+  });
+  return url;
+}
+
 /** Deletes a benchmark's Redis keys (jobs no worker took would otherwise pile up run after run). */
 export async function dropRedisKeys(pattern) {
   const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");

@@ -4,12 +4,12 @@
 // per endpoint against the provider limit, and the ingest rate (Static Forms load, load.mjs) without
 // and while reconciliation runs. Prints figures, asserts nothing.
 // Needs `npm run build` (done by `npm run bench`) and local Postgres and Redis.
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import pg from "pg";
 import { createServer } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { LOOPBACK_CRM_ENV, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { LOOPBACK_CRM_ENV, dropRedisKeys, start, migratedDatabase } from "./processes.mjs";
 
 const CONNECTIONS = Number(process.env.BENCH_YELP_CONNECTIONS ?? 2000);
 const INTERVAL = Number(process.env.BENCH_RECONCILE_INTERVAL ?? 120);
@@ -91,11 +91,7 @@ async function node(script, env) {
 
 async function main() {
   const yelp = await fakeYelp();
-  const db = await freshDatabase("leadgate_bench_reconcile");
-  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
-    env: { ...process.env, DATABASE_URL: db },
-    stdio: "ignore",
-  });
+  const db = await migratedDatabase("leadgate_bench_reconcile");
   const env = {
     DATABASE_URL: db,
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,

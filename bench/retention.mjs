@@ -6,10 +6,9 @@
 // (pg_current_wal_lsn before and after, after a CHECKPOINT). The WAL position is the whole server's:
 // run it on a quiet server. Then the time of the copy-and-swap migration on a database at the previous
 // head with as many payloads and attempts. Prints figures, asserts nothing. Needs `npm run build`.
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
-import { dropDatabase, freshDatabase } from "./processes.mjs";
+import { dropDatabase, freshDatabase, migratedDatabase } from "./processes.mjs";
 import { PartitionsRepository } from "../dist/retention/partitions.repository.js";
 
 const ROWS = Number(process.env.BENCH_RETENTION_ROWS ?? 1_000_000);
@@ -116,11 +115,7 @@ async function before() {
 }
 
 async function after() {
-  const url = await freshDatabase("leadgate_bench_retention_after");
-  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: "ignore",
-  });
+  const url = await migratedDatabase("leadgate_bench_retention_after");
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   // The database is dropped WITH (FORCE) at the end, maybe before an idle connection has closed.
   pool.on("error", () => undefined);

@@ -19,6 +19,7 @@ import {
   createConnection,
   dropRedisKeys,
   freshDatabase,
+  migratedDatabase,
   start,
 } from "./processes.mjs";
 
@@ -76,12 +77,8 @@ async function profiledRun(env, connection) {
 }
 
 async function main() {
-  const leadgateDb = await freshDatabase("leadgate_bench");
+  const leadgateDb = await migratedDatabase("leadgate_bench");
   const peerDb = await freshDatabase("leadgate_bench_peer");
-  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
-    env: { ...process.env, DATABASE_URL: leadgateDb },
-    stdio: "ignore",
-  });
   const env = {
     DATABASE_URL: leadgateDb,
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,

@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import pg from "pg";
-import { LOOPBACK_CRM_ENV, createConnection, dropRedisKeys, freshDatabase, start } from "./processes.mjs";
+import { LOOPBACK_CRM_ENV, createConnection, dropRedisKeys, start, migratedDatabase } from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -21,11 +21,7 @@ function rssKib(pid) {
 }
 
 async function prepare(name, port, fill) {
-  const url = await freshDatabase(name);
-  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
-    env: { ...process.env, DATABASE_URL: url },
-    stdio: "ignore",
-  });
+  const url = await migratedDatabase(name);
   const env = {
     DATABASE_URL: url,
     LEADGATE_ENCRYPTION_KEY: ENCRYPTION_KEY,

@@ -6,9 +6,8 @@
 // what a tenant-admin's key runs), wall and business clock, with and without bucket=day, and the
 // operator's view of every tenant. Median of BENCH_STL_RUNS runs (default 7) after a warm-up.
 // Prints figures, asserts nothing. Needs `npm run build`. BENCH_STL_KEEP=1 keeps the database.
-import { execFileSync } from "node:child_process";
 import pg from "pg";
-import { freePort, freshDatabase, dropDatabase, dropRedisKeys, start } from "./processes.mjs";
+import { freePort, dropDatabase, dropRedisKeys, start, migratedDatabase } from "./processes.mjs";
 
 const LEADS = Number(process.env.BENCH_STL_LEADS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_STL_RUNS ?? 7);
@@ -21,11 +20,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 async function main() {
   const name = `leadgate_bench_stl_${process.pid}`;
-  const databaseUrl = await freshDatabase(name);
-  execFileSync(process.execPath, ["scripts/migrate.mjs"], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: "ignore",
-  });
+  const databaseUrl = await migratedDatabase(name);
   const port = await freePort();
   const env = {
     DATABASE_URL: databaseUrl,
