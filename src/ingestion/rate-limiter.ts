@@ -138,9 +138,8 @@ export class RateLimiter {
   /** One answer per request: a delivery passes (true), is over the limit (false) or was not counted (undefined). */
   private async reserve(all: Reservation[]): Promise<(boolean | undefined)[]> {
     // Deliveries that queued while a renewal was in flight: what it leased serves them first.
-    const served = all.map(
-      ({ connectionId, waiting }) => waiting && this.leased(connectionId, this.window()),
-    );
+    const window = this.window();
+    const served = all.map(({ connectionId, waiting }) => waiting && this.leased(connectionId, window));
     const requests = all.filter((_, index) => !served[index]);
     const answers = await this.reserveInRedis(requests);
     return served.map((pass) => (pass ? true : answers.shift()));
