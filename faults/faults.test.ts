@@ -312,6 +312,18 @@ describe("fault injection", () => {
       const [whenKilled] = await notification();
       await s.lg.startWorker();
       const [done] = await waitFor(notification, ([job]) => job?.status === "succeeded", 180_000);
+      // CRM jobs that were running when the worker died die only once the new worker takes them
+      // back: the alert counts all five once every one of them is dead, not necessarily before.
+      await waitFor(
+        async () =>
+          (
+            await s.sql.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM jobs WHERE operation = 'crm-delivery' AND status = 'dead'",
+            )
+          ).rows[0]!.n,
+        (dead) => dead === 5,
+        180_000,
+      );
       const ids = receiver.received.map((request) => request.headers["webhook-id"]);
       const alerts = (await s.sql.query<{ type: string; count: number }>("SELECT type, count FROM alerts"))
         .rows;
