@@ -13,3 +13,17 @@ export async function waitFor<T>(
   }
   return value;
 }
+
+/** Not yet settled: what `atOnce` answers for a promise that waits for a timer or I/O. */
+export const PENDING = Symbol("pending");
+
+/**
+ * What `promise` settled to without waiting for a timer (it settles in this turn of the event loop),
+ * or PENDING: "answers at once" asserted without a clock, so a busy machine cannot fail it.
+ */
+export function atOnce<T>(promise: Promise<T>): Promise<T | typeof PENDING> {
+  return Promise.race([
+    promise,
+    new Promise<typeof PENDING>((resolve) => setImmediate(() => resolve(PENDING))),
+  ]);
+}
