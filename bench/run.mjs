@@ -1,9 +1,12 @@
 // `npm run bench`: Leadgate's ingest path against the naive peer of ../shared/bench and against the
 // machine's ceiling (bare Fastify parsing the same bodies, bench/ceiling.mjs), side by side.
-// Alternates Leadgate, peer, ceiling, three rounds (load.mjs: Static Forms deliveries, each
-// submission sent twice, 32 connections, 10 s each) and prints each run, the medians and the
-// ratios, and the CPU per accepted request of the server process, its Postgres backends and Redis
-// (from /proc). Then one more Leadgate run under `--cpu-prof` gives the API's CPU per phase.
+// Alternates the peer, Leadgate, the floor and the ceiling in short slices, nine rounds (load.mjs:
+// Static Forms deliveries, each submission sent twice, 32 connections, 4 s each; every other round
+// in reverse order, so Leadgate's slice always lies next to the peer's and the floor's) and prints
+// each run, the medians, the ratios (the median of the rounds' own ratios: the machine's speed moves
+// by 2× within a run, slowly, so neighbouring slices compare) and the CPU per accepted request of the
+// server process, its Postgres backends and Redis (from /proc). Then one more Leadgate run under
+// `--cpu-prof` gives the API's CPU per phase.
 // Prints figures, asserts nothing. Needs `npm run build` (done by `npm run bench`), local Postgres and Redis.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync } from "node:fs";
@@ -23,8 +26,8 @@ import {
   start,
 } from "./processes.mjs";
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PROFILE = process.env.BENCH_PROFILE !== "false";
 const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
@@ -106,13 +109,14 @@ async function main() {
   const pool = (url) => new pg.Pool({ connectionString: url, max: 1, application_name: BENCH_APPLICATION });
   const pools = { leadgate: pool(leadgateDb), peer: pool(peerDb) };
   const targets = {
+    // In this order, and reversed every other round: Leadgate's slice lies next to the peer's and the floor's.
+    peer: { child: peer, sql: pools.peer, url: "http://127.0.0.1:8787/webhooks/staticforms/x" },
     leadgate: {
       child: leadgate,
       sql: pools.leadgate,
       url: `http://127.0.0.1:3100/webhooks/staticforms/${connection.id}`,
       auth: `Bearer ${connection.bearerToken}`,
     },
-    peer: { child: peer, sql: pools.peer, url: "http://127.0.0.1:8787/webhooks/staticforms/x" },
     // Leadgate's receipt writer behind bare Fastify, on Leadgate's database (bench/floor.mjs).
     floor: { child: floor, sql: pools.leadgate, url: "http://127.0.0.1:8789/webhooks/staticforms/x" },
     // No database: its "Postgres" column counts the (idle) backends of the peer's.
@@ -122,8 +126,10 @@ async function main() {
     // Warm every server up (JIT, pools) before measuring.
     for (const { url, auth } of Object.values(targets)) load(url, auth, 3);
     const results = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
+    const order = Object.keys(targets);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, { child, sql, url, auth }] of Object.entries(targets)) {
+      for (const name of round % 2 === 0 ? order : [...order].reverse()) {
+        const { child, sql, url, auth } = targets[name];
         const cpu = await cpuMeter(sql, redis, { server: child });
         const result = load(url, auth);
         const cpuMs = await cpu(accepted(result));
@@ -153,7 +159,16 @@ async function main() {
       };
     };
     const rows = Object.fromEntries(Object.keys(targets).map((name) => [name, summary(name)]));
-    const { leadgate: a, peer: b, floor: f, ceiling: c } = rows;
+    // Each ratio is the median of the rounds' own ratios, with their range.
+    const ratio = (x, y) => {
+      const each = results[x].map((run, i) => run.rps / results[y][i].rps);
+      return { median: median(each), min: Math.min(...each), max: Math.max(...each) };
+    };
+    const times = ({ median: m, min, max }) =>
+      `${m.toFixed(2)}x (rounds ${min.toFixed(2)}–${max.toFixed(2)})`;
+    const percent = ({ median: m, min, max }) =>
+      `${(100 * m).toFixed(0)} % (rounds ${(100 * min).toFixed(0)}–${(100 * max).toFixed(0)})`;
+    const { leadgate: a, peer: b } = rows;
     console.log(
       `\ningest (Static Forms, each submission twice, ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS}, medians)`,
     );
@@ -164,10 +179,10 @@ async function main() {
       );
     }
     console.log(
-      `  ratio:    ${(a.rps / b.rps).toFixed(2)}x the peer's requests/s (p99 ${(a.p99 / b.p99).toFixed(2)}x), ${((100 * a.rps) / c.rps).toFixed(0)} % of the ceiling`,
+      `  ratio:    ${times(ratio("leadgate", "peer"))} the peer's requests/s (p99 ${(a.p99 / b.p99).toFixed(2)}x), ${percent(ratio("leadgate", "ceiling"))} of the ceiling`,
     );
     console.log(
-      `  floor:    ${(f.rps / b.rps).toFixed(2)}x the peer's requests/s, ${((100 * f.rps) / c.rps).toFixed(0)} % of the ceiling (Leadgate's receipt writer behind bare Fastify: Leadgate is at ${((100 * a.rps) / f.rps).toFixed(0)} % of it)`,
+      `  floor:    ${times(ratio("floor", "peer"))} the peer's requests/s, ${percent(ratio("floor", "ceiling"))} of the ceiling (Leadgate's receipt writer behind bare Fastify: Leadgate is at ${percent(ratio("leadgate", "floor"))} of it)`,
     );
     if (PROFILE) {
       const profiled = await profiledRun(env, connection);
