@@ -263,14 +263,17 @@ describe("first replies", () => {
     });
     yelpSlow.add("fr-yelp-unknown");
     const leadId = await deliverYelpLead(c.business, "fr-yelp-unknown");
-    // The first attempt times out (its outcome unknown); the template changes before the retry.
-    const retrying = await waitFor(
-      () => replyJob(c.tenantId),
-      (row) => row?.status === "retrying" || row?.status === "succeeded",
+    // Yelp holds the first attempt's POST for 1.5 s, so the attempt times out after 0.5 s (its
+    // outcome unknown). The template changes while that POST is held: before the retry.
+    await waitFor(
+      () => yelpPosts(leadId).length,
+      (n) => n === 1,
     );
-    expect(retrying?.status).toBe("retrying");
-    await app.sql.query(
-      `UPDATE connections SET settings = jsonb_set(settings, '{autoResponse,text}', '"Second version"') WHERE id = $1`,
+    const {
+      rows: [changed],
+    } = await app.sql.query<{ at: Date }>(
+      `UPDATE connections SET settings = jsonb_set(settings, '{autoResponse,text}', '"Second version"')
+       WHERE id = $1 RETURNING clock_timestamp() AS at`,
       [c.connectionId],
     );
     const job = await waitFor(
@@ -278,6 +281,16 @@ describe("first replies", () => {
       (row) => row?.status === "succeeded",
       15_000,
     );
+    const { rows: history } = await app.sql.query<{ outcome: string; error_code: string; finished_at: Date }>(
+      "SELECT outcome, error_code, finished_at FROM job_attempts WHERE job_id = $1 ORDER BY number",
+      [job!.id],
+    );
+    // One attempt timed out after the change, and the next one succeeded (a success writes no row).
+    expect(history.map(({ outcome, error_code }) => ({ outcome, error_code }))).toEqual([
+      { outcome: "retryable", error_code: "timeout" },
+    ]);
+    expect(history[0]!.finished_at.getTime()).toBeGreaterThanOrEqual(changed!.at.getTime() - 1);
+    expect(job!.attempts).toBe(2);
     expect(yelpPosts(leadId)).toHaveLength(1);
     expect(await sideEffect(job!.job_key)).toEqual({
       status: "succeeded",
