@@ -181,7 +181,7 @@ describe("OAuth callback: the failed-authentication budget, and attempts ended w
             callback(ip, { code: "c", state: `forged-while-locked-${i}-0123456789abcdef` }),
           ),
         ),
-        3_000,
+        10_000, // a query would wait for the lock until it is released: no answer at all
       );
       expect(answers).not.toBe("no answer");
       for (const answer of answers as Response[]) await expectRefused(answer);

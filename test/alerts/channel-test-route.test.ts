@@ -8,7 +8,7 @@ import { useApp, useFakeServer } from "../support/harness.js";
 import { confirmationLink, useSmtpServer } from "../support/smtp.js";
 import { waitFor } from "../support/wait.js";
 
-const TIMEOUT_MS = 800;
+const TIMEOUT_MS = 2_000;
 
 describe("POST /admin/notification-channels/{id}/test", () => {
   const smtp = useSmtpServer();
@@ -66,10 +66,9 @@ describe("POST /admin/notification-channels/{id}/test", () => {
       { delivered: false, status: 500, error: "http_500" },
     ]);
 
+    const slowChannel = await webhook(tenant, "/slow");
     const started = Date.now();
-    const slow = await tenant.admin.post(
-      `/admin/notification-channels/${await webhook(tenant, "/slow")}/test`,
-    );
+    const slow = await tenant.admin.post(`/admin/notification-channels/${slowChannel}/test`);
     expect([slow.status, slow.body]).toEqual([200, { delivered: false, error: "timeout" }]);
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1_500);
   });

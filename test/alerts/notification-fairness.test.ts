@@ -68,7 +68,7 @@ describe("alerts: notification fairness between tenants", () => {
     process.stdout.write(
       `[alerts] B's notification while A's channel hangs: ${latencyMs} ms; A's calls held: ${hanging.received.length}, at most ${hanging.mostInFlight} at once\n`,
     );
-    expect(latencyMs).toBeLessThan(2_000);
+    expect(latencyMs).toBeLessThan(5_000); // waiting behind A's calls would take SEND_TIMEOUT_MS
     // A's calls were still held (none had reached the send timeout) when B's arrived.
     expect(delivered!.at - firstHeld).toBeLessThan(SEND_TIMEOUT_MS);
     // The cap: half of the notification worker's 10 slots for one destination.

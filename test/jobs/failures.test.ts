@@ -22,7 +22,7 @@ describe("side effects under failure", () => {
     env: () => ({
       THUMBTACK_API_BASE_URL: thumbtack.url,
       JOB_BACKOFF_BASE_MS: "50",
-      SIDE_EFFECT_TIMEOUT_MS: "500",
+      SIDE_EFFECT_TIMEOUT_MS: "2000",
       DISPATCHER_INTERVAL_MS: "300",
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
     }),
@@ -106,7 +106,7 @@ describe("side effects under failure", () => {
 
   it("CRM hangs past the timeout: retried, and the CRM sees the same webhook-id both times", async () => {
     const crm = await fakeCrm();
-    crm.reply({ status: 200, delayMs: 1500 });
+    crm.reply({ status: 200, delayMs: 5_000 });
     const c = await staticForms(crm.url);
     await submit(app.api, c, "slow");
     const [row] = await waitFor(
@@ -175,7 +175,7 @@ describe("side effects under failure", () => {
     };
     const body = fixture("thumbtack/negotiation-created-v4.json").json as { data: object };
     // No message yet, so the reply is sent; the provider takes it but answers too late; afterwards it lists it.
-    thumbtack.reply({ status: 200, body: { messages: [] } }, { status: 201, delayMs: 1500 });
+    thumbtack.reply({ status: 200, body: { messages: [] } }, { status: 201, delayMs: 5_000 });
     thumbtackMessages = [{ messageID: "m-ours", from: "Business", text: REPLY }];
     await post(
       `${app.url}/webhooks/thumbtack/${c.connectionId}`,

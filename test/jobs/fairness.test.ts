@@ -58,7 +58,7 @@ describe("fairness between destinations", () => {
       CIRCUIT_PROBE_SECONDS: "600",
       DESTINATION_MAX_CONCURRENCY: "2",
       JOB_BACKOFF_BASE_MS: "50",
-      SIDE_EFFECT_TIMEOUT_MS: "1000",
+      SIDE_EFFECT_TIMEOUT_MS: "3000",
       DISPATCHER_INTERVAL_MS: "200",
     },
   });

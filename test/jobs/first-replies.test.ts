@@ -36,7 +36,7 @@ describe("first replies", () => {
       // The reply lands at Yelp (the next read shows it as our API-SELF event) however slow the answer.
       const events = eventsOf(leadId);
       events.push({ ...bizEvent(`ours-${events.length}`, text), channel: "API-SELF" });
-      return { status: 201, body: {}, delayMs: yelpSlow.delete(leadId) ? 1_500 : 0 };
+      return { status: 201, body: {}, delayMs: yelpSlow.delete(leadId) ? 5_000 : 0 };
     }
     if (request.method !== "GET") return undefined;
     if (match[2]) return { status: 200, body: { events: eventsOf(leadId) } };
@@ -55,7 +55,7 @@ describe("first replies", () => {
       YELP_API_BASE_URL: yelp.url,
       THUMBTACK_API_BASE_URL: thumbtack.url,
       JOB_BACKOFF_BASE_MS: "50",
-      SIDE_EFFECT_TIMEOUT_MS: "500",
+      SIDE_EFFECT_TIMEOUT_MS: "2000",
       DISPATCHER_INTERVAL_MS: "300",
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
     }),
@@ -263,7 +263,7 @@ describe("first replies", () => {
     });
     yelpSlow.add("fr-yelp-unknown");
     const leadId = await deliverYelpLead(c.business, "fr-yelp-unknown");
-    // Yelp holds the first attempt's POST for 1.5 s, so the attempt times out after 0.5 s (its
+    // Yelp holds the first attempt's POST for 5 s, so the attempt times out after 2 s (its
     // outcome unknown). The template changes while that POST is held: before the retry.
     await waitFor(
       () => yelpPosts(leadId).length,

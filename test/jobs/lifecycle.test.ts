@@ -17,7 +17,7 @@ describe("job lifecycle", () => {
   const app = useApp({
     api: false,
     worker: true,
-    env: { JOB_BACKOFF_BASE_MS: "50", SIDE_EFFECT_TIMEOUT_MS: "500", DISPATCHER_INTERVAL_MS: "300" },
+    env: { JOB_BACKOFF_BASE_MS: "50", SIDE_EFFECT_TIMEOUT_MS: "5000", DISPATCHER_INTERVAL_MS: "300" },
   });
 
   beforeAll(async () => {

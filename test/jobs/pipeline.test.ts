@@ -44,7 +44,7 @@ describe("side effects", () => {
       YELP_API_BASE_URL: yelp.url,
       THUMBTACK_API_BASE_URL: thumbtack.url,
       JOB_BACKOFF_BASE_MS: "50",
-      SIDE_EFFECT_TIMEOUT_MS: "500",
+      SIDE_EFFECT_TIMEOUT_MS: "5000",
       DISPATCHER_INTERVAL_MS: "300",
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
     }),

@@ -157,7 +157,16 @@ describe("provider quotas: per-second pacing and a provider's 429", () => {
     async (_, retryAfter) => {
       const { tenantId, businessId } = await yelpConnection(app);
       const leadId = `limited_${randomBytes(4).toString("hex")}`;
-      scripted.set(leadId, [{ status: 429, headers: { "retry-after": retryAfter() } }]);
+      // The header is written when the fake answers (a getter): an HTTP date made before the delivery
+      // would leave less than its 2–3 s once the worker's first call comes.
+      scripted.set(leadId, [
+        {
+          status: 429,
+          get headers() {
+            return { "retry-after": retryAfter() };
+          },
+        },
+      ]);
       const sentAt = Date.now();
       expect((await deliver(app, businessId, [leadId])).status).toBe(202);
 
