@@ -266,7 +266,7 @@ describe("first replies", () => {
     // Yelp holds the first attempt's POST for 5 s, so the attempt times out after 2 s (its
     // outcome unknown). The template changes while that POST is held: before the retry.
     await waitFor(
-      () => yelpPosts(leadId).length,
+      () => Promise.resolve(yelpPosts(leadId).length),
       (n) => n === 1,
     );
     const {
