@@ -181,7 +181,7 @@ describe("OAuth callback: the failed-authentication budget, and attempts ended w
             callback(ip, { code: "c", state: `forged-while-locked-${i}-0123456789abcdef` }),
           ),
         ),
-        10_000, // a query would wait for the lock until it is released: no answer at all
+        10_000, // a query would wait behind the lock, to a 503 at the 10 s statement timeout at best
       );
       expect(answers).not.toBe("no answer");
       for (const answer of answers as Response[]) await expectRefused(answer);

@@ -38,7 +38,7 @@ describe("alerts: notification fairness between tenants", () => {
       summary: "Reconciliation found leads no webhook delivered.",
     });
 
-  it("tenant A's hanging webhook channel does not delay tenant B's notification (< 2 s while A's calls are held)", async () => {
+  it("tenant A's hanging webhook channel does not delay tenant B's notification (< 5 s, while A's calls are held)", async () => {
     const a = await createTenant(app.url);
     const b = await createTenant(app.url);
     for (const [tenant, url] of [

@@ -64,8 +64,8 @@ describe("provider answers of the wrong shape", () => {
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
       // Long enough to see a job `retrying`, short enough to see it succeed after the answers are fixed.
       JOB_BACKOFF_BASE_MS: "1000",
-      // Under the Thumbtack reply's 1.5 s, so that one times out; well over a loopback answer on a busy machine.
-      SIDE_EFFECT_TIMEOUT_MS: "1000",
+      // Under the Thumbtack reply's 5 s, so that one times out; seconds over a loopback answer on a busy machine.
+      SIDE_EFFECT_TIMEOUT_MS: "2000",
       DISPATCHER_INTERVAL_MS: "300",
     });
     api = await startApi(config);
@@ -194,7 +194,7 @@ describe("provider answers of the wrong shape", () => {
     });
     // No message yet, so the reply is sent; it is taken but answered too late (outcome unknown); the
     // list then has a numeric text.
-    thumbtackPostDelayMs = 1500;
+    thumbtackPostDelayMs = 5_000;
     thumbtackMessages = JSON.stringify({ messages: [] });
     thumbtackMessagesAfterPost = JSON.stringify({
       messages: [{ messageID: "m1", from: "Business", text: 7 }],
