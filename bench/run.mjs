@@ -4,7 +4,7 @@
 // Static Forms deliveries, each submission sent twice, 32 connections, 4 s each; every other round
 // in reverse order, so Leadgate's slice always lies next to the peer's and the floor's) and prints
 // each run, the medians, the ratios (the median of the rounds' own ratios: the machine's speed moves
-// by 2× within a run, slowly, so neighbouring slices compare) and the CPU per accepted request of the
+// by up to 2× within a run, over tens of seconds, so neighbouring slices compare) and the CPU per accepted request of the
 // server process, its Postgres backends and Redis (from /proc). Then one more Leadgate run under
 // `--cpu-prof` gives the API's CPU per phase.
 // Prints figures, asserts nothing. Needs `npm run build` (done by `npm run bench`), local Postgres and Redis.
