@@ -18,9 +18,9 @@ import {
   dropDatabase,
   dropRedisKeys,
   freePort,
+  migratedDatabase,
   start,
   stop,
-  migratedDatabase,
 } from "./processes.mjs";
 
 const [A, B, ROUNDS = "10", SECONDS = "6"] = process.argv.slice(2);

@@ -14,8 +14,8 @@ import {
   LOOPBACK_CRM_ENV,
   createConnection,
   dropRedisKeys,
-  start,
   migratedDatabase,
+  start,
 } from "./processes.mjs";
 
 const EVENTS = Number(process.env.BENCH_ALERT_EVENTS ?? 10_000);

@@ -27,10 +27,10 @@ import {
   dropRedisKeys,
   freePort,
   freshDatabase,
+  migratedDatabase,
   start,
   stopAndFlushStats,
   walMeter,
-  migratedDatabase,
 } from "./processes.mjs";
 
 const EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 3000);

@@ -20,8 +20,8 @@ import {
   dropDatabase,
   dropRedisKeys,
   freePort,
-  start,
   migratedDatabase,
+  start,
 } from "./processes.mjs";
 
 const SECONDS = Number(process.env.BENCH_NF_SECONDS ?? 30);
