@@ -15,7 +15,12 @@ import { Transactions } from "../database/transactions.js";
 import { JobQueue } from "../jobs/job-queue.js";
 import { jobKey } from "../jobs/operations.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
-import { FirstResponses } from "../leads/first-responses.js";
+import {
+  type CountedResponse,
+  countResponse,
+  type FirstResponse,
+  FirstResponses,
+} from "../leads/first-responses.js";
 import { effectiveSettings, type ReplySettings } from "../replies/reply-settings.js";
 import { capabilities } from "../providers/capabilities.js";
 import type { Provider } from "../providers/provider-event.js";
@@ -26,6 +31,9 @@ export const MARK_REPLIED_VIA = ["phone", "email", "other"] as const;
 
 /** How far in the future `at` may be: the caller's clock may run a little ahead of ours. */
 export const MARK_REPLIED_SKEW_SECONDS = 60;
+
+/** Reads and counts this often when a lead-upsert moves the lead's creation time meanwhile. */
+const TRIES = 3;
 
 export class MarkRepliedBody {
   @ApiPropertyOptional({
@@ -64,6 +72,35 @@ export class LeadMarkReplied {
 
   /** Marks the scope's lead replied; 404 when the scope has no such lead, 400 for a bad `at`. */
   async mark(principal: Principal, scope: TenantScope, id: string, body: MarkRepliedBody): Promise<void> {
+    const now = new Date();
+    const at = body.at ?? now;
+    if (at.getTime() > now.getTime() + MARK_REPLIED_SKEW_SECONDS * 1000) {
+      throw validationFailed({ at: ["at must not be in the future"] });
+    }
+    // The seconds are counted before the transaction (business hours are never counted inside one);
+    // a lead-upsert that moves the lead's creation time meanwhile makes it read and count again.
+    for (let tried = 1; ; tried++) {
+      const lead = await this.read(scope, id);
+      if (at < lead.since) {
+        throw validationFailed({
+          at: [`at must not be before the lead was created (${lead.since.toISOString()})`],
+        });
+      }
+      const hours = effectiveSettings(lead.settings, lead.defaults).businessHours;
+      const counted = countResponse(lead.since, at, hours);
+      const done = await this.write(
+        principal,
+        lead,
+        { at, by: "business" },
+        counted,
+        body.via ?? null,
+        tried,
+      );
+      if (done) return;
+    }
+  }
+
+  private async read(scope: TenantScope, id: string): Promise<MarkedLead> {
     const { rows } = await this.prisma.pool.query<MarkedLead>(
       `SELECT l.id, l.tenant_id AS "tenantId", l.connection_id AS "connectionId", l.provider,
               COALESCE(l.provider_created_at, l.received_at, l.created_at) AS since, c.settings, t.defaults
@@ -72,36 +109,35 @@ export class LeadMarkReplied {
        WHERE l.id = $1::uuid AND ($2::uuid IS NULL OR l.tenant_id = $2::uuid)`,
       [id, tenantParam(scope)],
     );
-    const lead = rows[0];
-    if (!lead) throw notFound("lead");
-    const now = new Date();
-    const at = body.at ?? now;
-    if (at.getTime() > now.getTime() + MARK_REPLIED_SKEW_SECONDS * 1000) {
-      throw validationFailed({ at: ["at must not be in the future"] });
-    }
-    if (at < lead.since) {
-      throw validationFailed({
-        at: [`at must not be before the lead was created (${lead.since.toISOString()})`],
-      });
-    }
-    const hours = effectiveSettings(lead.settings, lead.defaults).businessHours;
-    // The response, its audit entry and the job that tells the provider commit together.
-    const { recorded, jobs } = await this.transactions.run(async (tx) => {
-      const recorded = await this.firstResponses.recordIn(
-        tx,
-        lead.tenantId,
-        lead.id,
-        { at, by: "business" },
-        hours,
-      );
+    if (!rows[0]) throw notFound("lead");
+    return rows[0];
+  }
+
+  /**
+   * The response, its audit entry and the job that tells the provider, in one transaction; false
+   * (rolled back) when the lead's creation time moved since it was counted, unless this is the
+   * last try (then the response is left unrecorded rather than counted from a stale time).
+   */
+  private async write(
+    principal: Principal,
+    lead: MarkedLead,
+    response: FirstResponse,
+    counted: CountedResponse,
+    via: string | null,
+    tried: number,
+  ): Promise<boolean> {
+    const written = await this.transactions.run(async (tx) => {
+      const recorded = await this.firstResponses.recordIn(tx, lead.tenantId, lead.id, response, counted);
+      if (recorded === "moved" && tried < TRIES) return undefined;
       await this.audit.record(tx, principal, {
         action: "lead.mark_replied",
         tenantId: lead.tenantId,
         targetType: "lead",
         targetId: lead.id,
-        details: { at: at.toISOString(), via: body.via ?? null },
+        details: { at: response.at.toISOString(), via },
       });
-      if (!capabilities(lead.provider).marksReplied) return { recorded, jobs: [] };
+      const kept = recorded === "moved" ? undefined : recorded;
+      if (!capabilities(lead.provider).marksReplied) return { recorded: kept, jobs: [] };
       // One job per lead: a key that exists already creates nothing.
       const jobs = await this.state.create(
         [
@@ -114,9 +150,11 @@ export class LeadMarkReplied {
         ],
         tx,
       );
-      return { recorded, jobs };
+      return { recorded: kept, jobs };
     });
-    if (recorded) this.firstResponses.observe(recorded);
-    await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
+    if (!written) return false;
+    if (written.recorded) this.firstResponses.observe(written.recorded);
+    await this.queue.enqueue(written.jobs); // after commit; the dispatcher covers a failure here
+    return true;
   }
 }

@@ -60,6 +60,18 @@ export function connectionSettingsErrors(provider: Provider, given: GivenReplySe
   return errors;
 }
 
+/** The most a connection's `settings` or a tenant's `defaults` may hold, as JSON (api.md). */
+export const MAX_STORED_SETTINGS_BYTES = 64 * 1024;
+
+/** `400 validation_failed` under `field` when `stored` (the settings as they would be saved) exceeds 64 KiB. */
+export function storedSizeErrors(stored: object, field: string): FieldErrors {
+  const bytes = Buffer.byteLength(JSON.stringify(stored));
+  if (bytes <= MAX_STORED_SETTINGS_BYTES) return {};
+  return {
+    [field]: [`must be at most ${MAX_STORED_SETTINGS_BYTES} bytes of JSON as stored (${bytes} given)`],
+  };
+}
+
 /** Throws `400 validation_failed` if there are errors. */
 export function refuse(errors: FieldErrors): void {
   if (Object.keys(errors).length > 0) throw validationFailed(errors);

@@ -29,6 +29,7 @@ import {
   type FieldErrors,
   refuse,
   replySettingsErrors,
+  storedSizeErrors,
 } from "./reply-settings-check.js";
 import { IdPipe, notFound } from "./id.pipe.js";
 import { ListQuery, type Page, PageOf, pageAfter, toPage } from "./pagination.js";
@@ -163,6 +164,7 @@ export class TenantsRepository {
         SELECT defaults FROM tenants WHERE id = ${id}::uuid FOR UPDATE`;
       if (!locked) throw notFound("tenant");
       const defaults: ReplySettings = settingsWithoutNulls({ ...locked.defaults, ...named });
+      refuse(storedSizeErrors(defaults, "defaults"));
       if ("autoResponse" in named || "responseTarget" in named) {
         refuse(await this.delayConflicts(tx, id, defaults, named));
       }

@@ -1,5 +1,5 @@
 // Which leads await a first response (the scope of lead.unanswered), and the arrival times recorded.
-import { awaitsResponse, leadArrival } from "./lead-arrival.js";
+import { awaitsResponse, clampedUpdate, leadArrival } from "./lead-arrival.js";
 import { firstResponseOf } from "./processors/initial-response.processor.js";
 
 const received = new Date("2026-05-01T12:00:00Z");
@@ -36,6 +36,42 @@ describe("leadArrival", () => {
     expect(leadArrival(receipt, {}, 3600).providerCreatedAt).toEqual(receipt.occurredAt);
     const future = new Date("2026-05-02T00:00:00Z");
     expect(leadArrival(receipt, { providerCreatedAt: future }, 3600).providerCreatedAt).toEqual(received);
+  });
+});
+
+describe("clamped provider times", () => {
+  const epoch = new Date(0);
+  const future = new Date("9999-12-31T00:00:00Z");
+  const oldest = new Date(received.getTime() - 400 * 86_400_000);
+
+  it("a lead dated 1970 counts from 400 days before its receipt; one in the future from the receipt", () => {
+    expect(leadArrival(receipt, { providerCreatedAt: epoch }, 3600).providerCreatedAt).toEqual(oldest);
+    expect(leadArrival({ ...receipt, occurredAt: epoch }, {}, 3600).providerCreatedAt).toEqual(oldest);
+    const inRange = new Date("2025-06-01T00:00:00Z");
+    expect(leadArrival(receipt, { providerCreatedAt: inRange }, 3600).providerCreatedAt).toBe(inRange);
+  });
+
+  it("every time of an update: last event, messages, history, consent, creation, the business's answer", () => {
+    const message = (sentAt: Date) => ({ externalId: "m", direction: "inbound" as const, sentAt });
+    const clamped = clampedUpdate(
+      {
+        lastEventAt: future,
+        messages: [message(epoch), message(future)],
+        history: { runs: [{ messages: [message(epoch)] }], complete: true },
+        phoneConsent: { granted: true, at: future },
+        providerCreatedAt: epoch,
+        businessAnsweredAt: future,
+      },
+      received,
+    );
+    expect(clamped).toEqual({
+      lastEventAt: received,
+      messages: [message(oldest), message(received)],
+      history: { runs: [{ messages: [message(oldest)] }], complete: true },
+      phoneConsent: { granted: true, at: received },
+      providerCreatedAt: oldest,
+      businessAnsweredAt: received,
+    });
   });
 });
 

@@ -3,7 +3,7 @@
 // response (the scope of the `lead.unanswered` alert).
 import type { LeadArrival } from "../leads/leads.repository.js";
 import { hasApi } from "../providers/capabilities.js";
-import type { LeadUpdate } from "../providers/provider-follow-up.js";
+import type { LeadMessage, LeadUpdate } from "../providers/provider-follow-up.js";
 import type { JobReceipt } from "./job-context.js";
 
 /**
@@ -32,10 +32,45 @@ export function leadArrival(
   update: Pick<LeadUpdate, "providerCreatedAt">,
   maxAgeSeconds: number,
 ): LeadArrival {
-  const provided = update.providerCreatedAt ?? receipt.occurredAt;
   return {
     receivedAt: receipt.receivedAt,
-    providerCreatedAt: provided > receipt.receivedAt ? receipt.receivedAt : provided,
+    providerCreatedAt: clampedTime(update.providerCreatedAt ?? receipt.occurredAt, receipt.receivedAt),
     awaitsResponse: awaitsResponse(receipt, maxAgeSeconds),
+  };
+}
+
+/** How far before its receipt a provider's time may be stored (api.md "First replies": 400 days). */
+export const OLDEST_PROVIDER_TIME_DAYS = 400;
+
+/**
+ * A provider's time as stored (api.md "First replies"): no later than Leadgate's receipt of it, no
+ * earlier than 400 days before. A forged or broken time (in the future, or 1970) can then neither
+ * keep a row past retention nor make a count span decades.
+ */
+export function clampedTime(time: Date, receivedAt: Date): Date {
+  const oldest = receivedAt.getTime() - OLDEST_PROVIDER_TIME_DAYS * 86_400_000;
+  const t = Math.min(Math.max(time.getTime(), oldest), receivedAt.getTime());
+  return t === time.getTime() ? time : new Date(t);
+}
+
+/** The update with every provider time in it clamped (clampedTime) to its receipt's. */
+export function clampedUpdate(update: LeadUpdate, receivedAt: Date): LeadUpdate {
+  const clamp = (t: Date) => clampedTime(t, receivedAt);
+  const messages = (list: LeadMessage[]) => list.map((m) => ({ ...m, sentAt: clamp(m.sentAt) }));
+  return {
+    ...update,
+    lastEventAt: clamp(update.lastEventAt),
+    messages: messages(update.messages),
+    ...(update.history && {
+      history: {
+        ...update.history,
+        runs: update.history.runs.map((r) => ({ ...r, messages: messages(r.messages) })),
+      },
+    }),
+    ...(update.phoneConsent && {
+      phoneConsent: { ...update.phoneConsent, at: clamp(update.phoneConsent.at) },
+    }),
+    ...(update.providerCreatedAt && { providerCreatedAt: clamp(update.providerCreatedAt) }),
+    ...(update.businessAnsweredAt && { businessAnsweredAt: clamp(update.businessAnsweredAt) }),
   };
 }

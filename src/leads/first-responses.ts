@@ -60,23 +60,31 @@ export class FirstResponses {
 
   /**
    * `record` inside the caller's transaction, for a write that must commit with others
-   * (mark-replied's audit entry and job). The caller observes the answer after the commit
-   * (`observe`), so a rolled-back response is not counted.
+   * (mark-replied's audit entry and job), with the seconds counted before the transaction from the
+   * creation time the caller read (`countResponse`): business hours are never counted while a
+   * transaction is open. `"moved"` when the lead's creation time is no longer the one counted from
+   * (the caller rolls back, reads and counts again). The caller observes the answer after the
+   * commit (`observe`), so a rolled-back response is not counted.
    */
-  recordIn(
+  async recordIn(
     tx: Tx,
     tenantId: string,
     leadId: string,
     response: FirstResponse,
-    hours: BusinessHours | null,
-  ): Promise<RecordedResponse | undefined> {
-    return this.write(
-      (text, values) => tx.$queryRawUnsafe(text, ...values),
-      tenantId,
-      leadId,
-      response,
-      hours,
-    );
+    counted: CountedResponse,
+  ): Promise<RecordedResponse | undefined | "moved"> {
+    const query: Query = (text, values) => tx.$queryRawUnsafe(text, ...values);
+    const times = await this.times(query, tenantId, leadId);
+    if (!times || (times.at && times.at <= response.at)) return undefined;
+    if (times.since.getTime() !== counted.since.getTime()) return "moved";
+    const rows = await this.update(query, tenantId, leadId, response, counted, times.sinceText);
+    if (!rows[0]) return "moved";
+    return {
+      provider: rows[0].provider,
+      by: response.by,
+      seconds: counted.seconds,
+      businessSeconds: counted.inHours,
+    };
   }
 
   /** The histogram counts responses recorded, a correction to an earlier one too. */
@@ -96,7 +104,7 @@ export class FirstResponses {
     for (let tried = 0; tried < TRIES; tried++) {
       const times = await this.times(this.plain, tenantId, leadId);
       if (!times?.at) return;
-      const counted = responseSeconds(times.since, times.at, hours);
+      const counted = countResponse(times.since, times.at, hours);
       const rows = await this.plain(
         `UPDATE leads SET first_response_seconds = $3, first_response_business_seconds = $4, updated_at = now()
          WHERE tenant_id = $1::uuid AND id = $2::uuid
@@ -127,26 +135,44 @@ export class FirstResponses {
     for (let tried = 1; ; tried++) {
       const times = await this.times(query, tenantId, leadId);
       if (!times || (times.at && times.at <= response.at)) return undefined;
-      const { seconds, inHours } = responseSeconds(times.since, response.at, hours);
-      const rows = await query<{ provider: Provider }>(
-        `UPDATE leads SET first_response_at = $3, first_response_by = $4, first_response_seconds = $5,
-                first_response_business_seconds = $6, updated_at = now()
-         WHERE tenant_id = $1::uuid AND id = $2::uuid AND (first_response_at IS NULL OR first_response_at > $3)
-           AND ($7::text IS NULL OR ${SINCE} = $7::timestamptz)
-         RETURNING provider`,
-        [
-          tenantId,
-          leadId,
-          response.at,
-          response.by,
-          seconds,
-          inHours,
-          tried < TRIES ? times.sinceText : null,
-        ],
+      const counted = countResponse(times.since, response.at, hours);
+      const rows = await this.update(
+        query,
+        tenantId,
+        leadId,
+        response,
+        counted,
+        tried < TRIES ? times.sinceText : null,
       );
-      if (rows[0]) return { provider: rows[0].provider, by: response.by, seconds, businessSeconds: inHours };
+      if (rows[0]) {
+        return {
+          provider: rows[0].provider,
+          by: response.by,
+          seconds: counted.seconds,
+          businessSeconds: counted.inHours,
+        };
+      }
       if (tried === TRIES) return undefined;
     }
+  }
+
+  /** Writes the response if it is the earliest, while the creation time is `sinceText` (null: whatever it is). */
+  private update(
+    query: Query,
+    tenantId: string,
+    leadId: string,
+    response: FirstResponse,
+    counted: CountedResponse,
+    sinceText: string | null,
+  ) {
+    return query<{ provider: Provider }>(
+      `UPDATE leads SET first_response_at = $3, first_response_by = $4, first_response_seconds = $5,
+              first_response_business_seconds = $6, updated_at = now()
+       WHERE tenant_id = $1::uuid AND id = $2::uuid AND (first_response_at IS NULL OR first_response_at > $3)
+         AND ($7::text IS NULL OR ${SINCE} = $7::timestamptz)
+       RETURNING provider`,
+      [tenantId, leadId, response.at, response.by, counted.seconds, counted.inHours, sinceText],
+    );
   }
 
   /** The lead's creation time and recorded response (as text too: to compare them exactly when writing). */
@@ -161,8 +187,15 @@ export class FirstResponses {
   }
 }
 
+/** A response's seconds from the lead's creation time `since`, on the wall clock and inside its hours. */
+export interface CountedResponse {
+  since: Date;
+  seconds: number;
+  inHours: number;
+}
+
 /** A response's seconds from `since` on the wall clock and inside `hours` (none: the same). */
-function responseSeconds(since: Date, at: Date, hours: BusinessHours | null) {
+export function countResponse(since: Date, at: Date, hours: BusinessHours | null): CountedResponse {
   const seconds = Math.max(0, (at.getTime() - since.getTime()) / 1000);
-  return { seconds, inHours: hours ? businessSeconds(hours, since, at) : seconds };
+  return { since, seconds, inHours: hours ? businessSeconds(hours, since, at) : seconds };
 }

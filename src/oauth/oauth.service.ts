@@ -11,7 +11,12 @@ import { notFound } from "../admin/id.pipe.js";
 import { PLATFORM, type Principal, type TenantScope, tenantWhere } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { given } from "../common/validation.js";
-import { connectionSettingsErrors, delayErrors, refuse } from "../admin/reply-settings-check.js";
+import {
+  connectionSettingsErrors,
+  delayErrors,
+  refuse,
+  storedSizeErrors,
+} from "../admin/reply-settings-check.js";
 import { effectiveSettings } from "../replies/reply-settings.js";
 import { DestinationGuard } from "../common/outbound/destination-guard.js";
 import { AccountAccessCheck, ProviderUnavailable } from "../connections/account-access.js";
@@ -104,6 +109,7 @@ export class OAuthService {
     const named = given(body.settings ?? {});
     refuse(connectionSettingsErrors(body.provider, named));
     const settings = settingsWithoutNulls(named);
+    refuse(storedSizeErrors(settings, "settings"));
     const defaults = await this.tenants.defaultsOf(this.prisma, tenantId);
     refuse(delayErrors(effectiveSettings(settings, defaults), named, "settings"));
     await this.destinations.checkSetting("settings.crmDestination.url", settings.crmDestination?.url);

@@ -5,6 +5,7 @@ import {
   businessSeconds,
   checkBusinessHours,
   isOpen,
+  mergedBusinessHours,
   WEEKDAYS,
 } from "./business-hours.js";
 
@@ -19,6 +20,8 @@ const weekdays = (ranges: [string, string][]): BusinessHours["weekly"] => ({
   thu: ranges,
   fri: ranges,
 });
+const hhmm = (m: number) =>
+  `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`;
 const office: BusinessHours = { timezone: NY, weekly: weekdays([["08:00", "18:00"]]) };
 
 describe("businessSeconds and isOpen", () => {
@@ -114,9 +117,7 @@ describe("businessSeconds and isOpen", () => {
     expect(businessSeconds(office, local("2026-01-05T00:00"), local("2027-01-04T00:00"))).toBe(260 * 36000);
   });
 
-  const minutes = fc.uniqueArray(fc.integer({ min: 0, max: 1440 }), { maxLength: 6 });
-  const hhmm = (m: number) =>
-    `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`;
+  const minutes = fc.uniqueArray(fc.integer({ min: 0, max: 1440 }), { maxLength: 12 });
   const ranges = minutes.map((ms) => {
     const sorted = [...ms].sort((a, b) => a - b);
     const pairs: [string, string][] = [];
@@ -149,7 +150,118 @@ describe("businessSeconds and isOpen", () => {
   });
 });
 
+/**
+ * The day-by-day count businessSeconds replaced (linear in the days of the span), as the oracle its
+ * week-by-week count must agree with: each range turned into the instants its wall times name on
+ * that local date, by luxon, a gap's wall time moved to the gap's end, a repeated one the first.
+ */
+function dayByDay(hours: BusinessHours, from: Date, to: Date): number {
+  const [start, end] = [from.getTime(), to.getTime()];
+  if (end <= start) return 0;
+  const instant = (date: DateTime, minutes: number) => {
+    const wall = date.plus({ minutes });
+    const at = DateTime.fromObject(
+      { year: wall.year, month: wall.month, day: wall.day, hour: wall.hour, minute: wall.minute },
+      { zone: hours.timezone },
+    );
+    // luxon moves a missing wall time forward by the gap; the gap's end is the first valid minute after it.
+    if (at.hour !== wall.hour || at.minute !== wall.minute) return at.startOf("hour").toMillis();
+    return at.toMillis();
+  };
+  const dateOf = (t: number) => {
+    const local = DateTime.fromMillis(t, { zone: hours.timezone });
+    return DateTime.utc(local.year, local.month, local.day);
+  };
+  let ms = 0;
+  for (let date = dateOf(start); date <= dateOf(end); date = date.plus({ days: 1 })) {
+    for (const [a, b] of hours.weekly[WEEKDAYS[date.weekday - 1]!] ?? []) {
+      const minutes = (t: string) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3));
+      const [open, close] = [instant(date, minutes(a)), instant(date, minutes(b))];
+      ms += Math.max(0, Math.min(close, end) - Math.max(open, start));
+    }
+  }
+  return ms / 1000;
+}
+
+describe("businessSeconds over long spans", () => {
+  const zones = [
+    "America/New_York",
+    "Europe/London",
+    "Australia/Lord_Howe",
+    "America/Sao_Paulo",
+    "Asia/Kolkata",
+  ];
+  const shop: BusinessHours["weekly"] = {
+    mon: [
+      ["00:00", "03:00"],
+      ["08:00", "12:00"],
+      ["13:00", "18:00"],
+    ],
+    wed: [
+      ["01:00", "02:30"],
+      ["22:00", "24:00"],
+    ],
+    sat: [["02:15", "04:00"]],
+    sun: [["00:00", "24:00"]],
+  };
+
+  it("agrees with the day-by-day count over years, DST weeks included, in zones with and without DST", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.integer({ min: Date.UTC(1995, 0, 1) / 1000, max: Date.UTC(2026, 0, 1) / 1000 }),
+        fc.integer({ min: 0, max: 3 * 365 * 86400 }),
+        (timezone, from, span) => {
+          const hours = { timezone, weekly: shop };
+          const [a, b] = [new Date(from * 1000), new Date((from + span) * 1000)];
+          expect(businessSeconds(hours, a, b)).toBe(dayByDay(hours, a, b));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("counts from 1970 to today as the day-by-day count does", () => {
+    const hours = { timezone: "America/New_York", weekly: shop };
+    const [a, b] = [new Date(0), new Date(Date.UTC(2026, 11, 7, 15, 30))];
+    expect(businessSeconds(hours, a, b)).toBe(dayByDay(hours, a, b));
+  });
+});
+
+describe("mergedBusinessHours", () => {
+  it("joins touching ranges and sorts each day; the count sees the same", () => {
+    const hours: BusinessHours = {
+      timezone: NY,
+      weekly: {
+        mon: [
+          ["12:00", "18:00"],
+          ["08:00", "12:00"],
+          ["19:00", "20:00"],
+        ],
+        tue: [],
+      },
+    };
+    expect(mergedBusinessHours(hours)).toEqual({
+      timezone: NY,
+      weekly: {
+        mon: [
+          ["08:00", "18:00"],
+          ["19:00", "20:00"],
+        ],
+        tue: [],
+      },
+    });
+    const monday = [local("2026-12-07T00:00"), local("2026-12-08T00:00")] as const;
+    expect(businessSeconds(hours, ...monday)).toBe(11 * 3600);
+  });
+});
+
 describe("checkBusinessHours", () => {
+  it("counts touching ranges as one: 24 one-hour ranges are one day-long range", () => {
+    const hourly = Array.from({ length: 24 }, (_, h) => [hhmm(h * 60), hhmm(h * 60 + 60)]);
+    expect(checkBusinessHours({ timezone: NY, weekly: { mon: hourly } })).toBeUndefined();
+  });
+
   it("accepts the api.md shape: missing days closed, touching ranges, 24:00 as an end", () => {
     expect(checkBusinessHours(office)).toBeUndefined();
     expect(checkBusinessHours({ timezone: "Asia/Kolkata", weekly: {} })).toBeUndefined();
@@ -200,6 +312,18 @@ describe("checkBusinessHours", () => {
     ["a range inside another", mon(["08:00", "18:00"], ["09:00", "10:00"]), "weekly.mon[1]", "overlaps"],
     ["the same range twice", mon(["08:00", "12:00"], ["08:00", "12:00"]), "weekly.mon[1]", "overlaps"],
     ["a bad third range", mon(["08:00", "09:00"], ["10:00", "11:00"], ["12:00"]), "weekly.mon[2]", "pair"],
+    [
+      "a 7th range",
+      mon(...["00", "02", "04", "06", "08", "10", "12"].map((h) => [`${h}:00`, `${h}:30`])),
+      "weekly.mon",
+      "at most 6 ranges a day",
+    ],
+    [
+      "1,440 one-minute ranges",
+      mon(...Array.from({ length: 720 }, (_, i) => [hhmm(2 * i), hhmm(2 * i + 1)])),
+      "weekly.mon",
+      "720 given",
+    ],
   ])("refuses %s", (_name, value, field, message) => {
     const error = checkBusinessHours(value);
     expect(error?.field).toBe(field);

@@ -49,35 +49,87 @@ export function checkBusinessHours(value: unknown): BusinessHoursError | undefin
 /** Whether `at` falls inside the hours; no hours (undefined or null) means always open. */
 export function isOpen(hours: BusinessHours | null | undefined, at: Date): boolean {
   if (!hours) return true;
-  const zone = IANAZone.create(hours.timezone);
+  const clock = clockOf(hours.timezone);
   const t = at.getTime();
-  return rangesOf(hours, zone, localDate(zone, t)).some(([start, end]) => start <= t && t < end);
+  return dayRanges(clock, weekOf(hours), localDate(clock.zone, t)).some(
+    ([start, end]) => start <= t && t < end,
+  );
 }
 
-/** Seconds between `from` and `to` that fall inside the hours (no hours: all of them); 0 if to <= from. */
+/**
+ * Seconds between `from` and `to` that fall inside the hours (no hours: all of them); 0 if to <= from.
+ * In time proportional to the weeks of the span, never per day: the local days before the first and
+ * after the last whole local week (Monday to Monday) are counted range by range; a whole week counts
+ * the hours' weekly seconds, unless the zone's offset changes in it (a DST week), which is counted
+ * range by range with the change's instant. Offsets are sampled once a week and kept per zone, so
+ * the longest span (1970 to today) costs a few thousand additions once its weeks are known
+ * (`npm run bench`: bench/business-hours.mjs).
+ */
 export function businessSeconds(hours: BusinessHours | null | undefined, from: Date, to: Date): number {
   const [start, end] = [from.getTime(), to.getTime()];
   if (end <= start) return 0;
   if (!hours) return (end - start) / 1000;
-  const zone = IANAZone.create(hours.timezone);
-  let ms = 0;
-  // One local date at a time: linear in the days of the span.
-  const last = localDate(zone, end);
-  for (let date = localDate(zone, start); date <= last; date += DAY_MS) {
-    for (const [open, close] of rangesOf(hours, zone, date)) {
-      ms += Math.max(0, Math.min(close, end) - Math.max(open, start));
-    }
+  const clock = clockOf(hours.timezone);
+  const week = weekOf(hours);
+  const [first, last] = [localDate(clock.zone, start), localDate(clock.zone, end)];
+  // Whole weeks: Mondays after the first date, up to the last date's Monday.
+  const firstWeek = Math.floor((first - MONDAY) / WEEK_MS) + 1;
+  const lastWeek = Math.floor((last - MONDAY) / WEEK_MS);
+  const within = (dates: [number, number]) => daysSeconds(clock, week, dates, start, end);
+  if (lastWeek <= firstWeek) return within([first, last]) / 1000;
+  let ms = within([first, mondayOf(firstWeek) - DAY_MS]) + within([mondayOf(lastWeek), last]);
+  for (let k = firstWeek; k < lastWeek; k++) {
+    ms +=
+      changeIn(clock, k) === undefined
+        ? week.openMs
+        : daysSeconds(clock, week, [mondayOf(k), mondayOf(k + 1) - DAY_MS], -Infinity, Infinity);
   }
   return ms / 1000;
 }
 
+/**
+ * Hours with each day's touching ranges merged (`["08:00","12:00"],["12:00","18:00"]` ⇒ one range)
+ * and sorted: the form they are stored and counted in (api.md: at most 6 ranges a day, merged).
+ */
+export function mergedBusinessHours(hours: BusinessHours): BusinessHours {
+  const weekly: BusinessHours["weekly"] = {};
+  for (const day of WEEKDAYS) {
+    const ranges = hours.weekly[day];
+    if (ranges)
+      weekly[day] = mergeRanges(ranges.map(([s, e]) => [minutesOf(s), minutesOf(e)])).map(([s, e]) => [
+        hhmm(s),
+        hhmm(e),
+      ]);
+  }
+  return { timezone: hours.timezone, weekly };
+}
+
+export const MAX_RANGES_A_DAY = 6;
+
 const DAY_MS = 86_400_000;
+const WEEK_MS = 7 * DAY_MS;
 const MINUTE_MS = 60_000;
+/** 1970-01-05, a Monday: local weeks are counted from it. */
+const MONDAY = 4 * DAY_MS;
 const TIME = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3));
+const hhmm = (m: number) =>
+  `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`;
+const mondayOf = (week: number) => MONDAY + week * WEEK_MS;
+
+/** Sorted, with touching or overlapping ranges joined. */
+function mergeRanges(ranges: [number, number][]): [number, number][] {
+  const merged: [number, number][] = [];
+  for (const [start, end] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    const previous = merged.at(-1);
+    if (previous && start <= previous[1]) previous[1] = Math.max(previous[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}
 
 function checkDay(day: string, ranges: unknown[]): BusinessHoursError | undefined {
   const seen: [number, number][] = [];
@@ -96,6 +148,11 @@ function checkDay(day: string, ranges: unknown[]): BusinessHoursError | undefine
     if (other !== -1) return { field, message: `overlaps ${day}[${other}]` };
     seen.push([from, to]);
   }
+  if (mergeRanges(seen).length > MAX_RANGES_A_DAY)
+    return {
+      field: day,
+      message: `at most ${MAX_RANGES_A_DAY} ranges a day (touching ranges count as one): ${mergeRanges(seen).length} given`,
+    };
   return undefined;
 }
 
@@ -105,48 +162,123 @@ function localDate(zone: IANAZone, t: number): number {
   return Math.floor(wall / DAY_MS) * DAY_MS;
 }
 
-/** The day's ranges as [start, end) instants; `date` as from localDate. */
-function rangesOf(hours: BusinessHours, zone: IANAZone, date: number): [number, number][] {
-  const weekday = WEEKDAYS[(new Date(date).getUTCDay() + 6) % 7]!; // getUTCDay: 0 = Sunday
-  return (hours.weekly[weekday] ?? []).map(([start, end]) => [
-    instantOf(zone, date + minutesOf(start) * MINUTE_MS),
-    instantOf(zone, date + minutesOf(end) * MINUTE_MS), // "24:00" is the next date's 00:00
+/** The hours as counted: each weekday's merged ranges in minutes, and the open milliseconds of a week. */
+interface Week {
+  days: [number, number][][];
+  openMs: number;
+}
+
+const weeks = new WeakMap<BusinessHours, Week>();
+
+function weekOf(hours: BusinessHours): Week {
+  let week = weeks.get(hours);
+  if (!week) {
+    const days = WEEKDAYS.map((day) =>
+      mergeRanges((hours.weekly[day] ?? []).map(([s, e]) => [minutesOf(s), minutesOf(e)])),
+    );
+    const openMs = days.flat().reduce((sum, [s, e]) => sum + (e - s) * MINUTE_MS, 0);
+    week = { days, openMs };
+    weeks.set(hours, week);
+  }
+  return week;
+}
+
+/** Open milliseconds of the local dates `first` … `last` (as from localDate), clipped to [start, end). */
+function daysSeconds(
+  clock: Clock,
+  week: Week,
+  [first, last]: [number, number],
+  start: number,
+  end: number,
+): number {
+  let ms = 0;
+  for (let date = first; date <= last; date += DAY_MS) {
+    for (const [open, close] of dayRanges(clock, week, date)) {
+      ms += Math.max(0, Math.min(close, end) - Math.max(open, start));
+    }
+  }
+  return ms;
+}
+
+/** A local date's ranges as [start, end) instants; `date` as from localDate. */
+function dayRanges(clock: Clock, week: Week, date: number): [number, number][] {
+  const ranges = week.days[(new Date(date).getUTCDay() + 6) % 7]!; // getUTCDay: 0 = Sunday
+  return ranges.map(([start, end]) => [
+    instantOf(clock, date + start * MINUTE_MS),
+    instantOf(clock, date + end * MINUTE_MS), // "24:00" is the next date's 00:00
   ]);
 }
 
-/** Wall time ⇒ instant, by zone: the speed-to-lead report asks for the same days over and over. */
-const instants = new Map<string, number>();
+/**
+ * A zone with its offsets sampled once a week, at each local week's Monday minus a day (as if the
+ * wall time were UTC: a day before the week's first instant in any zone), and the instant of the
+ * offset change between two samples two weeks apart where they differ. Kept per zone for the
+ * process's life: 16 KiB of samples (1970 to 2127; weeks outside are sampled each time).
+ */
+interface Clock {
+  zone: IANAZone;
+  samples: Int16Array;
+  changes: Map<number, number>;
+}
 
-function instantOf(zone: IANAZone, wall: number): number {
-  const key = `${zone.name} ${wall}`;
-  let instant = instants.get(key);
-  if (instant === undefined) {
-    instant = computeInstant(zone, wall);
-    if (instants.size >= 100_000) instants.clear();
-    instants.set(key, instant);
+const clocks = new Map<string, Clock>();
+const KEPT_WEEKS = 8192;
+const UNSAMPLED = -32768;
+
+function clockOf(name: string): Clock {
+  let clock = clocks.get(name);
+  if (!clock) {
+    const samples = new Int16Array(KEPT_WEEKS).fill(UNSAMPLED);
+    clock = { zone: IANAZone.create(name), samples, changes: new Map() };
+    clocks.set(name, clock);
   }
-  return instant;
+  return clock;
+}
+
+/** The sample of week `k`: the offset (minutes) at its Monday minus a day. */
+function sample(clock: Clock, k: number): number {
+  const kept = k >= 0 && k < KEPT_WEEKS;
+  if (kept && clock.samples[k] !== UNSAMPLED) return clock.samples[k]!;
+  const offset = clock.zone.offset(mondayOf(k) - DAY_MS);
+  if (kept) clock.samples[k] = offset;
+  return offset;
+}
+
+/**
+ * Week `k`'s offsets, before and after, and the instant the offset changes between them, from the
+ * samples of week k and week k+2 (which bracket every instant of week k in any zone); undefined
+ * when they agree. One change per two weeks at most: no zone changes its offset twice that fast.
+ */
+function changeIn(clock: Clock, k: number): { before: number; after: number; at: number } | undefined {
+  const [before, after] = [sample(clock, k), sample(clock, k + 2)];
+  if (before === after) return undefined;
+  let at = clock.changes.get(k);
+  if (at === undefined) {
+    // `lo` still has the old offset, `hi` the new one; to the minute.
+    let [lo, hi] = [mondayOf(k) - DAY_MS, mondayOf(k + 2) - DAY_MS];
+    while (hi - lo > MINUTE_MS) {
+      const mid = lo + Math.floor((hi - lo) / MINUTE_MS / 2) * MINUTE_MS;
+      if (clock.zone.offset(mid) === before) lo = mid;
+      else hi = mid;
+    }
+    at = hi;
+    clock.changes.set(k, at);
+  }
+  return { before, after, at };
 }
 
 /**
  * The instant a wall time (as UTC milliseconds) names in the zone. Repeated on a fall-back day: the
  * first (so 01:00–04:00 covers the repeated hour). Missing on a spring-forward day: the end of the
  * gap, when the clock jumps past it (02:30 ⇒ 03:00 EDT), so that later wall times are never earlier
- * instants. The offsets a day before and after bracket any DST change.
+ * instants.
  */
-function computeInstant(zone: IANAZone, wall: number): number {
-  const before = zone.offset(wall - DAY_MS);
-  const after = zone.offset(wall + DAY_MS);
-  const fits = [before, after]
-    .map((o) => wall - o * MINUTE_MS)
-    .filter((t) => zone.offset(t) * MINUTE_MS === wall - t);
-  if (fits.length > 0) return Math.min(...fits);
-  // In the gap: `lo` still has the old offset, `hi` the new; find the change, to the minute.
-  let [lo, hi] = [wall - after * MINUTE_MS, wall - before * MINUTE_MS];
-  while (hi - lo > MINUTE_MS) {
-    const mid = lo + Math.floor((hi - lo) / MINUTE_MS / 2) * MINUTE_MS;
-    if (zone.offset(mid) === before) lo = mid;
-    else hi = mid;
-  }
-  return hi;
+function instantOf(clock: Clock, wall: number): number {
+  const k = Math.floor((wall - MONDAY) / WEEK_MS);
+  const change = changeIn(clock, k);
+  if (!change) return wall - sample(clock, k) * MINUTE_MS;
+  const early = wall - change.before * MINUTE_MS;
+  if (early < change.at) return early;
+  const late = wall - change.after * MINUTE_MS;
+  return late >= change.at ? late : change.at;
 }

@@ -185,6 +185,16 @@ describe("admin API: reply settings and tenant defaults", () => {
         },
         "businessHours.weekly.tue[1]",
       ],
+      [
+        {
+          businessHours: {
+            timezone: "Europe/Berlin",
+            weekly: { wed: Array.from({ length: 7 }, (_, h) => [`0${h}:00`, `0${h}:30`]) },
+          },
+        },
+        "businessHours.weekly.wed",
+        /at most 6 ranges a day/,
+      ],
       [{ responseTarget: { seconds: 0 } }, "responseTarget.seconds"],
       [{ responseTarget: { seconds: 86_401 } }, "responseTarget.seconds"],
       [{ responseTarget: { seconds: 30 } }, "responseTarget.seconds"], // below the tenant's inherited 60 s delay
@@ -212,6 +222,42 @@ describe("admin API: reply settings and tenant defaults", () => {
         if (message) expect(answer.body.details[`${prefix}.${field}`].join(" ")).toMatch(message);
       }
     }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("hours are stored with touching ranges merged: 1,440 one-minute ranges a day are one; 720 apart are refused", async () => {
+    const id = await thumbtack();
+    const hh = (m: number) =>
+      `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`;
+    const minutes = Array.from({ length: 1440 }, (_, m) => [hh(m), m === 1439 ? "24:00" : hh(m + 1)]);
+    const weekly = Object.fromEntries(
+      ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((d) => [d, minutes]),
+    );
+    const merged = await tenant.admin.patch(`/admin/connections/${id}`, {
+      settings: { businessHours: { timezone: "America/Chicago", weekly } },
+    });
+    expect([merged.status, merged.body.connection.settings.businessHours]).toEqual([
+      200,
+      {
+        timezone: "America/Chicago",
+        weekly: Object.fromEntries(Object.keys(weekly).map((d) => [d, [["00:00", "24:00"]]])),
+      },
+    ]);
+    const stored = await app.sql.query<{ bytes: number }>(
+      "SELECT octet_length(settings::text) AS bytes FROM connections WHERE id = $1",
+      [id],
+    );
+    expect(stored.rows[0]!.bytes).toBeLessThan(1000);
+
+    const before = await snapshot();
+    const apart = Array.from({ length: 720 }, (_, i) => [hh(2 * i), hh(2 * i + 1)]);
+    const refused = await tenant.admin.patch(`/admin/tenants/${tenant.tenantId}`, {
+      defaults: { businessHours: { timezone: "America/Chicago", weekly: { sat: apart } } },
+    });
+    expect([refused.status, refused.body.details]).toEqual([
+      400,
+      { "defaults.businessHours.weekly.sat": [expect.stringContaining("at most 6 ranges a day")] },
+    ]);
     expect(await snapshot()).toEqual(before);
   });
 

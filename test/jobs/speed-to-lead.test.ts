@@ -3,8 +3,8 @@
 // A lead's firstResponse is Leadgate's auto-reply or the business's own message, whichever came
 // first; it never moves later; the business clock counts only open hours.
 import { randomUUID } from "node:crypto";
-import type { Tx } from "../../src/database/transactions.js";
-import { FirstResponses } from "../../src/leads/first-responses.js";
+import { Transactions } from "../../src/database/transactions.js";
+import { countResponse, FirstResponses } from "../../src/leads/first-responses.js";
 import { Metrics } from "../../src/observability/metrics.js";
 import { OPERATOR_KEY } from "../support/admin.js";
 import { fixture } from "../support/fixtures.js";
@@ -218,6 +218,40 @@ describe("speed to lead", () => {
     );
   });
 
+  it("a lead dated 1970 or in 9999 is stored clamped (400 days before its receipt, its receipt), and marking it replied counts at once", async () => {
+    const day = (h: number) => [`${String(h).padStart(2, "0")}:00`, `${String(h).padStart(2, "0")}:30`];
+    const weekly = Object.fromEntries(
+      ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((d) => [d, [1, 4, 8, 12, 16, 23].map(day)]),
+    );
+    const c = await connectYelp({ businessHours: { timezone: "America/New_York", weekly } });
+    yelpCreated.set("stl-1970", new Date(0).toISOString());
+    yelpCreated.set("stl-9999", "9999-12-31T00:00:00.000Z");
+    await deliverYelp(c.business, "stl-1970");
+    await deliverYelp(c.business, "stl-9999");
+    await waitFor(
+      () => jobsOf(c.tenantId, "lead-upsert"),
+      (rows) => allSucceeded(rows, 2),
+    );
+    const { rows } = await app.sql.query<LeadRow & { external_lead_id: string; last_event_at: Date }>(
+      "SELECT * FROM leads WHERE tenant_id = $1 ORDER BY external_lead_id",
+      [c.tenantId],
+    );
+    const [old, future] = rows;
+    expect(old!.provider_created_at!.getTime()).toBe(old!.received_at!.getTime() - 400 * 86_400_000);
+    expect(old!.last_event_at.getTime()).toBe(old!.received_at!.getTime() - 400 * 86_400_000);
+    expect(future!.provider_created_at).toEqual(future!.received_at);
+    expect(future!.last_event_at).toEqual(future!.received_at);
+
+    const started = Date.now();
+    const marked = await app.operator.post(`/admin/leads/${old!.id}/mark-replied`, { via: "phone" });
+    expect(marked.status).toBe(202);
+    expect(Date.now() - started).toBeLessThan(5_000); // was a 500 after the transaction's timeout
+    const counted = (await app.sql.query<LeadRow>("SELECT * FROM leads WHERE id = $1", [old!.id])).rows[0]!;
+    // 400 days of 6 half-hour ranges a day: about 400 × 3 h, DST weeks exact.
+    expect(counted.first_response_business_seconds).toBeGreaterThan(399 * 3 * 3600);
+    expect(counted.first_response_business_seconds).toBeLessThan(402 * 3 * 3600);
+  });
+
   it("the business answered during the delay: by business at its event's time, no auto-reply", async () => {
     const c = await connectYelp({ autoResponse: { enabled: true, text: "Thanks!", delaySeconds: 3 } });
     await deliverYelp(c.business, "stl-business-first");
@@ -360,29 +394,34 @@ describe("speed to lead", () => {
     expect((await app.operator.get(`/admin/leads/${lead!.id}`)).body).toMatchObject({ firstResponse: null });
   });
 
-  it("a creation time that moves earlier between the response's read and its write is read again", async () => {
+  it("a creation time that moves earlier after the response was counted: nothing written, 'moved' (counted again by the caller)", async () => {
     const c = await connectYelp({});
-    const leadId = await insertLead(c, "stl-moved", "placeholder", new Date("2026-04-02T15:31:00Z"));
-    // The write's statements on the real database; right after its first read, a concurrent
-    // lead-upsert's earlier creation time commits (the order CI once hit by chance).
-    let reads = 0;
-    const interleaved = {
-      $queryRawUnsafe: async (text: string, ...values: unknown[]) => {
-        const result = await app.sql.query<Record<string, unknown>>(text, values);
-        if (text.trimStart().startsWith("SELECT") && ++reads === 1) {
-          await app.sql.query("UPDATE leads SET provider_created_at = $2 WHERE id = $1", [
-            leadId,
-            new Date("2026-04-02T15:20:01Z"),
-          ]);
-        }
-        return result.rows;
-      },
-    } as unknown as Tx;
+    const created = new Date("2026-04-02T15:31:00Z");
+    const leadId = await insertLead(c, "stl-moved", "placeholder", created);
+    // mark-replied counts before its transaction (countResponse); a concurrent lead-upsert's earlier
+    // creation time commits before the transaction's read.
+    await app.sql.query("UPDATE leads SET provider_created_at = $2 WHERE id = $1", [
+      leadId,
+      new Date("2026-04-02T15:20:01Z"),
+    ]);
     const at = new Date("2026-04-02T15:31:00Z");
+    const counted = countResponse(created, at, null);
+    const recorded = await app.worker
+      .get(Transactions)
+      .run((tx) =>
+        app.worker.get(FirstResponses).recordIn(tx, c.tenantId, leadId, { at, by: "business" }, counted),
+      );
+    expect(recorded).toBe("moved");
+    expect(await leadOf(c.tenantId)).toMatchObject({ first_response_at: null });
+    // Counted from the time as it is now, it is written.
+    const again = countResponse(new Date("2026-04-02T15:20:01Z"), at, null);
     await expect(
-      app.worker.get(FirstResponses).recordIn(interleaved, c.tenantId, leadId, { at, by: "business" }, null),
+      app.worker
+        .get(Transactions)
+        .run((tx) =>
+          app.worker.get(FirstResponses).recordIn(tx, c.tenantId, leadId, { at, by: "business" }, again),
+        ),
     ).resolves.toEqual({ provider: "yelp", by: "business", seconds: 659, businessSeconds: 659 });
-    expect(reads).toBe(2);
     expect(await leadOf(c.tenantId)).toMatchObject({ first_response_at: at, first_response_seconds: 659 });
   });
 

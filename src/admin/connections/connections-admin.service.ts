@@ -41,7 +41,7 @@ import { AuditRepository } from "../audit.js";
 import { notFound } from "../id.pipe.js";
 import { pageAfter, toPage, type Page } from "../pagination.js";
 import { effectiveSettings, type ReplySettings } from "../../replies/reply-settings.js";
-import { connectionSettingsErrors, delayErrors, refuse } from "../reply-settings-check.js";
+import { connectionSettingsErrors, delayErrors, refuse, storedSizeErrors } from "../reply-settings-check.js";
 import { connectionView, type ConnectionView } from "./connection-view.js";
 import type {
   ConnectionsQuery,
@@ -84,6 +84,7 @@ export class ConnectionsAdminService {
     const named = given(input.settings ?? {});
     refuse(connectionSettingsErrors(body.provider, named));
     const settings = settingsWithoutNulls(named);
+    refuse(storedSizeErrors(settings, "settings"));
     return this.transactions.run(async (tx) => {
       const defaults = await this.tenants.defaultsOf(tx, tenantId, "share");
       refuse(delayErrors(effectiveSettings(settings, defaults), named, "settings"));
@@ -147,6 +148,7 @@ export class ConnectionsAdminService {
       const named = given(body.settings ?? {});
       refuse(connectionSettingsErrors(row.provider as Provider, named));
       const settings = settingsWithoutNulls({ ...(row.settings as ConnectionSettings), ...named });
+      refuse(storedSizeErrors(settings, "settings"));
       const defaults = await this.tenants.defaultsOf(tx, row.tenantId, "share");
       if ("autoResponse" in named || "responseTarget" in named) {
         refuse(delayErrors(effectiveSettings(settings, defaults), named, "settings"));

@@ -1,6 +1,7 @@
 // The shapes of a connection's stored parts (its lifecycle: connection-states.ts).
 import type { Provider } from "../../providers/provider-event.js";
 import type { InboundAuthType } from "../../providers/inbound-auth.js";
+import { mergedBusinessHours } from "../../replies/business-hours.js";
 import type { ReplySettings } from "../../replies/reply-settings.js";
 
 export type { ConnectionStatus, OAuthStatus } from "./connection-states.js";
@@ -37,7 +38,14 @@ export interface NewConnection {
   settings?: ConnectionSettings;
 }
 
-/** Settings with the removed (null) entries dropped: a `PATCH` with a field `null` removes it. */
+/**
+ * Settings as stored: the removed (null) entries dropped (a `PATCH` with a field `null` removes it),
+ * business hours with each day's touching ranges merged (api.md: counted and kept merged).
+ */
 export function settingsWithoutNulls(settings: object): ConnectionSettings {
-  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value != null));
+  const kept: ConnectionSettings = Object.fromEntries(
+    Object.entries(settings).filter(([, value]) => value != null),
+  );
+  if (kept.businessHours) kept.businessHours = mergedBusinessHours(kept.businessHours);
+  return kept;
 }

@@ -11,7 +11,7 @@ import { FirstResponses } from "../../leads/first-responses.js";
 import { type LeadKey, LeadsRepository } from "../../leads/leads.repository.js";
 import { FollowUpRegistry } from "../../providers/follow-up-registry.js";
 import type { JobContext } from "../job-context.js";
-import { leadArrival } from "../lead-arrival.js";
+import { clampedUpdate, leadArrival } from "../lead-arrival.js";
 import { jobKey, leadScopeKey } from "../operations.js";
 import type { Processor } from "../processor.js";
 import { SideEffectsRepository } from "../side-effects.repository.js";
@@ -42,9 +42,12 @@ export class LeadUpsertProcessor implements Processor {
     // The first reply Leadgate stored before sending it (the lead's initial-response side effect).
     const ourReply = () =>
       this.sideEffects.sentText(connection.tenantId, jobKey("initial-response", leadScopeKey(receipt)));
-    const update = await this.followUps
-      .get(receipt.provider)
-      .leadUpdate(receipt, connection.accessToken, () => this.leads.storedHistory(key), ourReply);
+    const update = clampedUpdate(
+      await this.followUps
+        .get(receipt.provider)
+        .leadUpdate(receipt, connection.accessToken, () => this.leads.storedHistory(key), ourReply),
+      receipt.receivedAt,
+    );
     const arrival = leadArrival(receipt, update, this.config.reconcileReplyMaxAgeSeconds);
     // Without contact data (a message before its lead) the lead is only made sure to exist.
     const lead = update.profile
