@@ -7,11 +7,15 @@ import { loadConfig } from "../dist/config/config.js";
 import { AppModule } from "../dist/app.module.js";
 import { ConnectionsService } from "../dist/connections/connections.service.js";
 import { PrismaService } from "../dist/database/prisma.service.js";
+import { Transactions } from "../dist/database/transactions.js";
 
 const count = Number(process.env.BENCH_YELP_CONNECTIONS ?? 2000);
+// One tenant holds them all: its cap of live connections is raised to fit.
+process.env.MAX_CONNECTIONS_PER_TENANT = String(Math.max(count, 200));
 const app = await NestFactory.createApplicationContext(AppModule.forRoot(loadConfig()), { logger: false });
 const prisma = app.get(PrismaService);
 const service = app.get(ConnectionsService);
+const transactions = app.get(Transactions);
 const tenant = await prisma.tenant.create({ data: { name: "bench-reconcile" } });
 const businesses = [];
 for (let i = 0; i < count; i += 50) {
@@ -19,15 +23,21 @@ for (let i = 0; i < count; i += 50) {
     { length: Math.min(50, count - i) },
     (_, j) => `bizBench${String(i + j).padStart(6, "0")}`,
   );
-  await Promise.all(
-    batch.map((business) =>
-      service.create(tenant.id, {
-        provider: "yelp",
-        externalAccountId: business,
-        displayName: business,
-        inboundAuth: { type: "none" },
-        credentials: { accessToken: `token-${business}` },
-      }),
+  await transactions.run((tx) =>
+    Promise.all(
+      batch.map((business) =>
+        service.create(
+          tenant.id,
+          {
+            provider: "yelp",
+            externalAccountId: business,
+            displayName: business,
+            inboundAuth: { type: "none" },
+            credentials: { accessToken: `token-${business}` },
+          },
+          tx,
+        ),
+      ),
     ),
   );
   // The steady state: each business's three listed leads already came by webhook (their receipts).

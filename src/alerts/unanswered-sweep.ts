@@ -4,11 +4,14 @@
 // (else Leadgate's receipt of it) on the business-hours clock where the connection has hours (the
 // clock stops while the business is closed), else on the wall clock.
 //
-// The worker sweeps every UNANSWERED_SWEEP_SECONDS with one query for all connections: the leads
-// past their target on the wall clock (business seconds are never more than wall seconds, so no
-// lead past target is missed), read through the partial index leads_unanswered_since; the business
-// clock is then applied here. Only leads younger than UNANSWERED_MAX_AGE_SECONDS count, so old
-// history never holds an alert open. One alert per connection: opened with the number of such
+// The worker sweeps every UNANSWERED_SWEEP_SECONDS in two statements whose rows are connections,
+// never leads: (1) the connections with a lead past their target on the wall clock (business
+// seconds are never more than wall seconds, so none is missed), each with its settings once;
+// (2) per connection, the count of its leads created before its cutoff, the latest creation time
+// that is past target at `now`: on the wall clock `now - target`; on the business clock found here
+// by bisection (a lead's business seconds only grow as its creation time moves earlier). Both read
+// through the partial index leads_unanswered_since. Only leads younger than
+// UNANSWERED_MAX_AGE_SECONDS count, so old history never holds an alert open. One alert per connection: opened with the number of such
 // leads (count), its summary restated with the current number at each sweep and its count raised
 // to it when more (the most at once: a count never falls); resolved when none of
 // the connection's leads is past target unanswered (a business message, an auto-reply or
@@ -26,7 +29,7 @@ import { classify } from "../common/outbound/errors.js";
 import { Periodic } from "../common/periodic.js";
 import { CONFIG, type AlertsConfig } from "../config/sections.js";
 import { PrismaService } from "../database/prisma.service.js";
-import { businessSeconds } from "../replies/business-hours.js";
+import { type BusinessHours, businessSeconds } from "../replies/business-hours.js";
 import { effectiveSettings, type ReplySettings, responseTargetSql } from "../replies/reply-settings.js";
 
 /** Leads older than this (7 days) are history: they raise no lead.unanswered. */
@@ -39,6 +42,7 @@ export const UNANSWERED_MAX_AGE_SECONDS = 7 * 86_400;
  */
 export const SWEEP_LOCK = 4_210_777_002;
 
+/** A connection with a lead past its target on the wall clock, and what its rule needs. */
 interface Candidate {
   tenantId: string;
   connectionId: string;
@@ -46,7 +50,25 @@ interface Candidate {
   provider: string;
   settings: ReplySettings;
   defaults: ReplySettings;
-  since: Date;
+}
+
+/**
+ * The cutoff of a connection with business hours: the leads created before it are past `target`
+ * seconds at `now` inside `hours`, those created at or after it are not. Bisection to the
+ * millisecond over the sweep's age window (a lead's business seconds only grow as its creation time
+ * moves earlier, and at `now - target` they are at most `target`); null when no lead of the window
+ * can be overdue (the hours hold too few seconds in it).
+ */
+export function businessCutoff(hours: BusinessHours, target: number, now: Date, oldest: Date): Date | null {
+  const overdue = (t: number) => businessSeconds(hours, new Date(t), now) > target;
+  let [lo, hi] = [oldest.getTime(), now.getTime() - target * 1000];
+  if (hi <= lo || !overdue(lo)) return null;
+  while (hi - lo > 1) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    if (overdue(mid)) lo = mid;
+    else hi = mid;
+  }
+  return new Date(hi);
 }
 
 @Injectable()
@@ -100,31 +122,7 @@ export class UnansweredSweep implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private async sweep(now: Date): Promise<{ unanswered: Map<string, number>; resolved: number }> {
-    // The target's SQL form mirrors effectiveSettings (the connection's, else the tenant's, else
-    // the default): a coarse wall-clock filter only, the rule itself is applied below.
-    const { rows } = await this.prisma.pool.query<Candidate>(
-      `SELECT l.tenant_id AS "tenantId", l.connection_id AS "connectionId", c.display_name AS "displayName",
-              c.provider, c.settings, t.defaults, COALESCE(l.provider_created_at, l.received_at) AS since
-       FROM leads l
-       JOIN connections c ON c.id = l.connection_id AND c.tenant_id = l.tenant_id
-       JOIN tenants t ON t.id = l.tenant_id
-       WHERE l.awaits_response AND l.first_response_at IS NULL AND c.status <> 'disabled'
-         AND COALESCE(l.provider_created_at, l.received_at) > $1::timestamptz - $2 * interval '1 second'
-         AND COALESCE(l.provider_created_at, l.received_at) < $1::timestamptz - interval '1 second' *
-               ${responseTargetSql("c.settings", "t.defaults")}`,
-      [now, UNANSWERED_MAX_AGE_SECONDS],
-    );
-    const overdue = new Map<string, Candidate & { leads: number }>();
-    for (const lead of rows) {
-      const effective = effectiveSettings(lead.settings, lead.defaults);
-      const waited = effective.businessHours
-        ? businessSeconds(effective.businessHours, lead.since, now)
-        : (now.getTime() - lead.since.getTime()) / 1000;
-      if (waited <= effective.responseTarget.seconds) continue;
-      const connection = overdue.get(lead.connectionId);
-      if (connection) connection.leads += 1;
-      else overdue.set(lead.connectionId, { ...lead, leads: 1 });
-    }
+    const overdue = await this.overdue(now);
     const { rows: alerted } = await this.prisma.pool.query<{ tenantId: string; connectionId: string }>(
       `SELECT tenant_id AS "tenantId", connection_id AS "connectionId" FROM alerts
        WHERE type = 'lead.unanswered' AND status <> 'resolved'`,
@@ -159,4 +157,49 @@ export class UnansweredSweep implements OnApplicationBootstrap, OnModuleDestroy 
       resolved,
     };
   }
+
+  /** The connections with leads past target at `now`, each with how many: rows per connection, never per lead. */
+  private async overdue(now: Date): Promise<Map<string, Candidate & { leads: number }>> {
+    const oldest = new Date(now.getTime() - UNANSWERED_MAX_AGE_SECONDS * 1000);
+    // The target's SQL form mirrors effectiveSettings (the connection's, else the tenant's, else
+    // the default): a coarse wall-clock filter only, each connection's cutoff is decided below.
+    const { rows: candidates } = await this.prisma.pool.query<Candidate>(
+      `SELECT c.tenant_id AS "tenantId", c.id AS "connectionId", c.display_name AS "displayName",
+              c.provider, c.settings, t.defaults
+       FROM connections c JOIN tenants t ON t.id = c.tenant_id
+       WHERE c.status <> 'disabled' AND c.id IN (
+         SELECT l.connection_id FROM leads l
+         JOIN connections c ON c.id = l.connection_id AND c.tenant_id = l.tenant_id
+         JOIN tenants t ON t.id = l.tenant_id
+         WHERE ${UNANSWERED} AND ${SINCE_SQL} > $2::timestamptz
+           AND ${SINCE_SQL} < $1::timestamptz - interval '1 second' * ${responseTargetSql("c.settings", "t.defaults")})`,
+      [now, oldest],
+    );
+    const cutoffs = new Map<string, Date>();
+    for (const connection of candidates) {
+      const { businessHours, responseTarget } = effectiveSettings(connection.settings, connection.defaults);
+      const cutoff = businessHours
+        ? businessCutoff(businessHours, responseTarget.seconds, now, oldest)
+        : new Date(now.getTime() - responseTarget.seconds * 1000);
+      if (cutoff) cutoffs.set(connection.connectionId, cutoff);
+    }
+    if (cutoffs.size === 0) return new Map();
+    const { rows: counts } = await this.prisma.pool.query<{ connectionId: string; leads: number }>(
+      `SELECT l.connection_id AS "connectionId", count(*)::int AS leads
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS x(connection_id, cutoff)
+       JOIN leads l ON l.connection_id = x.connection_id
+       WHERE ${UNANSWERED} AND ${SINCE_SQL} > $3::timestamptz AND ${SINCE_SQL} < x.cutoff
+       GROUP BY l.connection_id`,
+      [[...cutoffs.keys()], [...cutoffs.values()], oldest],
+    );
+    const byId = new Map(candidates.map((c) => [c.connectionId, c]));
+    return new Map(
+      counts.map(({ connectionId, leads }) => [connectionId, { ...byId.get(connectionId)!, leads }]),
+    );
+  }
 }
+
+/** A lead that waits for its first response (the partial index leads_unanswered_since's predicate). */
+const UNANSWERED = "l.awaits_response AND l.first_response_at IS NULL";
+/** The time a lead's wait counts from (the index's expression). */
+const SINCE_SQL = "COALESCE(l.provider_created_at, l.received_at)";

@@ -50,7 +50,7 @@ export const CONFIG_SECTIONS = {
     "destinationAllowCidrs",
   ],
   oauth: ["oauth", "oauthReturnUrlOrigins", "oauthRefreshMarginSeconds"],
-  connections: ["registrationSyncIntervalSeconds"],
+  connections: ["registrationSyncIntervalSeconds", "maxConnectionsPerTenant"],
   reconciliation: [
     "reconcileIntervalSeconds",
     "reconcileReplyMaxAgeSeconds",

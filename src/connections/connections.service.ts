@@ -1,4 +1,4 @@
-import { CONFIG, type HttpConfig } from "../config/sections.js";
+import { CONFIG, type ConnectionsConfig, type HttpConfig } from "../config/sections.js";
 import { randomBytes, randomUUID } from "node:crypto";
 import { Inject, Injectable } from "@nestjs/common";
 import { AppError } from "../common/app-error.js";
@@ -94,6 +94,7 @@ export class ConnectionsService {
     private readonly store: ConnectionStore,
     private readonly box: SecretBox,
     @Inject(CONFIG.http) private readonly config: HttpConfig,
+    @Inject(CONFIG.connections) private readonly limits: ConnectionsConfig,
   ) {}
 
   webhookUrl(provider: Provider, connectionId: string, credentials: InboundCredentials): string {
@@ -104,8 +105,14 @@ export class ConnectionsService {
     return credentials.type === "token" ? `${url}?token=${credentials.token}` : url;
   }
 
-  /** Creates a connection with freshly generated inbound secrets; they are returned here, once. */
-  async create(tenantId: string, input: NewConnection, db: Tx | PrismaService = this.prisma) {
+  /**
+   * Creates a connection with freshly generated inbound secrets; they are returned here, once. The
+   * tenant must have room under MAX_CONNECTIONS_PER_TENANT live connections (`422 limit_reached`);
+   * `db` is the caller's transaction, in which the tenant's row is locked so that concurrent
+   * creations count each other.
+   */
+  async create(tenantId: string, input: NewConnection, db: Tx) {
+    await this.makeRoom(db, tenantId);
     const authTypes = capabilities(input.provider).inboundAuth;
     if (!authTypes.includes(input.inboundAuth.type)) {
       throw new AppError(
@@ -143,5 +150,23 @@ export class ConnectionsService {
     const secrets: ShownSecrets = shown(credentials);
     if (crmSigningSecret) secrets.crmSigningSecret = crmSigningSecret;
     return { connection, webhookUrl: this.webhookUrl(input.provider, connection.id, credentials), secrets };
+  }
+
+  /**
+   * Refuses a connection beyond the tenant's cap. The tenant's row is locked first (FOR NO KEY
+   * UPDATE, which other writes' foreign-key checks do not wait for), so one tenant's creations run
+   * one after the other, each counting the connections the earlier ones committed.
+   */
+  private async makeRoom(tx: Tx, tenantId: string): Promise<void> {
+    await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${tenantId}::uuid FOR NO KEY UPDATE`;
+    const [{ n }] = await tx.$queryRaw<[{ n: number }]>`
+      SELECT count(*)::int AS n FROM connections WHERE tenant_id = ${tenantId}::uuid AND status <> 'disabled'`;
+    if (n >= this.limits.maxConnectionsPerTenant) {
+      throw new AppError(
+        422,
+        "limit_reached",
+        `This tenant has ${n} connections, its limit (MAX_CONNECTIONS_PER_TENANT): disconnect one before adding another.`,
+      );
+    }
   }
 }

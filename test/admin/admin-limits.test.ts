@@ -131,6 +131,68 @@ describe("active API keys per tenant", () => {
   });
 });
 
+describe("connections per tenant", () => {
+  const app = useApp({
+    env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY, MAX_CONNECTIONS_PER_TENANT: "3" },
+  });
+  let forms = 0;
+  const form = (tenantId?: string) => ({
+    provider: "staticforms",
+    externalAccountId: `form-limit-${++forms}`,
+    displayName: "Contact form",
+    inboundAuth: { type: "bearer" },
+    ...(tenantId ? { tenantId } : {}),
+  });
+  const live = async (tenantId: string) =>
+    (
+      await app.sql.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM connections WHERE tenant_id = $1 AND status <> 'disabled'",
+        [tenantId],
+      )
+    ).rows[0]!.n;
+
+  it("one more than MAX_CONNECTIONS_PER_TENANT is 422 limit_reached, nothing written; a disconnected one frees its place", async () => {
+    const tenant = await createTenant(app.url);
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const created = await tenant.admin.post("/admin/connections", form());
+      expect(created.status).toBe(201);
+      made.push(created.body.connection.id as string);
+    }
+    const before = await app.sql.query("SELECT count(*)::int AS n FROM audit_entries WHERE tenant_id = $1", [
+      tenant.tenantId,
+    ]);
+    for (const [admin, tenantId] of [
+      [tenant.admin, undefined],
+      [app.operator, tenant.tenantId],
+    ] as const) {
+      const refused = await admin.post("/admin/connections", form(tenantId));
+      expect([refused.status, refused.body.error]).toEqual([422, "limit_reached"]);
+      expect(refused.body.message).toContain("MAX_CONNECTIONS_PER_TENANT");
+    }
+    const after = await app.sql.query("SELECT count(*)::int AS n FROM audit_entries WHERE tenant_id = $1", [
+      tenant.tenantId,
+    ]);
+    expect([await live(tenant.tenantId), after.rows[0].n]).toEqual([3, before.rows[0].n]);
+
+    expect((await tenant.admin.delete(`/admin/connections/${made[0]!}`)).status).toBeLessThan(300);
+    expect((await tenant.admin.post("/admin/connections", form())).status).toBe(201);
+    expect(await live(tenant.tenantId)).toBe(3);
+  });
+
+  it("concurrent creations cannot pass the cap: the database decides", async () => {
+    const tenant = await createTenant(app.url);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => app.operator.post("/admin/connections", form(tenant.tenantId))),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([
+      ...Array(3).fill(201),
+      ...Array(7).fill(422),
+    ]);
+    expect(await live(tenant.tenantId)).toBe(3);
+  });
+});
+
 describe("admin database pool", () => {
   const app = useApp({ env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY } });
 

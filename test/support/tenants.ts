@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { NewConnection } from "../../src/connections/lifecycle/connection.js";
 import { ConnectionsService } from "../../src/connections/connections.service.js";
 import { PrismaService } from "../../src/database/prisma.service.js";
+import { Transactions } from "../../src/database/transactions.js";
 
 export interface TestConnection {
   tenantId: string;
@@ -19,11 +20,17 @@ export async function createTenantWithConnection(
   const tenant = await app
     .get(PrismaService)
     .tenant.create({ data: { name: `tenant-${randomBytes(3).toString("hex")}` } });
-  const created = await app.get(ConnectionsService).create(tenant.id, {
-    externalAccountId: `acct-${randomBytes(6).toString("hex")}`,
-    displayName: "Test connection",
-    ...connection,
-  });
+  const created = await app.get(Transactions).run((tx) =>
+    app.get(ConnectionsService).create(
+      tenant.id,
+      {
+        externalAccountId: `acct-${randomBytes(6).toString("hex")}`,
+        displayName: "Test connection",
+        ...connection,
+      },
+      tx,
+    ),
+  );
   return {
     tenantId: tenant.id,
     connectionId: created.connection.id,

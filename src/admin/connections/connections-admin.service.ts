@@ -86,9 +86,11 @@ export class ConnectionsAdminService {
     const settings = settingsWithoutNulls(named);
     refuse(storedSizeErrors(settings, "settings"));
     return this.transactions.run(async (tx) => {
+      // First: the creation locks the tenant's row for its cap (FOR NO KEY UPDATE), which a FOR
+      // SHARE taken before it would deadlock with. A refused delay rolls the creation back.
+      const created = await this.connections.create(tenantId, { ...input, settings }, tx);
       const defaults = await this.tenants.defaultsOf(tx, tenantId, "share");
       refuse(delayErrors(effectiveSettings(settings, defaults), named, "settings"));
-      const created = await this.connections.create(tenantId, { ...input, settings }, tx);
       await this.audit.record(tx, by, {
         action: "connection.create",
         tenantId,
