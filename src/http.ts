@@ -15,7 +15,8 @@ import { METRICS_UNAUTHORIZED, Metrics } from "./observability/metrics.js";
 import { PROVIDERS } from "./providers/provider-event.js";
 import { mountDocs } from "./observability/docs.js";
 import { createLogger } from "./observability/logger.js";
-import { mountQueueDashboard } from "./admin/queue-dashboard.js";
+import { ApiKeyGuard } from "./auth/api-key.guard.js";
+import { mountQueueDashboard } from "./queues/queue-dashboard.js";
 import { mountConsole } from "./console-static.js";
 import { WEBHOOK_DOCUMENT, mountWebhooks } from "./ingestion/webhook-routes.js";
 import { Queues } from "./queues/queues.js";
@@ -269,7 +270,10 @@ export async function createApiApp(
   mountWebhooks(app);
   // Plugins after the root hooks (Fastify runs a root hook added later only after them).
   mountDocs(app, WEBHOOK_DOCUMENT);
-  mountQueueDashboard(app, app.get(Queues).all(), config.publicBaseUrl);
+  const guard = app.get(ApiKeyGuard, { strict: false });
+  mountQueueDashboard(app, app.get(Queues).all(), config.publicBaseUrl, (request) =>
+    guard.authenticateRequest(request, { csrf: false }),
+  );
   await mountConsole(app);
   return app;
 }

@@ -6,7 +6,7 @@
 import "reflect-metadata";
 import { existsSync } from "node:fs";
 import { NestFactory } from "@nestjs/core";
-import { AuditRepository } from "./admin/audit.js";
+import { AuditRepository } from "./audit/audit.repository.js";
 import { AppError } from "./common/app-error.js";
 import { loadConfigOrExit } from "./config/config.js";
 import { ConfigModule } from "./config/config.module.js";

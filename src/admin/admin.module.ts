@@ -11,33 +11,39 @@ import { NotificationsModule } from "../alerts/notifications/notifications.modul
 import { AlertsAdminService, AlertsController } from "./alerts.js";
 import { ApiKeysController } from "./api-keys.js";
 import { ChannelConfirmations } from "../alerts/channel-confirmations.js";
-import { ChannelConfirmationController } from "./notification-channel-confirmation.js";
-import { ChannelActionLimits } from "./notification-channel-limits.js";
+import { ChannelConfirmationController } from "../alerts/channel-confirmation.controller.js";
+import { ChannelActionLimits } from "../alerts/notification-channel-limits.js";
 import { NotificationChannelsController } from "./notification-channels.js";
-import { NotificationChannelsAdminService } from "./notification-channels.service.js";
-import { BackfillCounter } from "./backfill-count.js";
-import { BackfillsService } from "./backfills.js";
+import { NotificationChannelsAdminService } from "../alerts/notification-channels.service.js";
+import { BackfillCounter } from "../reconciliation/backfill-count.js";
+import { BackfillsService } from "../reconciliation/backfills.js";
 import { BackfillsController } from "./backfills.controller.js";
 import { ReconciliationModule } from "../reconciliation/reconciliation.module.js";
-import { AuditController, AuditRepository } from "./audit.js";
-import { ConflictsController, ConflictsRepository } from "./conflicts.js";
+import { AuditController } from "./audit.js";
+import { ConflictsRepository } from "../ingestion/payload-conflicts.js";
+import { ConflictsController } from "./conflicts.js";
 import { ConnectionSync } from "./connections/connection-sync.js";
 import { ConnectionsAdminService } from "./connections/connections-admin.service.js";
-import { SyncRuns } from "./connections/sync-runs.js";
+import { SyncRuns } from "../connections/sync-runs.js";
 import { ConnectionsController } from "./connections/connections.controller.js";
 import { ReplyPreviews } from "./connections/reply-preview.js";
-import { JobsAdminRepository, JobsController } from "./jobs.js";
-import { JobsSummaryController, JobsSummaryRepository } from "./jobs-summary.js";
+import { JobsAdminRepository } from "../jobs/job-reads.js";
+import { JobsController } from "./jobs.js";
+import { JobsSummaryRepository } from "../jobs/job-summary-reads.js";
+import { JobsSummaryController } from "./jobs-summary.js";
 import { OverviewController, OverviewRepository } from "./overview.js";
 import { LeadMarkReplied } from "./lead-mark-replied.js";
-import { ListReads } from "./list-reads.js";
-import { LeadsAdminRepository, LeadsController } from "./leads.js";
+import { ListReadsModule } from "../auth/list-reads.module.js";
+import { LeadsAdminRepository } from "../leads/lead-reads.js";
+import { LeadsController } from "./leads.js";
 import { SpeedToLeadController, SpeedToLeadService } from "./speed-to-lead.js";
-import { SpeedToLeadRepository } from "./speed-to-lead.repository.js";
+import { SpeedToLeadRepository } from "../leads/speed-to-lead.repository.js";
 import { FirstResponses } from "../leads/first-responses.js";
-import { ReceiptsController, ReceiptsRepository } from "./receipts.js";
-import { TenantsController, TenantsRepository } from "./tenants.js";
-import { UserInvitationMail } from "./user-invitation-mail.js";
+import { ReceiptsRepository } from "../ingestion/receipt-reads.js";
+import { ReceiptsController } from "./receipts.js";
+import { TenantsModule } from "../tenants/tenants.module.js";
+import { TenantsController } from "./tenants.js";
+import { UserInvitationMail } from "../users/user-invitation-mail.js";
 import { UsersController } from "./users.js";
 
 /** The admin API (api.md "Admin API"): every route needs an API key; tenant-admin keys see their tenant only. */
@@ -51,6 +57,8 @@ import { UsersController } from "./users.js";
     OutboundModule,
     NotificationsModule,
     ReconciliationModule,
+    TenantsModule,
+    ListReadsModule,
   ],
   controllers: [
     TenantsController,
@@ -73,8 +81,6 @@ import { UsersController } from "./users.js";
   ],
   providers: [
     UserInvitationMail,
-    AuditRepository,
-    TenantsRepository,
     ConnectionsAdminService,
     ReplyPreviews,
     ConnectionSync,
@@ -84,7 +90,6 @@ import { UsersController } from "./users.js";
     JobsSummaryRepository,
     OverviewRepository,
     LeadsAdminRepository,
-    ListReads,
     SpeedToLeadRepository,
     SpeedToLeadService,
     FirstResponses,
@@ -101,8 +106,7 @@ import { UsersController } from "./users.js";
     BackfillCounter,
     BackfillsService,
   ],
-  // Replay's admin routes (src/replay/) audit and answer with job views; the OAuth routes
-  // (src/oauth/) audit and create connections in a tenant.
-  exports: [AuthModule, AuditRepository, JobsAdminRepository, TenantsRepository, ReconciliationModule],
+  // The console (src/console-static.ts) and the root modules take the guard and sessions from here.
+  exports: [AuthModule],
 })
 export class AdminModule {}

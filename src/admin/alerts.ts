@@ -10,15 +10,15 @@ import {
   type AlertType,
   AlertView,
 } from "../alerts/alert-types.js";
-import { listScope, TenantListQuery } from "./filters.js";
+import { listScope, TenantListQuery } from "../auth/list-filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, type TenantScope } from "../auth/principal.js";
 import { Transactions } from "../database/transactions.js";
 import { Optional } from "../common/validation.js";
-import { AuditRepository } from "./audit.js";
-import { IdPipe, notFound } from "./id.pipe.js";
-import { type Page, PageOf, positionAfter, toPage } from "./pagination.js";
+import { AuditRepository } from "../audit/audit.repository.js";
+import { IdPipe, notFound } from "../common/id.pipe.js";
+import { type Page, PageOf, positionAfter, toPage } from "../common/pagination.js";
 
 export class AlertsQuery extends TenantListQuery {
   @ApiPropertyOptional({ enum: ALERT_STATUSES })

@@ -9,7 +9,7 @@ import {
   ApiTags,
 } from "@nestjs/swagger";
 import { IsIn, IsString, IsUUID, Length } from "class-validator";
-import { listScope, TenantListQuery } from "./filters.js";
+import { listScope, TenantListQuery } from "../auth/list-filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { ROLES, type Role } from "../auth/api-key.js";
 import { ApiKeysRepository, type CreatedApiKey } from "../auth/api-keys.repository.js";
@@ -17,10 +17,10 @@ import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { Transactions } from "../database/transactions.js";
-import { AuditRepository } from "./audit.js";
-import { IdPipe, notFound } from "./id.pipe.js";
-import { type Page, pageAfter, toPage } from "./pagination.js";
-import { ownTenant, TenantsRepository } from "./tenants.js";
+import { AuditRepository } from "../audit/audit.repository.js";
+import { IdPipe, notFound } from "../common/id.pipe.js";
+import { type Page, pageAfter, toPage } from "../common/pagination.js";
+import { ownTenant, TenantsRepository } from "../tenants/tenants.repository.js";
 import { Optional } from "../common/validation.js";
 
 export class CreateApiKeyBody {

@@ -1,70 +1,17 @@
-// The audit log: who (which API key or console user) did which admin action, on what, when. Written
-// in the same transaction as the action it records.
-import { Controller, Get, Injectable, Query } from "@nestjs/common";
+// GET /admin/audit: the audit log (src/audit/), newest first.
+import { Controller, Get, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiProperty, ApiTags } from "@nestjs/swagger";
+import { AuditRepository, type AUDIT_VIEW } from "../audit/audit.repository.js";
 import { NullableId } from "../common/api-properties.js";
-import { listScope, TenantListQuery } from "./filters.js";
+import { listScope, TenantListQuery } from "../auth/list-filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
-import { type Principal, type TenantScope, tenantWhere } from "../auth/principal.js";
-import { PrismaService } from "../database/prisma.service.js";
-import type { Tx } from "../database/transactions.js";
+import type { Principal } from "../auth/principal.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { type Page, PageOf, pageAfter, toPage } from "./pagination.js";
-
-export type AuditAction =
-  | "tenant.create"
-  | "tenant.update"
-  | "api-key.create"
-  | "api-key.revoke"
-  | "connection.create"
-  | "connection.update"
-  | "connection.pause"
-  | "connection.resume"
-  | "connection.rotate-secret"
-  | "connection.rotate-crm-secret"
-  | "connection.revoke-previous-secret"
-  | "connection.disable"
-  | "connection.oauth-connect"
-  | "connection.reconnect"
-  | "connection.sync"
-  | "connection.backfill"
-  | "lead.mark_replied"
-  | "job.replay"
-  | "receipt.replay"
-  | "replay.create"
-  | "alert.acknowledge"
-  | "alert.resolve"
-  | "notification-channel.create"
-  | "notification-channel.delete"
-  | "user.create"
-  | "user.invite"
-  | "user.disable";
-
-export interface AuditRecord {
-  action: AuditAction;
-  /** The tenant the action touched; null for platform actions. */
-  tenantId: string | null;
-  targetType: string;
-  targetId: string | null;
-  /** What changed, never a secret. */
-  details?: Prisma.InputJsonObject;
-}
-
-const VIEW = {
-  id: true,
-  tenantId: true,
-  apiKeyId: true,
-  userId: true,
-  action: true,
-  targetType: true,
-  targetId: true,
-  details: true,
-  createdAt: true,
-} satisfies Prisma.AuditEntrySelect;
+import { type Page, PageOf, pageAfter, toPage } from "../common/pagination.js";
 
 /** One admin action: what, on what, by which API key or user, when. */
-export class AuditEntryView implements Prisma.AuditEntryGetPayload<{ select: typeof VIEW }> {
+export class AuditEntryView implements Prisma.AuditEntryGetPayload<{ select: typeof AUDIT_VIEW }> {
   @ApiProperty({ format: "uuid" })
   id!: string;
 
@@ -91,32 +38,6 @@ export class AuditEntryView implements Prisma.AuditEntryGetPayload<{ select: typ
 
   @ApiProperty()
   createdAt!: Date;
-}
-
-@Injectable()
-export class AuditRepository {
-  constructor(private readonly prisma: PrismaService) {}
-
-  /** `by`: the key or user that acted (an OAuth callback acts for whoever started the flow). */
-  async record(db: Tx, by: Pick<Principal, "keyId" | "userId">, ...entries: AuditRecord[]): Promise<void> {
-    await db.auditEntry.createMany({
-      data: entries.map((entry) => ({
-        ...entry,
-        apiKeyId: by.keyId,
-        userId: by.userId,
-        details: entry.details ?? {},
-      })),
-    });
-  }
-
-  list(scope: TenantScope, page: { take: number; where: Prisma.AuditEntryWhereInput }) {
-    return this.prisma.auditEntry.findMany({
-      where: { ...tenantWhere(scope), ...page.where },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      take: page.take,
-      select: VIEW,
-    });
-  }
 }
 
 @ApiTags("audit")

@@ -5,8 +5,8 @@ import type { FastifyReply } from "fastify";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
-import { BackfillBody, BackfillsService } from "./backfills.js";
-import { IdPipe } from "./id.pipe.js";
+import { BackfillBody, BackfillsService } from "../reconciliation/backfills.js";
+import { IdPipe } from "../common/id.pipe.js";
 
 @ApiTags("connections")
 @AdminApi()

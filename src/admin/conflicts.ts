@@ -1,38 +1,12 @@
 // Conflicts: the same idempotency key delivered with a different payload digest (kept, never applied).
-import { Controller, Get, Injectable, Query } from "@nestjs/common";
+import { Controller, Get, Query } from "@nestjs/common";
 import { ApiOkResponse, ApiTags } from "@nestjs/swagger";
-import { listScope, TenantListQuery } from "./filters.js";
+import { listScope, TenantListQuery } from "../auth/list-filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
-import { type Principal, type TenantScope, tenantWhere } from "../auth/principal.js";
-import { PrismaService } from "../database/prisma.service.js";
-import type { Prisma } from "../generated/prisma/client.js";
-import { type Page, pageAfter, toPage } from "./pagination.js";
-
-const VIEW = {
-  id: true,
-  tenantId: true,
-  receiptId: true,
-  idempotencyKey: true,
-  storedDigest: true,
-  incomingDigest: true,
-  createdAt: true,
-} satisfies Prisma.PayloadConflictSelect;
-type ConflictView = Prisma.PayloadConflictGetPayload<{ select: typeof VIEW }>;
-
-@Injectable()
-export class ConflictsRepository {
-  constructor(private readonly prisma: PrismaService) {}
-
-  list(scope: TenantScope, page: { take: number; where: Prisma.PayloadConflictWhereInput }) {
-    return this.prisma.payloadConflict.findMany({
-      where: { AND: [tenantWhere(scope), page.where] },
-      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-      take: page.take,
-      select: VIEW,
-    });
-  }
-}
+import { type Principal } from "../auth/principal.js";
+import { type Page, pageAfter, toPage } from "../common/pagination.js";
+import { type ConflictView, ConflictsRepository } from "../ingestion/payload-conflicts.js";
 
 @ApiTags("conflicts")
 @AdminApi()

@@ -24,8 +24,8 @@ import {
 import { effectiveSettings, type ReplySettings } from "../replies/reply-settings.js";
 import { capabilities } from "../providers/capabilities.js";
 import type { Provider } from "../providers/provider-event.js";
-import { AuditRepository } from "./audit.js";
-import { notFound } from "./id.pipe.js";
+import { AuditRepository } from "../audit/audit.repository.js";
+import { notFound } from "../common/id.pipe.js";
 
 export const MARK_REPLIED_VIA = ["phone", "email", "other"] as const;
 

@@ -26,13 +26,13 @@ import {
 } from "class-validator";
 import { ALERT_TYPES, type AlertType, CHANNEL_TYPES, type ChannelType } from "../alerts/alert-types.js";
 import { NotificationChannels } from "../alerts/notification-channels.repository.js";
-import { listScope, TenantListQuery } from "./filters.js";
+import { listScope, TenantListQuery } from "../auth/list-filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import type { Principal } from "../auth/principal.js";
 import { NoNul, NotMasked, Optional } from "../common/validation.js";
-import { IdPipe } from "./id.pipe.js";
-import { RESENDS_PER_HOUR, TESTS_PER_MINUTE } from "./notification-channel-limits.js";
+import { IdPipe } from "../common/id.pipe.js";
+import { RESENDS_PER_HOUR, TESTS_PER_MINUTE } from "../alerts/notification-channel-limits.js";
 import {
   ChannelAnswer,
   ChannelView,
@@ -40,8 +40,8 @@ import {
   CreatedChannel,
   NotificationChannelsAdminService,
   TestOutcome,
-} from "./notification-channels.service.js";
-import { type Page, PageOf, positionAfter, toPage } from "./pagination.js";
+} from "../alerts/notification-channels.service.js";
+import { type Page, PageOf, positionAfter, toPage } from "../common/pagination.js";
 
 export class CreateChannelBody {
   @IsIn(CHANNEL_TYPES)

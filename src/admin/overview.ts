@@ -8,8 +8,8 @@ import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, type TenantScope, tenantParam } from "../auth/principal.js";
 import { Optional } from "../common/validation.js";
 import { PrismaService } from "../database/prisma.service.js";
-import { listScope } from "./filters.js";
-import { ListReads } from "./list-reads.js";
+import { listScope } from "../auth/list-filters.js";
+import { ListReads } from "../auth/list-reads.js";
 
 export class OverviewQuery {
   @ApiPropertyOptional({ format: "uuid", description: "operators: only this tenant" })

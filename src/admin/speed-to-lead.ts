@@ -9,9 +9,9 @@ import { type Principal, scopeOf } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { DateTimeField, Optional } from "../common/validation.js";
 import { NullableNumber } from "../common/api-properties.js";
-import { notFound } from "./id.pipe.js";
-import { ListReads } from "./list-reads.js";
-import { type Clock, type SpeedRow, SpeedToLeadRepository } from "./speed-to-lead.repository.js";
+import { notFound } from "../common/id.pipe.js";
+import { ListReads } from "../auth/list-reads.js";
+import { type Clock, type SpeedRow, SpeedToLeadRepository } from "../leads/speed-to-lead.repository.js";
 
 const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 30;

@@ -21,12 +21,12 @@ import { Transactions } from "../database/transactions.js";
 import { Invitation, InvitationsRepository } from "../users/invitations.repository.js";
 import { USER_ROLES, type UserRole, UserView } from "../users/user.js";
 import { UsersRepository } from "../users/users.repository.js";
-import { AuditRepository } from "./audit.js";
-import { IdPipe, notFound } from "./id.pipe.js";
-import { listScope, TenantListQuery } from "./filters.js";
-import { type Page, PageOf, pageAfter, toPage } from "./pagination.js";
-import { ownTenant, TenantsRepository } from "./tenants.js";
-import { UserInvitationMail } from "./user-invitation-mail.js";
+import { AuditRepository } from "../audit/audit.repository.js";
+import { IdPipe, notFound } from "../common/id.pipe.js";
+import { listScope, TenantListQuery } from "../auth/list-filters.js";
+import { type Page, PageOf, pageAfter, toPage } from "../common/pagination.js";
+import { ownTenant, TenantsRepository } from "../tenants/tenants.repository.js";
+import { UserInvitationMail } from "../users/user-invitation-mail.js";
 
 export class CreateUserBody {
   @ApiProperty({ example: "ana@example.com" })

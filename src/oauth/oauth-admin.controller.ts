@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post } from "@nestjs/common";
 import { ApiConflictResponse, ApiCreatedResponse, ApiResponse, ApiTags } from "@nestjs/swagger";
-import { IdPipe } from "../admin/id.pipe.js";
+import { IdPipe } from "../common/id.pipe.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";

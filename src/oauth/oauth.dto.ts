@@ -7,7 +7,7 @@ import {
   InboundAuthBody,
   IsProviderAccountId,
   SettingsBody,
-} from "../admin/connections/connections.dto.js";
+} from "../connections/connections.dto.js";
 import { Optional } from "../common/validation.js";
 import type { ConnectionSettings, InboundAuthConfig } from "../connections/lifecycle/connection.js";
 import { OAUTH_PROVIDERS, type OAuthProvider } from "../connections/provider-oauth.js";

@@ -4,10 +4,10 @@
 // writes the connection and its audit row in one transaction.
 import { CONFIG, type HttpConfig, type OAuthConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
-import { AuditRepository } from "../admin/audit.js";
+import { AuditRepository } from "../audit/audit.repository.js";
 import type { StartOAuthBody } from "./oauth.dto.js";
-import { ownTenant, TenantsRepository } from "../admin/tenants.js";
-import { notFound } from "../admin/id.pipe.js";
+import { ownTenant, TenantsRepository } from "../tenants/tenants.repository.js";
+import { notFound } from "../common/id.pipe.js";
 import { PLATFORM, type Principal, type TenantScope, tenantWhere } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { given } from "../common/validation.js";
@@ -16,7 +16,7 @@ import {
   delayErrors,
   refuse,
   storedSizeErrors,
-} from "../admin/reply-settings-check.js";
+} from "../replies/reply-settings-check.js";
 import { effectiveSettings } from "../replies/reply-settings.js";
 import { DestinationGuard } from "../common/outbound/destination-guard.js";
 import { AccountAccessCheck, ProviderUnavailable } from "../connections/account-access.js";

@@ -1,6 +1,6 @@
 // The answers of the replay routes (replays.controller.ts), as OpenAPI schemas.
 import { ApiProperty, PickType } from "@nestjs/swagger";
-import { JobDetail, JobView } from "../admin/jobs.js";
+import { JobDetail, JobView } from "../jobs/job-reads.js";
 import { NullableDate, NullableId } from "../common/api-properties.js";
 
 export class ReplayedJob {

@@ -1,9 +1,9 @@
 // Operator replay (api.md): one job, one receipt's unsuccessful jobs, or every job matching a
 // filter (a paced background batch). Each replay commits with its audit row, then is handed to BullMQ.
 import { Injectable } from "@nestjs/common";
-import { AuditRepository } from "../admin/audit.js";
-import { notFound } from "../admin/id.pipe.js";
-import { JobsAdminRepository } from "../admin/jobs.js";
+import { AuditRepository } from "../audit/audit.repository.js";
+import { notFound } from "../common/id.pipe.js";
+import { JobsAdminRepository } from "../jobs/job-reads.js";
 import type { Principal, TenantScope } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { Transactions } from "../database/transactions.js";

@@ -17,10 +17,10 @@ import { JobQueue } from "../../jobs/job-queue.js";
 import { hasApi } from "../../providers/capabilities.js";
 import type { Provider } from "../../providers/provider-event.js";
 import { Reconciliation } from "../../reconciliation/reconciliation.service.js";
-import { AuditRepository } from "../audit.js";
-import { TenantsRepository } from "../tenants.js";
+import { AuditRepository } from "../../audit/audit.repository.js";
+import { TenantsRepository } from "../../tenants/tenants.repository.js";
 import { connectionView, type ConnectionView } from "./connection-view.js";
-import { RATE_WINDOW_SECONDS, RUNS_PER_WINDOW, SyncRuns } from "./sync-runs.js";
+import { RATE_WINDOW_SECONDS, RUNS_PER_WINDOW, SyncRuns } from "../../connections/sync-runs.js";
 
 export class SyncRunView {
   @ApiProperty({ format: "uuid" })

@@ -14,7 +14,11 @@ import {
 } from "../../connections/lifecycle/connection-states.js";
 import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../../providers/inbound-auth.js";
 import type { BusinessHours } from "../../replies/business-hours.js";
-import { AutoResponseBody, CrmDestinationBody, ResponseTargetBody } from "./connections.dto.js";
+import {
+  AutoResponseBody,
+  CrmDestinationBody,
+  ResponseTargetBody,
+} from "../../connections/connections.dto.js";
 import { maskQuery } from "../../common/masked-url.js";
 import type { Connection } from "../../generated/prisma/client.js";
 import { capabilities } from "../../providers/capabilities.js";

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { Injectable } from "@nestjs/common";
 import type { Principal, TenantScope } from "../../auth/principal.js";
 import { PLATFORM, tenantWhere } from "../../auth/principal.js";
-import { ownTenant, TenantsRepository } from "../tenants.js";
+import { ownTenant, TenantsRepository } from "../../tenants/tenants.repository.js";
 import { AppError } from "../../common/app-error.js";
 import { given } from "../../common/validation.js";
 import { DestinationGuard } from "../../common/outbound/destination-guard.js";
@@ -37,11 +37,16 @@ import { ProviderSyncJobs } from "../../connections/provider-sync.js";
 import { JobStateMachine } from "../../jobs/state/job-state-machine.js";
 import type { InboundCredentials } from "../../providers/inbound-auth.js";
 import type { Provider } from "../../providers/provider-event.js";
-import { AuditRepository } from "../audit.js";
-import { notFound } from "../id.pipe.js";
-import { pageAfter, toPage, type Page } from "../pagination.js";
+import { AuditRepository } from "../../audit/audit.repository.js";
+import { notFound } from "../../common/id.pipe.js";
+import { pageAfter, toPage, type Page } from "../../common/pagination.js";
 import { effectiveSettings, type ReplySettings } from "../../replies/reply-settings.js";
-import { connectionSettingsErrors, delayErrors, refuse, storedSizeErrors } from "../reply-settings-check.js";
+import {
+  connectionSettingsErrors,
+  delayErrors,
+  refuse,
+  storedSizeErrors,
+} from "../../replies/reply-settings-check.js";
 import { connectionView, type ConnectionView } from "./connection-view.js";
 import type {
   ConnectionsQuery,
@@ -49,7 +54,7 @@ import type {
   RotateCrmSecretBody,
   RotateSecretBody,
   UpdateConnectionBody,
-} from "./connections.dto.js";
+} from "../../connections/connections.dto.js";
 
 const DEFAULT_GRACE_SECONDS = 86_400;
 

@@ -11,8 +11,8 @@ import {
 import { AdminApi } from "../../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../../auth/current-principal.js";
 import { type Principal, scopeOf } from "../../auth/principal.js";
-import { IdPipe } from "../id.pipe.js";
-import { PageOf } from "../pagination.js";
+import { IdPipe } from "../../common/id.pipe.js";
+import { PageOf } from "../../common/pagination.js";
 import {
   ConnectionAnswer,
   CreatedConnection,
@@ -31,7 +31,7 @@ import {
   RotateCrmSecretBody,
   RotateSecretBody,
   UpdateConnectionBody,
-} from "./connections.dto.js";
+} from "../../connections/connections.dto.js";
 
 @ApiTags("connections")
 @AdminApi()

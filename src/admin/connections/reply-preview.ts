@@ -16,10 +16,10 @@ import {
   type ReplySettings,
   type ReplyVariant,
 } from "../../replies/reply-settings.js";
-import { notFound } from "../id.pipe.js";
-import { autoResponseErrors, delayErrors, refuse } from "../reply-settings-check.js";
+import { notFound } from "../../common/id.pipe.js";
+import { autoResponseErrors, delayErrors, refuse } from "../../replies/reply-settings-check.js";
 import { ConnectionsAdminService } from "./connections-admin.service.js";
-import type { ReplyPreviewBody } from "./connections.dto.js";
+import type { ReplyPreviewBody } from "../../connections/connections.dto.js";
 
 /** The lead a preview renders for when it names none. */
 export const SAMPLE_LEAD: LeadMergeFields = { firstName: "Marta", name: "Marta K.", service: "Roof repair" };

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from "@nestjs/swagger";
 import { IsUUID } from "class-validator";
-import { type Principal, scopeOf, type TenantScope } from "../auth/principal.js";
-import { ListQuery } from "./pagination.js";
+import { type Principal, scopeOf, type TenantScope } from "./principal.js";
+import { ListQuery } from "../common/pagination.js";
 import { DateTimeField, Optional } from "../common/validation.js";
 
 /** `?tenantId=` of the list and report routes (api.md "Console and users"): operators narrow to one tenant. */

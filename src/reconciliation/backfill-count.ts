@@ -8,8 +8,8 @@ import { classify, WaitRequired } from "../common/outbound/errors.js";
 import { ProviderTokens } from "../connections/provider-tokens.js";
 import { ListingUnavailable } from "../providers/lead-source.js";
 import type { Provider } from "../providers/provider-event.js";
-import { BACKFILL_MAX_LEADS } from "../reconciliation/backfill-limits.js";
-import { LeadScan } from "../reconciliation/lead-scan.js";
+import { BACKFILL_MAX_LEADS } from "./backfill-limits.js";
+import { LeadScan } from "./lead-scan.js";
 
 /** How long a request counts before the count goes on in the worker (api.md: 10 s). */
 const COUNT_IN_REQUEST_MS = 10_000;

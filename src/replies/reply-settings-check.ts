@@ -5,9 +5,9 @@
 import { validationFailed } from "../common/validation.js";
 import { hasApi } from "../providers/capabilities.js";
 import type { Provider } from "../providers/provider-event.js";
-import { checkBusinessHours } from "../replies/business-hours.js";
-import type { AutoResponse, EffectiveSettings, SettingSource } from "../replies/reply-settings.js";
-import { checkTemplate, type TemplateError } from "../replies/template.js";
+import { checkBusinessHours } from "./business-hours.js";
+import type { AutoResponse, EffectiveSettings, SettingSource } from "./reply-settings.js";
+import { checkTemplate, type TemplateError } from "./template.js";
 
 export type FieldErrors = Record<string, string[]>;
 

@@ -11,7 +11,7 @@ import {
   ApiTooManyRequestsResponse,
 } from "@nestjs/swagger";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { ChannelConfirmations, CONFIRM_PATH } from "../alerts/channel-confirmations.js";
+import { ChannelConfirmations, CONFIRM_PATH } from "./channel-confirmations.js";
 
 const TOKEN_QUERY = { name: "token", required: true, description: "the token of the mailed link" } as const;
 const INVALID = {

@@ -2,7 +2,7 @@ import { CONFIG, type AlertsConfig, type JobsConfig } from "../config/sections.j
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import type { Transporter } from "nodemailer";
 import { TimedOut, withTimeout } from "../common/with-timeout.js";
-import { INVITATION_HOURS, type Invitation } from "../users/invitations.repository.js";
+import { INVITATION_HOURS, type Invitation } from "./invitations.repository.js";
 import { smtpTransport } from "../common/outbound/smtp.js";
 
 /**

@@ -1,5 +1,5 @@
 import { type PipeTransform, Injectable } from "@nestjs/common";
-import { AppError } from "../common/app-error.js";
+import { AppError } from "./app-error.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -5,15 +5,15 @@ import { randomUUID } from "node:crypto";
 import { CONFIG, type AlertsConfig, type HttpConfig, type JobsConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
-import { ALERT_TYPES, type AlertType, CHANNEL_TYPES, type ChannelType } from "../alerts/alert-types.js";
-import { ChannelConfirmations } from "../alerts/channel-confirmations.js";
-import { testAlert } from "../alerts/notifications/notification-message.js";
-import { NotificationSender } from "../alerts/notifications/notification-sender.js";
+import { ALERT_TYPES, type AlertType, CHANNEL_TYPES, type ChannelType } from "./alert-types.js";
+import { ChannelConfirmations } from "./channel-confirmations.js";
+import { testAlert } from "./notifications/notification-message.js";
+import { NotificationSender } from "./notifications/notification-sender.js";
 import {
   type ChannelRow,
   type ChannelStatus,
   NotificationChannels,
-} from "../alerts/notification-channels.repository.js";
+} from "./notification-channels.repository.js";
 import { NullableId, NullableString } from "../common/api-properties.js";
 import { PLATFORM, type Principal, scopeOf } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
@@ -22,10 +22,10 @@ import { DestinationGuard } from "../common/outbound/destination-guard.js";
 import { classify } from "../common/outbound/errors.js";
 import { TimedOut, withTimeout } from "../common/with-timeout.js";
 import { Transactions } from "../database/transactions.js";
-import { AuditRepository } from "./audit.js";
-import { notFound } from "./id.pipe.js";
+import { AuditRepository } from "../audit/audit.repository.js";
+import { notFound } from "../common/id.pipe.js";
 import { ChannelActionLimits } from "./notification-channel-limits.js";
-import { ownTenant, TenantsRepository } from "./tenants.js";
+import { ownTenant, TenantsRepository } from "../tenants/tenants.repository.js";
 
 /** A channel as the admin API shows it: no secret, and a URL's query string (it may hold a token) masked. */
 export class ChannelView implements ChannelRow {

@@ -5,8 +5,8 @@
 // every read that decides a write (a replay's selection and its dry run) never do.
 import { Injectable, Logger } from "@nestjs/common";
 import { Gauge } from "prom-client";
-import type { Principal } from "../auth/principal.js";
-import { RecentWrites } from "../auth/recent-writes.js";
+import type { Principal } from "./principal.js";
+import { RecentWrites } from "./recent-writes.js";
 import { PrismaService } from "../database/prisma.service.js";
 import { ReadReplica } from "../database/read-replica.js";
 import { Metrics } from "../observability/metrics.js";

@@ -19,9 +19,9 @@ import { jobKey } from "../jobs/operations.js";
 import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 import { capabilities } from "../providers/capabilities.js";
 import type { Provider } from "../providers/provider-event.js";
-import { AuditRepository } from "./audit.js";
+import { AuditRepository } from "../audit/audit.repository.js";
 import { BackfillCounter, type CountedConnection, notAvailable } from "./backfill-count.js";
-import { notFound } from "./id.pipe.js";
+import { notFound } from "../common/id.pipe.js";
 
 /**
  * A `running` or `counting` row with no job this old was left by a request that died mid-count

@@ -4,7 +4,7 @@
 // transaction, after it locked the connection's row: that lock serializes the calls of one
 // connection, so the database decides which call makes the run and which join it.
 import { Injectable } from "@nestjs/common";
-import type { Tx } from "../../database/transactions.js";
+import type { Tx } from "../database/transactions.js";
 
 /** Runs this route starts per connection in any window of RATE_WINDOW_SECONDS (api.md: 6 in 60 s). */
 export const RUNS_PER_WINDOW = 6;

@@ -2,8 +2,8 @@ import type { Type as Class } from "@nestjs/common";
 import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
 import { Type } from "class-transformer";
 import { IsInt, Matches, Max, Min } from "class-validator";
-import { AppError } from "../common/app-error.js";
-import { Optional } from "../common/validation.js";
+import { AppError } from "./app-error.js";
+import { Optional } from "./validation.js";
 
 /** `?limit=&cursor=` of every list (api.md): newest first, 1–200 items, default 50. */
 export class ListQuery {

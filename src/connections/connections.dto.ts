@@ -17,11 +17,11 @@ import {
   ValidateBy,
   ValidateNested,
 } from "class-validator";
-import { capabilities, isAccountId } from "../../providers/capabilities.js";
-import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../../providers/inbound-auth.js";
-import { PROVIDERS, type Provider } from "../../providers/provider-event.js";
-import { ListQuery } from "../pagination.js";
-import { DateTimeField, NotMasked, Optional } from "../../common/validation.js";
+import { capabilities, isAccountId } from "../providers/capabilities.js";
+import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../providers/inbound-auth.js";
+import { PROVIDERS, type Provider } from "../providers/provider-event.js";
+import { ListQuery } from "../common/pagination.js";
+import { DateTimeField, NotMasked, Optional } from "../common/validation.js";
 
 const providerOf = (body: object): Provider | undefined => {
   const provider = (body as { provider?: unknown }).provider;

@@ -3,7 +3,6 @@ import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { FastifyAdapter as BullBoardAdapter } from "@bull-board/fastify";
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import type { Queue } from "bullmq";
-import { ApiKeyGuard } from "../auth/api-key.guard.js";
 import { AppError } from "../common/app-error.js";
 import { sendError } from "../common/http-exception.filter.js";
 
@@ -46,6 +45,17 @@ export function sameOriginChange(
 }
 
 /**
+ * Who presents a request to the dashboard (the API-key guard's check, given by the entry point: this
+ * folder is infrastructure and knows no keys): a principal with its role, or undefined; a `429`
+ * AppError when the caller is over its budget.
+ */
+export type DashboardAuthentication = (request: {
+  method: string;
+  ip: string;
+  headers: Record<string, string | string[] | undefined>;
+}) => Promise<{ role: string } | undefined>;
+
+/**
  * The BullMQ dashboard at /admin/queues, for operator keys and operators' console sessions only; its changes only from
  * PUBLIC_BASE_URL's origin (`publicBaseUrl`). It is a Fastify plugin (not a Nest route), so the
  * checks are an onRequest hook in its own encapsulated scope. Mount it before the app listens
@@ -55,12 +65,12 @@ export function mountQueueDashboard(
   app: NestFastifyApplication,
   queues: Queue[],
   publicBaseUrl: string,
+  authenticate: DashboardAuthentication,
 ): void {
   const ownOrigin = new URL(publicBaseUrl).origin;
   const serverAdapter = new BullBoardAdapter();
   serverAdapter.setBasePath(BASE_PATH);
   createBullBoard({ queues: queues.map((queue) => new BullMQAdapter(queue)), serverAdapter });
-  const guard = app.get(ApiKeyGuard, { strict: false });
   void app
     .getHttpAdapter()
     .getInstance()
@@ -83,10 +93,11 @@ export function mountQueueDashboard(
           try {
             // An operator's console session works too (its changes passed the origin check above).
             const authorization = presentedKey(request.headers.authorization);
-            principal = await guard.authenticateRequest(
-              { method: request.method, ip: request.ip, headers: { ...request.headers, authorization } },
-              { csrf: false },
-            );
+            principal = await authenticate({
+              method: request.method,
+              ip: request.ip,
+              headers: { ...request.headers, authorization },
+            });
           } catch (error) {
             if (error instanceof AppError && error.status === 429) return sendError(reply, request, error);
           }
