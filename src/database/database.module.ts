@@ -12,7 +12,7 @@ export class DatabaseModule {}
  * gets this PrismaService and Transactions instead of the global ones, so admin queries cannot
  * starve ingest of connections. (Stores and the job state machine that admin routes call keep the
  * main pool, except inside an admin transaction, which they join.) With DATABASE_REPLICA_URL, its
- * ReadReplica is the pool that admin lists and reports read (src/admin/list-reads.ts).
+ * ReadReplica is the pool that admin lists and reports read (src/auth/list-reads.ts).
  */
 @Module({
   providers: [{ provide: POOL_SETTINGS, useValue: ADMIN_POOL }, PrismaService, Transactions, ReadReplica],

@@ -8,7 +8,7 @@ const REPLICA_POOL: PoolSettings = { max: 4 };
 /**
  * The optional read replica (DATABASE_REPLICA_URL): a PrismaService over a pool of its own to the
  * streaming replica, or undefined without the variable (then no pool is opened and every read goes
- * to the primary as before). Only admin lists and reports read it, through src/admin/list-reads.ts:
+ * to the primary as before). Only admin lists and reports read it, through src/auth/list-reads.ts:
  * nothing that decides a write, no detail view, no session or key lookup.
  */
 @Injectable()
