@@ -1,24 +1,15 @@
 import { Injectable } from "@nestjs/common";
-import { byProvider } from "./by-provider.js";
+import { ModuleRef } from "@nestjs/core";
 import type { Provider } from "./provider-event.js";
 import type { ProviderFollowUp } from "./provider-follow-up.js";
-import { StaticFormsFollowUp } from "./static-forms/static-forms.follow-up.js";
-import { ThumbtackFollowUp } from "./thumbtack/thumbtack.follow-up.js";
-import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
+import { PLUGINS } from "./plugins.js";
 
-/**
- * Every provider's lead and reply rules, for the worker's processors. A provider without them does
- * not compile, and fails the boot check.
- */
+/** Every provider's lead and reply rules, for the worker's processors, as its plugin names them. */
 @Injectable()
 export class FollowUpRegistry {
-  private readonly followUps: Record<Provider, ProviderFollowUp>;
-
-  constructor(staticForms: StaticFormsFollowUp, thumbtack: ThumbtackFollowUp, yelp: YelpFollowUp) {
-    this.followUps = byProvider<ProviderFollowUp>({ staticforms: staticForms, thumbtack, yelp }, "follow-up");
-  }
+  constructor(private readonly modules: ModuleRef) {}
 
   get(provider: Provider): ProviderFollowUp {
-    return this.followUps[provider];
+    return this.modules.get(PLUGINS[provider].followUp, { strict: false });
   }
 }

@@ -5,13 +5,7 @@ import { ProviderQuota } from "../common/outbound/provider-quota.js";
 import { QUEUE_CONNECTION } from "../queues/queue-lifecycle.js";
 import { FollowUpRegistry } from "./follow-up-registry.js";
 import { RegistrationRegistry } from "./registration-registry.js";
-import { ThumbtackRegistrar } from "./thumbtack/thumbtack.registration.js";
-import { YelpRegistrar } from "./yelp/yelp.registration.js";
-import { StaticFormsFollowUp } from "./static-forms/static-forms.follow-up.js";
-import { ThumbtackClient } from "./thumbtack/thumbtack.client.js";
-import { ThumbtackFollowUp } from "./thumbtack/thumbtack.follow-up.js";
-import { YelpClient } from "./yelp/yelp.client.js";
-import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
+import { PLUGIN_CLIENTS, pluginClasses } from "./plugins.js";
 
 /**
  * The worker's side of the providers: their API clients, paced by budgets shared in Redis (on the
@@ -29,17 +23,13 @@ import { YelpFollowUp } from "./yelp/yelp.follow-up.js";
         jobs: JobsConfig,
       ) => new ProviderQuota(redis, redisPrefix, providers.providerRateLimits, jobs.sideEffectTimeoutMs),
     },
-    YelpClient,
-    ThumbtackClient,
-    StaticFormsFollowUp,
-    ThumbtackFollowUp,
-    YelpFollowUp,
+    ...PLUGIN_CLIENTS,
+    ...pluginClasses("followUp"),
     FollowUpRegistry,
-    ThumbtackRegistrar,
-    YelpRegistrar,
+    ...pluginClasses("registrar"),
     RegistrationRegistry,
   ],
   // The registrars also serve the proof that a grant reaches an account (src/connections/account-access.ts).
-  exports: [FollowUpRegistry, RegistrationRegistry, YelpClient, ThumbtackClient],
+  exports: [FollowUpRegistry, RegistrationRegistry, ...PLUGIN_CLIENTS],
 })
 export class FollowUpModule {}

@@ -1,33 +1,28 @@
 import { Injectable, Module } from "@nestjs/common";
-import { byProvider } from "./by-provider.js";
+import { ModuleRef } from "@nestjs/core";
 import { FollowUpModule } from "./follow-up.module.js";
 import { type LeadSource, NoLeadSource } from "./lead-source.js";
 import type { Provider } from "./provider-event.js";
 import { ProvidersModule } from "./providers.module.js";
-import { ThumbtackLeadSource } from "./thumbtack/thumbtack.lead-source.js";
-import { YelpLeadSource } from "./yelp/yelp.lead-source.js";
+import { PLUGINS, pluginClasses } from "./plugins.js";
 
-/** Every provider's lead source (Static Forms: none, so manual). A provider without one does not compile. */
+/** Every provider's lead source, as its plugin names it (none: nothing to reconcile, so manual). */
 @Injectable()
 export class LeadSources {
-  private readonly sources: Record<Provider, LeadSource>;
+  private readonly none = new NoLeadSource();
 
-  constructor(yelp: YelpLeadSource, thumbtack: ThumbtackLeadSource) {
-    this.sources = byProvider<LeadSource>(
-      { staticforms: new NoLeadSource(), thumbtack, yelp },
-      "lead source",
-    );
-  }
+  constructor(private readonly modules: ModuleRef) {}
 
   get(provider: Provider): LeadSource {
-    return this.sources[provider];
+    const source = PLUGINS[provider].leadSource;
+    return source ? this.modules.get(source, { strict: false }) : this.none;
   }
 }
 
 /** Lead sources of reconciliation and backfill: the providers' API clients and their adapters. */
 @Module({
   imports: [ProvidersModule, FollowUpModule],
-  providers: [YelpLeadSource, ThumbtackLeadSource, LeadSources],
+  providers: [...pluginClasses("leadSource"), LeadSources],
   exports: [LeadSources],
 })
 export class LeadSourcesModule {}

@@ -1,11 +1,10 @@
 import { Module } from "@nestjs/common";
 import { AdapterRegistry } from "./registry.js";
-import { StaticFormsAdapter } from "./static-forms/static-forms.adapter.js";
-import { ThumbtackAdapter } from "./thumbtack/thumbtack.adapter.js";
-import { YelpAdapter } from "./yelp/yelp.adapter.js";
+import { pluginClasses } from "./plugins.js";
 
+/** Every provider's adapter (plugins.ts), and their registry. */
 @Module({
-  providers: [StaticFormsAdapter, ThumbtackAdapter, YelpAdapter, AdapterRegistry],
-  exports: [AdapterRegistry, YelpAdapter, ThumbtackAdapter],
+  providers: [...pluginClasses("adapter"), AdapterRegistry],
+  exports: [AdapterRegistry, ...pluginClasses("adapter")],
 })
 export class ProvidersModule {}

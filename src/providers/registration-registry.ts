@@ -1,21 +1,17 @@
 import { Injectable } from "@nestjs/common";
-import { API_PROVIDERS, type ApiProvider } from "../config/config.js";
+import { ModuleRef } from "@nestjs/core";
+import type { ApiProvider } from "../config/config.js";
+import { PLUGINS } from "./plugins.js";
 import type { ProviderRegistrar } from "./provider-registration.js";
-import { ThumbtackRegistrar } from "./thumbtack/thumbtack.registration.js";
-import { YelpRegistrar } from "./yelp/yelp.registration.js";
 
-/** The webhook registrar of every provider with an API (Static Forms has none: registration `manual`). */
+/** The webhook registrar of every provider with an API, as its plugin names it. */
 @Injectable()
 export class RegistrationRegistry {
-  private readonly registrars: Record<ApiProvider, ProviderRegistrar>;
-
-  constructor(thumbtack: ThumbtackRegistrar, yelp: YelpRegistrar) {
-    this.registrars = { thumbtack, yelp };
-    const missing = API_PROVIDERS.filter((provider) => this.registrars[provider]?.provider !== provider);
-    if (missing.length > 0) throw new Error(`no registrar registered for provider(s): ${missing.join(", ")}`);
-  }
+  constructor(private readonly modules: ModuleRef) {}
 
   get(provider: ApiProvider): ProviderRegistrar {
-    return this.registrars[provider];
+    const registrar = PLUGINS[provider].registrar;
+    if (!registrar) throw new Error(`${provider} has an API but its plugin names no registrar`);
+    return this.modules.get(registrar, { strict: false });
   }
 }

@@ -1,0 +1,13 @@
+import type { ProviderPlugin } from "../provider-plugin.js";
+import { StaticFormsAdapter } from "./static-forms.adapter.js";
+import { STATIC_FORMS_CAPABILITIES } from "./static-forms.capabilities.js";
+import { StaticFormsFollowUp } from "./static-forms.follow-up.js";
+
+/** Static Forms: form submissions by webhook, no API (no lead source, no registrar). */
+export const STATIC_FORMS: ProviderPlugin = {
+  id: "staticforms",
+  name: "Static Forms",
+  capabilities: STATIC_FORMS_CAPABILITIES,
+  adapter: StaticFormsAdapter,
+  followUp: StaticFormsFollowUp,
+};

@@ -1,0 +1,19 @@
+import type { ProviderPlugin } from "../provider-plugin.js";
+import { ThumbtackAdapter } from "./thumbtack.adapter.js";
+import { THUMBTACK_CAPABILITIES } from "./thumbtack.capabilities.js";
+import { ThumbtackClient } from "./thumbtack.client.js";
+import { ThumbtackFollowUp } from "./thumbtack.follow-up.js";
+import { ThumbtackLeadSource } from "./thumbtack.lead-source.js";
+import { ThumbtackRegistrar } from "./thumbtack.registration.js";
+
+/** Thumbtack: a webhook per connection (Basic auth), its API with OAuth, registered by Leadgate. */
+export const THUMBTACK: ProviderPlugin = {
+  id: "thumbtack",
+  name: "Thumbtack",
+  capabilities: THUMBTACK_CAPABILITIES,
+  adapter: ThumbtackAdapter,
+  followUp: ThumbtackFollowUp,
+  leadSource: ThumbtackLeadSource,
+  registrar: ThumbtackRegistrar,
+  clients: [ThumbtackClient],
+};
