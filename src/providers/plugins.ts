@@ -28,7 +28,7 @@ export const ALL_PLUGINS: readonly ProviderPlugin[] = PROVIDERS.map((id) => PLUG
 
 /** The classes of every plugin of one role (for the modules that provide them). */
 export function pluginClasses<K extends "adapter" | "followUp" | "leadSource" | "registrar">(role: K) {
-  return ALL_PLUGINS.flatMap((plugin) => (plugin[role] ? [plugin[role]!] : []));
+  return ALL_PLUGINS.flatMap((plugin) => (plugin[role] ? [plugin[role]] : []));
 }
 
 /** Every plugin's API clients. */
