@@ -27,7 +27,10 @@ export type JobGate = "run" | "hold" | "park" | "cancel";
 export interface StateDefinition {
   /** `hold`: wait as `held` until resumed; `park`: jobs calling the provider wait as `blocked`; `cancel`: cancelled. */
   jobs: JobGate;
-  /** Whether deliveries are still accepted (a disabled connection answers `410`). */
+  /**
+   * Whether deliveries are still accepted, read by ingest (src/ingestion/ingestion.service.ts): a
+   * delivery to a connection whose status does not accept answers `410 connection_disabled`.
+   */
   accepts: boolean;
 }
 
