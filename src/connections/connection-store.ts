@@ -1,13 +1,15 @@
 // The connection store: the one writer of the `connections` row (an architecture test keeps it so:
 // src/connections/connection-writers.spec.ts). Every change is a named transition of
 // lifecycle/connection-states.ts: the store checks that the connection may take it from the status
-// it is in (else ConnectionTransitionRefused), writes the change, and opens or resolves the
-// connection alerts the change implies, in the same transaction (src/alerts: AlertBook).
+// it is in (else ConnectionTransitionRefused), writes the change, does what the status it enters does
+// to the connection's jobs (jobEffect: a resume queues the held and blocked jobs again, a disable
+// cancels the unfinished ones), and opens or resolves the connection alerts the change implies, all
+// in the same transaction (src/jobs/state: JobStateMachine; src/alerts: AlertBook).
 //
 // Two kinds of write, one style each:
 // - a change of status or grant (`apply`, `refuseCredentials`, `requireReauthorization`): the row is
 //   locked (`lock`), the next state decided in TypeScript, the row written with the Prisma model API,
-//   and the alerts raised, in one interactive transaction;
+//   the jobs moved and the alerts raised, in one interactive transaction;
 // - bookkeeping of a sub-state (registration, reconciliation, the refresh lease, the clean-up, a
 //   re-sealed secret): one SQL statement whose `WHERE status = ANY(...)` is the transition's `from`
 //   (the store's other files: connection-substates.ts).
@@ -18,11 +20,15 @@ import { type TenantScope, tenantParam, tenantWhere } from "../auth/principal.js
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
 import { type Connection, Prisma } from "../generated/prisma/client.js";
+import type { EnqueueableJob } from "../jobs/job-queue.js";
+import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 import {
   alertChanges,
   allowedFrom,
   type ConnectionState,
   type ConnectionStatus,
+  type JobEffect,
+  jobEffect,
   next,
   type OAuthStatus,
   type TransitionDefinition,
@@ -42,6 +48,18 @@ export type ConnectionChange = Omit<
   "status" | "oauthStatus" | "id" | "tenantId"
 > & { status?: never; oauthStatus?: never };
 
+/** A transition taken: the row as written, and what it did to the connection's jobs (jobEffect). */
+export interface Applied {
+  connection: Connection;
+  /**
+   * The held and blocked jobs it queued again (entering `active`): committed with the transition,
+   * for the caller to hand to the queue after the commit (the dispatcher's poll covers a failure).
+   */
+  requeued: EnqueueableJob[];
+  /** How many unfinished jobs it cancelled (entering `disabled`). */
+  cancelled: number;
+}
+
 const notFound = () => new AppError(404, "not_found", "No such connection.");
 
 const stateOf = (row: Pick<Connection, "status" | "oauthStatus">): ConnectionState => ({
@@ -54,6 +72,7 @@ export class ConnectionStore {
   constructor(
     private readonly prisma: PrismaService,
     private readonly alerts: AlertBook,
+    private readonly jobStates: JobStateMachine,
   ) {}
 
   /** Inserts a new connection (`active`); the account's live connection is unique (`409 connection_exists`). */
@@ -94,14 +113,16 @@ export class ConnectionStore {
 
   /**
    * Takes `transition` on a connection `lock`ed in this transaction: refused unless its status
-   * allows it; writes the next status and grant with `change`, and the alerts the change implies.
+   * allows it; writes the next status and grant with `change`, moves the connection's jobs as the
+   * status it enters says (jobEffect), and raises or clears the alerts the change implies. Jobs it
+   * queued again are the caller's to enqueue after the commit (Applied.requeued).
    */
   async apply(
     tx: Tx,
     row: Connection,
     transition: TransitionName,
     change: ConnectionChange = {},
-  ): Promise<Connection> {
+  ): Promise<Applied> {
     const before = stateOf(row);
     const after = next(transition, before);
     const definition: TransitionDefinition = TRANSITIONS[transition];
@@ -113,7 +134,24 @@ export class ConnectionStore {
       data: { ...change, ...endLease, status: after.status, oauthStatus: after.oauthStatus },
     });
     await this.raiseAlerts(tx, updated, before, after);
-    return updated;
+    const moved = await this.moveJobs(tx, updated, jobEffect(transition, before.status));
+    return { connection: updated, ...moved };
+  }
+
+  /** The job state machine's transition `effect` over the connection's jobs, in the transition's transaction. */
+  private async moveJobs(
+    tx: Tx,
+    row: Connection,
+    effect: JobEffect | undefined,
+  ): Promise<Omit<Applied, "connection">> {
+    switch (effect) {
+      case "resume":
+        return { requeued: await this.jobStates.resumeConnection(tx, row.tenantId, row.id), cancelled: 0 };
+      case "cancel":
+        return { requeued: [], cancelled: await this.jobStates.cancelConnection(tx, row.tenantId, row.id) };
+      case undefined:
+        return { requeued: [], cancelled: 0 };
+    }
   }
 
   /**

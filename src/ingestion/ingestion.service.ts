@@ -3,6 +3,7 @@ import { PreauthBudget } from "../auth/preauth-budget.js";
 import { AppError, unavailable } from "../common/app-error.js";
 import type { IngestConnectionRow, IngestLookup } from "../connections/connections.repository.js";
 import { ConnectionsRepository } from "../connections/connections.repository.js";
+import { STATES } from "../connections/lifecycle/connection-states.js";
 import { SecretBox } from "../crypto/secret-box.js";
 import { type ConnectionSecretColumn, secretPlace } from "../crypto/stored-secrets.js";
 import { Metrics } from "../observability/metrics.js";
@@ -191,7 +192,10 @@ export class IngestionService {
     }
   }
 
-  /** `row` if it accepts the delivery: the sender verified (`401` else), not disabled (`410`). */
+  /**
+   * `row` if it accepts the delivery: the sender verified (`401` else), and its status one that
+   * accepts deliveries (the lifecycle's `STATES[status].accepts`; a disabled connection does not: `410`).
+   */
   private accepting(
     adapter: ProviderAdapter,
     delivery: InboundDelivery,
@@ -200,7 +204,7 @@ export class IngestionService {
   ): Admitted {
     const connection = this.connectionOf(row);
     adapter.verify(delivery, connection);
-    if (row.status === "disabled") {
+    if (!STATES[row.status].accepts) {
       throw new AppError(
         410,
         "connection_disabled",

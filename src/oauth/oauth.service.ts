@@ -43,7 +43,6 @@ import { Transactions, type Tx } from "../database/transactions.js";
 import type { EnqueueableJob } from "../jobs/job-queue.js";
 import { JobQueue } from "../jobs/job-queue.js";
 import { ProviderSyncJobs } from "../connections/provider-sync.js";
-import { JobStateMachine } from "../jobs/state/job-state-machine.js";
 import { ConnectionStore } from "../connections/connection-store.js";
 import { capabilities, registersWebhook } from "../providers/capabilities.js";
 import { ApiKeysRepository } from "../auth/api-keys.repository.js";
@@ -94,7 +93,6 @@ export class OAuthService {
     private readonly audit: AuditRepository,
     private readonly destinations: DestinationGuard,
     private readonly box: SecretBox,
-    private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
     private readonly syncs: ProviderSyncJobs,
     private readonly connectionStore: ConnectionStore,
@@ -284,17 +282,13 @@ export class OAuthService {
         throw error;
       }
       if (!this.connectionStore.may(row, "reconnect")) throw new CallbackFailed("connection_disabled");
-      // A credential error ends with the new grant: the parked jobs are released as on resume.
-      const resumes = row.status === "credential_error";
-      await this.connectionStore.apply(
+      // A credential error ends with the new grant: the store queues the parked jobs again, as on resume.
+      const { requeued: released } = await this.connectionStore.apply(
         tx,
         row,
         "reconnect",
         credentialColumns(this.box, attempt.connectionId, tokens),
       );
-      const released = resumes
-        ? await this.state.resumeConnection(tx, attempt.tenantId, attempt.connectionId)
-        : [];
       await this.audit.record(tx, by, {
         action: "connection.reconnect",
         tenantId: attempt.tenantId,

@@ -34,7 +34,6 @@ import type { Connection, Prisma } from "../../generated/prisma/client.js";
 import { JobQueue } from "../../jobs/job-queue.js";
 import type { EnqueueableJob } from "../../jobs/job-queue.js";
 import { ProviderSyncJobs } from "../../connections/provider-sync.js";
-import { JobStateMachine } from "../../jobs/state/job-state-machine.js";
 import type { InboundCredentials } from "../../providers/inbound-auth.js";
 import type { Provider } from "../../providers/provider-event.js";
 import { AuditRepository } from "../../audit/audit.repository.js";
@@ -74,7 +73,6 @@ export class ConnectionsAdminService {
     private readonly box: SecretBox,
     private readonly queue: JobQueue,
     private readonly tenants: TenantsRepository,
-    private readonly state: JobStateMachine,
     private readonly destinations: DestinationGuard,
     private readonly access: AccountAccessCheck,
     private readonly syncs: ProviderSyncJobs,
@@ -166,12 +164,17 @@ export class ConnectionsAdminService {
         secrets.crmSigningSecret = crmSecret();
         crmSigningSecret = this.box.seal(secrets.crmSigningSecret, secretPlace("crm_signing_secret", row.id));
       }
-      const updated = await this.store.apply(tx, row, body.credentials ? "replaceCredentials" : "update", {
-        displayName: body.displayName,
-        ...(body.credentials ? credentialColumns(this.box, row.id, body.credentials) : {}),
-        settings: settings as Prisma.InputJsonObject,
-        crmSigningSecret,
-      });
+      const { connection: updated } = await this.store.apply(
+        tx,
+        row,
+        body.credentials ? "replaceCredentials" : "update",
+        {
+          displayName: body.displayName,
+          ...(body.credentials ? credentialColumns(this.box, row.id, body.credentials) : {}),
+          settings: settings as Prisma.InputJsonObject,
+          crmSigningSecret,
+        },
+      );
       await this.audit.record(tx, by, {
         action: "connection.update",
         tenantId: row.tenantId,
@@ -192,7 +195,7 @@ export class ConnectionsAdminService {
   async pause(by: Principal, scope: TenantScope, id: string): Promise<ConnectionAnswer> {
     return this.transactions.run(async (tx) => {
       const row = await this.store.lock(tx, scope, id);
-      const updated = await this.store.apply(tx, row, "pause");
+      const { connection: updated } = await this.store.apply(tx, row, "pause");
       await this.audit.record(tx, by, {
         action: "connection.pause",
         tenantId: row.tenantId,
@@ -208,8 +211,7 @@ export class ConnectionsAdminService {
   async resume(by: Principal, scope: TenantScope, id: string): Promise<ResumedConnection> {
     const { result, jobs } = await this.transactions.run(async (tx) => {
       const row = await this.store.lock(tx, scope, id);
-      const updated = await this.store.apply(tx, row, "resume");
-      const requeued = await this.state.resumeConnection(tx, row.tenantId, row.id);
+      const { connection: updated, requeued } = await this.store.apply(tx, row, "resume");
       await this.audit.record(tx, by, {
         action: "connection.resume",
         tenantId: row.tenantId,
@@ -330,7 +332,7 @@ export class ConnectionsAdminService {
     return this.transactions.run(async (tx) => {
       const row = await this.store.lock(tx, scope, id);
       const now = new Date();
-      const updated = await this.store.apply(tx, row, "revokePreviousSecret", {
+      const { connection: updated } = await this.store.apply(tx, row, "revokePreviousSecret", {
         previousSecrets: null,
         previousSecretsExpireAt: null,
         previousCrmSecret: null,
@@ -357,12 +359,11 @@ export class ConnectionsAdminService {
       const row = await this.store.lock(tx, scope, id);
       if (row.status === "disabled") return []; // DELETE is idempotent: disabled already
       // The worker's clean-up revokes the grant and deletes the tokens (ConnectionCleanup).
-      await this.store.apply(tx, row, "disable", {
+      const { cancelled } = await this.store.apply(tx, row, "disable", {
         disabledAt: new Date(),
         cleanupDueAt: row.credentials === null ? null : new Date(),
       });
-      const cancelled = await this.state.cancelConnection(tx, row.tenantId, row.id);
-      // After the cancel (which ends a sync on its way): the provider-side removal, which runs
+      // After the disable's cancel (which ends a sync on its way): the provider-side removal, which runs
       // although the connection is disabled and before the clean-up deletes the tokens.
       const removal =
         registered(row) && row.credentials !== null ? await this.syncs.start(tx, target(row), "remove") : [];

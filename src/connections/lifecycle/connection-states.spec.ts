@@ -2,6 +2,8 @@ import {
   alertChanges,
   CONNECTION_STATUSES,
   ConnectionTransitionRefused,
+  jobEffect,
+  LIVE,
   next,
   type ConnectionState,
   TRANSITIONS,
@@ -101,5 +103,25 @@ describe("the alerts a change implies", () => {
       { kind: "clear", type: "connection.credential_error" },
       { kind: "clear", type: "connection.silent" },
     ]);
+  });
+});
+
+describe("what a transition does to the jobs at once", () => {
+  it("queues held and blocked jobs again on entering active, cancels on entering disabled", () => {
+    // A resume names `active` whatever it starts from (from active too: the jobs a race left held).
+    for (const from of LIVE) expect([from, jobEffect("resume", from)]).toEqual([from, "resume"]);
+    for (const from of LIVE) expect([from, jobEffect("disable", from)]).toEqual([from, "cancel"]);
+    // A reconnect enters active only from a credential error; a paused connection stays paused.
+    expect(jobEffect("reconnect", "credential_error")).toBe("resume");
+    expect(jobEffect("reconnect", "paused")).toBeUndefined();
+    expect(jobEffect("reconnect", "active")).toBeUndefined();
+  });
+
+  it("does nothing at once on entering paused or credential_error, nor for a transition naming no status", () => {
+    expect(jobEffect("pause", "active")).toBeUndefined();
+    expect(jobEffect("refuseCredentials", "active")).toBeUndefined();
+    expect(jobEffect("requireReauthorization", "active")).toBeUndefined();
+    expect(jobEffect("update", "credential_error")).toBeUndefined();
+    expect(jobEffect("replaceCredentials", "credential_error")).toBeUndefined();
   });
 });

@@ -21,13 +21,19 @@ export type OAuthStatus = (typeof OAUTH_STATUSES)[number];
 export const REGISTRATION_STATUSES = ["active", "pending", "error", "manual"] as const;
 export type RegistrationStatus = (typeof REGISTRATION_STATUSES)[number];
 
-/** What a connection's status does to its jobs, read by the job runner before it runs one. */
+/**
+ * What a connection's status does to its jobs: read by the job runner before it runs one, and by
+ * the connection store when a transition enters the status (ENTERING).
+ */
 export type JobGate = "run" | "hold" | "park" | "cancel";
 
 export interface StateDefinition {
   /** `hold`: wait as `held` until resumed; `park`: jobs calling the provider wait as `blocked`; `cancel`: cancelled. */
   jobs: JobGate;
-  /** Whether deliveries are still accepted (a disabled connection answers `410`). */
+  /**
+   * Whether deliveries are still accepted, read by ingest (src/ingestion/ingestion.service.ts): a
+   * delivery to a connection whose status does not accept answers `410 connection_disabled`.
+   */
   accepts: boolean;
 }
 
@@ -42,6 +48,22 @@ export const STATES: Record<ConnectionStatus, StateDefinition> = {
   disabled: { jobs: "cancel", accepts: false },
 };
 
+/**
+ * What entering a status does at once to the connection's jobs that are not running, by its gate:
+ * the job state machine's transition of that name (src/jobs/state/job-states.ts), taken by the
+ * connection store in the transaction of the connection's transition. `resume` queues its held and
+ * blocked jobs again, `cancel` cancels its unfinished ones. `hold` and `park` do nothing at once: the
+ * job runner holds or parks each job as it claims it, and ingest creates a paused connection's jobs
+ * `held`.
+ */
+export type JobEffect = "resume" | "cancel";
+export const ENTERING: Record<JobGate, JobEffect | undefined> = {
+  run: "resume",
+  hold: undefined,
+  park: undefined,
+  cancel: "cancel",
+};
+
 /** Every status but `disabled`: a live connection. */
 export const LIVE = ["active", "paused", "credential_error"] as const satisfies readonly ConnectionStatus[];
 const ANY = CONNECTION_STATUSES;
@@ -49,7 +71,10 @@ const ANY = CONNECTION_STATUSES;
 export interface TransitionDefinition {
   /** The statuses the transition may start from. */
   from: readonly ConnectionStatus[];
-  /** The status it leaves: one for all, a change for some (unlisted: unchanged), or none (unchanged). */
+  /**
+   * The status it leaves: one for all, a change for some (unlisted: unchanged), or none (unchanged).
+   * A status named here is entered, with what ENTERING says it does to the jobs (jobEffect).
+   */
   to?: ConnectionStatus | Partial<Record<ConnectionStatus, ConnectionStatus>>;
   /** What it does to the grant's status, if anything. */
   oauth?: OAuthStatus;
@@ -148,6 +173,18 @@ export function next(transition: TransitionName, from: ConnectionState): Connect
   const status =
     to === undefined ? from.status : typeof to === "string" ? to : (to[from.status] ?? from.status);
   return { status, oauthStatus: definition.oauth ?? from.oauthStatus };
+}
+
+/**
+ * What taking `transition` from `from` does at once to the connection's jobs: the ENTERING effect
+ * of the status the transition names for `from` (its `to`), none when it names none. So a resume
+ * (`to: "active"`, also from active) queues the held and blocked jobs again, a reconnect only from a
+ * credential error (`to: { credential_error: "active" }`), and a disable cancels the unfinished ones.
+ */
+export function jobEffect(transition: TransitionName, from: ConnectionStatus): JobEffect | undefined {
+  const to = (TRANSITIONS[transition] as TransitionDefinition).to;
+  const entered = typeof to === "string" ? to : to?.[from];
+  return entered === undefined ? undefined : ENTERING[STATES[entered].jobs];
 }
 
 /** Whether `transition` may start from `status` (for set-based statements that filter on it). */
