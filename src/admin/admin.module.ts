@@ -45,6 +45,7 @@ import { TenantsModule } from "../tenants/tenants.module.js";
 import { TenantsController } from "./tenants.js";
 import { UserInvitationMail } from "../users/user-invitation-mail.js";
 import { UsersController } from "./users.js";
+import { ProvidersController } from "./providers.js";
 
 /** The admin API (api.md "Admin API"): every route needs an API key; tenant-admin keys see their tenant only. */
 @Module({
@@ -63,6 +64,7 @@ import { UsersController } from "./users.js";
   controllers: [
     TenantsController,
     ApiKeysController,
+    ProvidersController,
     ConnectionsController,
     ReceiptsController,
     JobsSummaryController,

@@ -161,6 +161,12 @@ describe("console in a browser: signed in", () => {
     await openScreen(page, "Connections");
     await page.getByText("No connections yet.").waitFor();
     oauth.consentFor.yelp = BUSINESS;
+    // The providers that connect by OAuth here (GET /admin/providers), in the registry's order.
+    const select = page.getByRole("combobox", { name: /^Provider/ });
+    const choices = select.locator("option");
+    await choices.first().waitFor({ state: "attached" });
+    expect(await choices.allTextContents()).toEqual(["Thumbtack", "Yelp"]);
+    await select.selectOption("yelp");
     await page.getByLabel("Business id at the provider").fill(BUSINESS);
     await page.getByLabel("Name").fill("Acme Plumbing");
     await page.getByRole("button", { name: "Connect with Yelp" }).click();

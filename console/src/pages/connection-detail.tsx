@@ -7,6 +7,7 @@ import { api } from "../api/client";
 import type { Connection } from "../api/types";
 import { useCanWrite, useLink } from "../session";
 import { Badge, ConfirmButton, ErrorBox, Loaded, Page, ShownOnce, when } from "../ui";
+import { useProvider } from "./names";
 import { ReplyTemplate } from "./reply-template";
 
 type Action = "pause" | "resume" | "sync" | "rotate-secret";
@@ -17,7 +18,16 @@ const PATHS = {
   "rotate-secret": "/admin/connections/{id}/rotate-secret",
 } as const;
 
+/** The first reply's template, for a provider whose inbox Leadgate replies in (GET /admin/providers). */
+function Replies({ connection, canWrite }: { connection: Connection; canWrite: boolean }) {
+  const provider = useProvider(connection.provider);
+  return provider?.replies ? (
+    <ReplyTemplate key={connection.id} connection={connection} canWrite={canWrite} />
+  ) : null;
+}
+
 function Actions({ connection }: { connection: Connection }) {
+  const provider = useProvider(connection.provider);
   const client = useQueryClient();
   const navigate = useNavigate();
   const link = useLink();
@@ -57,7 +67,7 @@ function Actions({ connection }: { connection: Connection }) {
           Pause
         </button>
       )}
-      {connection.provider !== "staticforms" && (
+      {provider?.sync && (
         <button type="button" disabled={act.isPending || disabled} onClick={() => act.mutate("sync")}>
           Sync now
         </button>
@@ -121,7 +131,7 @@ export default function ConnectionDetail() {
               </dd>
             </dl>
             {canWrite && <Actions connection={c} />}
-            {c.provider !== "staticforms" && <ReplyTemplate key={c.id} connection={c} canWrite={canWrite} />}
+            <Replies connection={c} canWrite={canWrite} />
           </>
         )}
       </Loaded>

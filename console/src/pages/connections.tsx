@@ -1,17 +1,21 @@
 // Connections: each one's OAuth, registration and reconciliation status at a glance, and "Connect
-// with Yelp / Thumbtack" (POST /admin/connections/oauth, the console as returnUrl).
+// with …" for every provider this installation connects by OAuth (GET /admin/providers; POST
+// /admin/connections/oauth, the console as returnUrl).
 import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { useMutation } from "@tanstack/react-query";
 import { api } from "../api/client";
 import { useCanWrite, useLink, useSession, useTenantId } from "../session";
 import { Badge, ErrorBox, Loaded, Page } from "../ui";
-import { useConnections } from "./names";
+import { useConnections, useProviders } from "./names";
 
 function Connect() {
   const tenantId = useTenantId();
   const { user } = useSession();
-  const [provider, setProvider] = useState<"yelp" | "thumbtack">("yelp");
+  const providers = useProviders();
+  const oauth = providers.data?.items.filter((p) => p.connect === "oauth") ?? [];
+  const [chosen, setProvider] = useState<string>();
+  const provider = oauth.find((p) => p.id === chosen) ?? oauth[0];
   const [externalAccountId, setAccount] = useState("");
   const [displayName, setName] = useState("");
   const connect = useMutation({
@@ -20,7 +24,7 @@ function Connect() {
       if (user.role === "operator" && tenantId) back.searchParams.set("tenantId", tenantId);
       return api.post("/admin/connections/oauth", {
         body: {
-          provider,
+          provider: provider!.id as "yelp" | "thumbtack",
           externalAccountId,
           displayName,
           returnUrl: back.toString(),
@@ -32,6 +36,7 @@ function Connect() {
   });
   if (user.role === "operator" && !tenantId)
     return <p>Choose a tenant above to connect an account for it.</p>;
+  if (!provider) return null; // no provider connects by OAuth here (or the list is loading)
   return (
     <form
       className="inline-form"
@@ -43,9 +48,12 @@ function Connect() {
     >
       <label>
         Provider
-        <select value={provider} onChange={(e) => setProvider(e.target.value as "yelp" | "thumbtack")}>
-          <option value="yelp">Yelp</option>
-          <option value="thumbtack">Thumbtack</option>
+        <select value={provider.id} onChange={(e) => setProvider(e.target.value)}>
+          {oauth.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
         </select>
       </label>
       <label>
@@ -57,7 +65,7 @@ function Connect() {
         <input required value={displayName} onChange={(e) => setName(e.target.value)} />
       </label>
       <button type="submit" disabled={connect.isPending}>
-        Connect with {provider === "yelp" ? "Yelp" : "Thumbtack"}
+        Connect with {provider.name}
       </button>
       {connect.isError && <ErrorBox error={connect.error} />}
     </form>

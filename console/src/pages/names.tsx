@@ -1,5 +1,5 @@
 // Names for ids in tables: connections (GET /admin/connections) and users (GET /admin/users) of the
-// tenant in view, and the signed-in user.
+// tenant in view, and the signed-in user; the installation's providers (GET /admin/providers).
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../api/client";
 import { useSession, useTenantQuery } from "../session";
@@ -31,4 +31,18 @@ export function useUserNames(): (id: string) => string {
   });
   return (id) =>
     id === me.id ? me.email : (users.data?.items.find((u) => u.id === id)?.email ?? `user ${id.slice(0, 8)}`);
+}
+
+/** The providers this installation has (GET /admin/providers): the console names none itself. */
+export function useProviders() {
+  return useQuery({
+    queryKey: ["/admin/providers"],
+    queryFn: () => api.get("/admin/providers"),
+    staleTime: Infinity,
+  });
+}
+
+/** One provider's entry, once the list has loaded. */
+export function useProvider(id: string) {
+  return useProviders().data?.items.find((provider) => provider.id === id);
 }
