@@ -4,10 +4,12 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { PreauthBudget } from "../auth/preauth-budget.js";
 import { AppError } from "../common/app-error.js";
 import { sendError } from "../common/http-exception.filter.js";
+import type { OpenAPIObject } from "@nestjs/swagger";
 import type { HandWrittenDocument } from "../observability/docs.js";
 import type { InboundDelivery } from "../providers/provider-adapter.js";
-import type { Provider } from "../providers/provider-event.js";
-import { YelpAdapter } from "../providers/yelp/yelp.adapter.js";
+import { ALL_PLUGINS } from "../providers/plugins.js";
+import { AdapterRegistry } from "../providers/registry.js";
+import { webhookError } from "../providers/webhook-route.js";
 import { IngestionService, type IngestAnswer, outcomeOf } from "./ingestion.service.js";
 
 declare module "fastify" {
@@ -57,7 +59,7 @@ type Params = Record<string, string>;
  */
 export function mountWebhooks(app: NestFastifyApplication): void {
   const ingestion = app.get(IngestionService);
-  const yelp = app.get(YelpAdapter);
+  const adapters = app.get(AdapterRegistry);
   const budget = app.get(PreauthBudget);
   const fastify = app.getHttpAdapter().getInstance();
 
@@ -79,51 +81,63 @@ export function mountWebhooks(app: NestFastifyApplication): void {
     return answer;
   };
 
-  /** Yelp's URL token (and sender IP): a failure counts against the IP's PREAUTH_FAILURE_LIMIT. */
-  const verifyYelp = async (token: string, ip: string) => {
-    try {
-      yelp.verifyPlatform(token, ip);
-    } catch (error) {
-      throw error instanceof AppError ? await budget.failed(ip, error) : error;
+  // Every plugin's webhook (src/providers/webhook-route.ts): a URL per connection, or one for the
+  // platform whose token the adapter checks.
+  for (const { id: provider, webhook } of ALL_PLUGINS) {
+    if (webhook.by === "connection") {
+      fastify.post(
+        `/webhooks/${provider}/:connectionId`,
+        options,
+        route(async (request, { connectionId }) =>
+          answered(
+            request,
+            await ingestion.ingest(
+              provider,
+              { connectionId: connectionId! },
+              deliveryOf(request),
+              request.id,
+            ),
+          ),
+        ),
+      );
+      continue;
     }
-  };
-
-  const byConnection = (provider: Provider) =>
-    route(async (request, { connectionId }) =>
-      answered(
-        request,
-        await ingestion.ingest(provider, { connectionId: connectionId! }, deliveryOf(request), request.id),
-      ),
+    const platform = adapters.get(provider).platform;
+    if (!platform)
+      throw new Error(`${provider}: a platform-wide webhook needs its adapter's platform checks`);
+    /** The URL token (and sender IP): a failure counts against the IP's PREAUTH_FAILURE_LIMIT. */
+    const verify = async (token: string, ip: string) => {
+      try {
+        platform.verifyPlatform(token, ip);
+      } catch (error) {
+        throw error instanceof AppError ? await budget.failed(ip, error) : error;
+      }
+    };
+    if (platform.handshake) {
+      const handshake = platform.handshake.bind(platform);
+      fastify.get(
+        `/webhooks/${provider}/:token`,
+        options,
+        route(async (request, { token }) => {
+          await verify(token!, request.ip);
+          return { body: handshake(request.query as Record<string, unknown>) };
+        }),
+      );
+    }
+    fastify.post(
+      `/webhooks/${provider}/:token`,
+      options,
+      route(async (request, { token }) => {
+        const delivery = deliveryOf(request);
+        await verify(token!, delivery.ip);
+        const accountOf = (d: InboundDelivery) => platform.accountIdOf(d);
+        return answered(request, await ingestion.ingest(provider, { accountOf }, delivery, request.id));
+      }),
     );
-  fastify.post("/webhooks/staticforms/:connectionId", options, byConnection("staticforms"));
-  fastify.post("/webhooks/thumbtack/:connectionId", options, byConnection("thumbtack"));
-
-  // Yelp's verification handshake: echo `verification` back.
-  fastify.get(
-    "/webhooks/yelp/:token",
-    options,
-    route(async (request, { token }) => {
-      await verifyYelp(token!, request.ip);
-      const { verification } = request.query as { verification?: unknown };
-      return { body: { verification: yelp.verification(verification) } };
-    }),
-  );
-  fastify.post(
-    "/webhooks/yelp/:token",
-    options,
-    route(async (request, { token }) => {
-      const delivery = deliveryOf(request);
-      await verifyYelp(token!, delivery.ip);
-      const accountOf = (d: InboundDelivery) => yelp.accountIdOf(d);
-      return answered(request, await ingestion.ingest("yelp", { accountOf }, delivery, request.id));
-    }),
-  );
+  }
 }
 
-const errorAnswer = (description: string) => ({
-  description,
-  content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookError" } } },
-});
+const errorAnswer = webhookError;
 
 const deliveryAnswers = {
   "202": {
@@ -172,59 +186,30 @@ const delivery = (operationId: string, summary: string, parameter: ReturnType<ty
 });
 
 const connectionId = pathParameter("connectionId", "The connection's id (its webhook URL)");
-const yelpToken = pathParameter(
-  "token",
-  "YELP_WEBHOOK_TOKEN (or YELP_WEBHOOK_TOKEN_PREVIOUS during a rotation)",
-);
 
-/** The webhook routes in /docs-json: they are not Nest routes, so the document is written here, beside them (api.md). */
+/** One plugin's webhook paths in the document. */
+function webhookPaths({ id, webhook }: (typeof ALL_PLUGINS)[number]): HandWrittenDocument["paths"] {
+  if (webhook.by === "connection") {
+    return {
+      [`/webhooks/${id}/{connectionId}`]: delivery(webhook.operationId, webhook.summary, connectionId),
+    };
+  }
+  const token = pathParameter("token", webhook.token);
+  const handshake = webhook.handshake && {
+    get: {
+      tags: ["Webhooks"],
+      ...webhook.handshake,
+      parameters: [token, ...((webhook.handshake.parameters as unknown[] | undefined) ?? [])],
+    } as NonNullable<OpenAPIObject["paths"][string]["get"]>,
+  };
+  return {
+    [`/webhooks/${id}/{token}`]: { ...handshake, ...delivery(webhook.operationId, webhook.summary, token) },
+  };
+}
+
+/** The webhook routes in /docs-json: they are not Nest routes, so the document is written here, from the plugins (api.md). */
 export const WEBHOOK_DOCUMENT: HandWrittenDocument = {
-  paths: {
-    "/webhooks/staticforms/{connectionId}": delivery(
-      "staticFormsDelivery",
-      "A Static Forms submission (sender authenticated as the connection is configured)",
-      connectionId,
-    ),
-    "/webhooks/thumbtack/{connectionId}": delivery(
-      "thumbtackDelivery",
-      "A Thumbtack event (HTTP Basic, a custom header or a ?token= URL secret)",
-      connectionId,
-    ),
-    "/webhooks/yelp/{token}": {
-      get: {
-        tags: ["Webhooks"],
-        summary: "Yelp's verification handshake: the value echoed back",
-        operationId: "yelpHandshake",
-        parameters: [
-          yelpToken,
-          {
-            name: "verification",
-            in: "query" as const,
-            required: true,
-            schema: { type: "string", pattern: "^[A-Za-z0-9]{1,256}$" },
-          },
-        ],
-        responses: {
-          "200": {
-            description: "`{ verification }`, the value sent",
-            content: {
-              "application/json": {
-                schema: { type: "object", properties: { verification: { type: "string" } } },
-              },
-            },
-          },
-          "400": errorAnswer("`invalid_verification`: the value is not 1 to 256 letters or digits"),
-          "401": errorAnswer("`unauthorized`: wrong token or sender IP"),
-          "429": errorAnswer("`rate_limited`: too many failed attempts from the IP, with Retry-After"),
-        },
-      },
-      ...delivery(
-        "yelpDelivery",
-        "A Yelp lead event; its business id (data.id) selects the connection",
-        yelpToken,
-      ),
-    },
-  },
+  paths: Object.assign({}, ...ALL_PLUGINS.map(webhookPaths)) as HandWrittenDocument["paths"],
   schemas: {
     WebhookAnswer: {
       type: "object",

@@ -13,6 +13,7 @@ import type { ProviderCapabilities } from "./provider-capabilities.js";
 import type { Provider } from "./provider-event.js";
 import type { ProviderFollowUp } from "./provider-follow-up.js";
 import type { ProviderRegistrar } from "./provider-registration.js";
+import type { WebhookRoute } from "./webhook-route.js";
 
 export interface ProviderPlugin {
   /** The provider's id, as URLs, rows and the API name it. */
@@ -21,6 +22,8 @@ export interface ProviderPlugin {
   readonly name: string;
   /** What it can do, as data (capabilities.ts answers from here). */
   readonly capabilities: ProviderCapabilities;
+  /** Where its webhooks arrive and how they are documented (src/ingestion/webhook-routes.ts mounts them). */
+  readonly webhook: WebhookRoute;
   /** Verifies and normalizes its webhooks (the API process). */
   readonly adapter: Type<ProviderAdapter>;
   /** Its lead and reply rules: reading a lead, replying in its inbox, who answered (the worker). */

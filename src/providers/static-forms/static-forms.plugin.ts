@@ -8,6 +8,11 @@ export const STATIC_FORMS: ProviderPlugin = {
   id: "staticforms",
   name: "Static Forms",
   capabilities: STATIC_FORMS_CAPABILITIES,
+  webhook: {
+    by: "connection",
+    summary: "A Static Forms submission (sender authenticated as the connection is configured)",
+    operationId: "staticFormsDelivery",
+  },
   adapter: StaticFormsAdapter,
   followUp: StaticFormsFollowUp,
 };

@@ -11,6 +11,11 @@ export const THUMBTACK: ProviderPlugin = {
   id: "thumbtack",
   name: "Thumbtack",
   capabilities: THUMBTACK_CAPABILITIES,
+  webhook: {
+    by: "connection",
+    summary: "A Thumbtack event (HTTP Basic, a custom header or a ?token= URL secret)",
+    operationId: "thumbtackDelivery",
+  },
   adapter: ThumbtackAdapter,
   followUp: ThumbtackFollowUp,
   leadSource: ThumbtackLeadSource,

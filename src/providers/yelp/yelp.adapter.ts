@@ -8,7 +8,12 @@ import { canonicalJson, sha256Hex } from "../../common/canonical-json.js";
 import { inIpRanges } from "../../config/ip-ranges.js";
 import { secretsEqual } from "../../crypto/constant-time.js";
 import { unauthorized, verifyAny } from "../inbound-auth.js";
-import type { ConnectionForIngest, InboundDelivery, ProviderAdapter } from "../provider-adapter.js";
+import type {
+  ConnectionForIngest,
+  InboundDelivery,
+  PlatformWebhook,
+  ProviderAdapter,
+} from "../provider-adapter.js";
 import type { JsonObject, ProviderEvent } from "../provider-event.js";
 import {
   firstTime,
@@ -29,8 +34,10 @@ const MAX_UPDATES = 100;
 const VERIFICATION = /^[A-Za-z0-9]{1,256}$/;
 
 @Injectable()
-export class YelpAdapter implements ProviderAdapter {
+export class YelpAdapter implements ProviderAdapter, PlatformWebhook {
   readonly provider = "yelp" as const;
+  /** One URL for every connection (`/webhooks/yelp/{token}`): this adapter checks it. */
+  readonly platform: PlatformWebhook = this;
 
   constructor(@Inject(CONFIG.ingest) private readonly config: IngestConfig) {}
 
@@ -47,6 +54,11 @@ export class YelpAdapter implements ProviderAdapter {
     const allowed = this.config.yelpAllowedIps;
     const ipOk = allowed.length === 0 || inIpRanges(ip, allowed);
     if (!tokenOk || !ipOk) throw unauthorized();
+  }
+
+  /** The GET handshake: `verification` echoed back. */
+  handshake(query: Record<string, unknown>): { verification: string } {
+    return { verification: this.verification(query.verification) };
   }
 
   /** The GET handshake's echo value, checked against api.md's pattern. */

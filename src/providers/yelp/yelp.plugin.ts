@@ -1,4 +1,5 @@
 import type { ProviderPlugin } from "../provider-plugin.js";
+import { webhookError } from "../webhook-route.js";
 import { YelpAdapter } from "./yelp.adapter.js";
 import { YELP_CAPABILITIES } from "./yelp.capabilities.js";
 import { YelpClient } from "./yelp.client.js";
@@ -11,6 +12,37 @@ export const YELP: ProviderPlugin = {
   id: "yelp",
   name: "Yelp",
   capabilities: YELP_CAPABILITIES,
+  webhook: {
+    by: "platform",
+    summary: "A Yelp lead event; its business id (data.id) selects the connection",
+    operationId: "yelpDelivery",
+    token: "YELP_WEBHOOK_TOKEN (or YELP_WEBHOOK_TOKEN_PREVIOUS during a rotation)",
+    handshake: {
+      summary: "Yelp's verification handshake: the value echoed back",
+      operationId: "yelpHandshake",
+      parameters: [
+        {
+          name: "verification",
+          in: "query",
+          required: true,
+          schema: { type: "string", pattern: "^[A-Za-z0-9]{1,256}$" },
+        },
+      ],
+      responses: {
+        "200": {
+          description: "`{ verification }`, the value sent",
+          content: {
+            "application/json": {
+              schema: { type: "object", properties: { verification: { type: "string" } } },
+            },
+          },
+        },
+        "400": webhookError("`invalid_verification`: the value is not 1 to 256 letters or digits"),
+        "401": webhookError("`unauthorized`: wrong token or sender IP"),
+        "429": webhookError("`rate_limited`: too many failed attempts from the IP, with Retry-After"),
+      },
+    },
+  },
   adapter: YelpAdapter,
   followUp: YelpFollowUp,
   leadSource: YelpLeadSource,
