@@ -3,7 +3,7 @@ import { AlertsModule } from "../alerts/alerts.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
 import { CONNECTION_CREDENTIALS } from "../jobs/connection-credentials.js";
 import { featureProcessor } from "../jobs/operation-workers.js";
-import { FollowUpModule } from "../providers/follow-up.module.js";
+import { ProviderApisModule } from "../providers/provider-apis.module.js";
 import { AccountAccessCheck } from "./account-access.js";
 import { ConnectionCleanup } from "./connection-cleanup.js";
 import { ConnectionStore } from "./connection-store.js";
@@ -34,7 +34,7 @@ const SHARED = [
 
 /** What both processes use: the store (the one writer of a connection), lookups, OAuth, tokens, provider-sync jobs. */
 @Module({
-  imports: [FollowUpModule, AlertsModule, JobsModule],
+  imports: [ProviderApisModule, AlertsModule, JobsModule],
   providers: SHARED,
   exports: SHARED,
 })
@@ -46,7 +46,7 @@ export class ConnectionsModule {}
  * connections (registration re-syncs, token refresh and disconnect clean-up).
  */
 @Module({
-  imports: [ConnectionsModule, FollowUpModule, JobsModule],
+  imports: [ConnectionsModule, ProviderApisModule, JobsModule],
   providers: [
     ProviderSyncProcessor,
     { provide: featureProcessor("provider-sync"), useExisting: ProviderSyncProcessor },

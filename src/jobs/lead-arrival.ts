@@ -3,7 +3,7 @@
 // response (the scope of the `lead.unanswered` alert).
 import type { LeadArrival } from "../leads/leads.repository.js";
 import { hasApi } from "../providers/capabilities.js";
-import type { LeadMessage, LeadUpdate } from "../providers/provider-follow-up.js";
+import type { LeadMessage, LeadUpdate } from "../providers/provider-inbox.js";
 import type { JobReceipt } from "./job-context.js";
 
 /**

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module, type Type } from "@nestjs/common";
 import { FirstResponses } from "../leads/first-responses.js";
 import { LeadsRepository } from "../leads/leads.repository.js";
-import { FollowUpModule } from "../providers/follow-up.module.js";
+import { ProviderApisModule } from "../providers/provider-apis.module.js";
 import { OutboundModule } from "../common/outbound/outbound.module.js";
 import { DestinationFairnessModule } from "./destination-fairness.module.js";
 import { Dispatcher } from "./dispatcher.js";
@@ -11,6 +11,7 @@ import { JobsModule } from "./jobs.module.js";
 import { OPERATION_WORKERS } from "./operation-workers.js";
 import { CrmDeliveryProcessor } from "./processors/crm-delivery.processor.js";
 import { InitialResponseProcessor } from "./processors/initial-response.processor.js";
+import { ReplyChannels } from "./reply-channels.js";
 import { LeadUpsertProcessor } from "./processors/lead-upsert.processor.js";
 import { ProviderMarkRepliedProcessor } from "./processors/provider-mark-replied.processor.js";
 
@@ -22,7 +23,7 @@ import { ProviderMarkRepliedProcessor } from "./processors/provider-mark-replied
  * and alerts' notifications.
  */
 @Module({
-  imports: [JobsModule, FollowUpModule, OutboundModule, DestinationFairnessModule],
+  imports: [JobsModule, ProviderApisModule, OutboundModule, DestinationFairnessModule],
   providers: [
     LeadsRepository,
     FirstResponses,
@@ -30,6 +31,7 @@ import { ProviderMarkRepliedProcessor } from "./processors/provider-mark-replied
     JobRunner,
     LeadUpsertProcessor,
     InitialResponseProcessor,
+    ReplyChannels,
     CrmDeliveryProcessor,
     ProviderMarkRepliedProcessor,
     ...Object.values(OPERATION_WORKERS),

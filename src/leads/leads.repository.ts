@@ -11,7 +11,7 @@ import type {
   LeadMessage,
   PhoneConsent,
   StoredHistory,
-} from "../providers/provider-follow-up.js";
+} from "../providers/provider-inbox.js";
 
 /** A lead's contact fields and details, and the service asked for (the first reply's merge fields). */
 export interface LeadProfile {

@@ -1,6 +1,6 @@
 import { Injectable, Module } from "@nestjs/common";
 import { ModuleRef } from "@nestjs/core";
-import { FollowUpModule } from "./follow-up.module.js";
+import { ProviderApisModule } from "./provider-apis.module.js";
 import { type LeadSource, NoLeadSource } from "./lead-source.js";
 import type { Provider } from "./provider-event.js";
 import { ProvidersModule } from "./providers.module.js";
@@ -21,7 +21,7 @@ export class LeadSources {
 
 /** Lead sources of reconciliation and backfill: the providers' API clients and their adapters. */
 @Module({
-  imports: [ProvidersModule, FollowUpModule],
+  imports: [ProvidersModule, ProviderApisModule],
   providers: [...pluginClasses("leadSource"), LeadSources],
   exports: [LeadSources],
 })

@@ -27,7 +27,7 @@ checkPlugins();
 export const ALL_PLUGINS: readonly ProviderPlugin[] = PROVIDERS.map((id) => PLUGINS[id]);
 
 /** The classes of every plugin of one role (for the modules that provide them). */
-export function pluginClasses<K extends "adapter" | "followUp" | "leadSource" | "registrar">(role: K) {
+export function pluginClasses<K extends "adapter" | "inbox" | "leadSource" | "registrar">(role: K) {
   return ALL_PLUGINS.flatMap((plugin) => (plugin[role] ? [plugin[role]] : []));
 }
 

@@ -36,7 +36,7 @@ export interface ProviderCapabilities {
   readonly accountId: { readonly pattern: RegExp; readonly shape: string };
   /**
    * The provider can be told that the business answered a lead outside it (mark-replied:
-   * ProviderFollowUp.markReplied), so a mark-replied makes a `provider-mark-replied` job.
+   * ProviderInbox.markReplied), so a mark-replied makes a `provider-mark-replied` job.
    */
   readonly marksReplied: boolean;
 }

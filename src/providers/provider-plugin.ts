@@ -11,7 +11,7 @@ import type { LeadSource } from "./lead-source.js";
 import type { ProviderAdapter } from "./provider-adapter.js";
 import type { ProviderCapabilities } from "./provider-capabilities.js";
 import type { Provider } from "./provider-event.js";
-import type { ProviderFollowUp } from "./provider-follow-up.js";
+import type { ProviderInbox } from "./provider-inbox.js";
 import type { ProviderRegistrar } from "./provider-registration.js";
 import type { WebhookRoute } from "./webhook-route.js";
 
@@ -27,7 +27,7 @@ export interface ProviderPlugin {
   /** Verifies and normalizes its webhooks (the API process). */
   readonly adapter: Type<ProviderAdapter>;
   /** Its lead and reply rules: reading a lead, replying in its inbox, who answered (the worker). */
-  readonly followUp: Type<ProviderFollowUp>;
+  readonly inbox: Type<ProviderInbox>;
   /** Its lists of leads, for reconciliation and backfill; absent: nothing to reconcile (`manual`). */
   readonly leadSource?: Type<LeadSource>;
   /** Registers its webhooks; absent: the account's owner does (registration `manual`). */

@@ -12,12 +12,12 @@ import { Injectable } from "@nestjs/common";
 import { WaitRequired } from "../../common/outbound/errors.js";
 import { type FirstResponse, FirstResponses } from "../../leads/first-responses.js";
 import { LeadsRepository } from "../../leads/leads.repository.js";
-import type { ReplyOutcome } from "../../providers/provider-follow-up.js";
-import { FollowUpRegistry } from "../../providers/follow-up-registry.js";
+import type { ReplyOutcome } from "../../providers/provider-inbox.js";
 import { mergeValues } from "../../replies/merge-values.js";
 import { type PlannedReply, plannedReply } from "../../replies/reply-settings.js";
 import type { JobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
+import { ReplyChannels } from "../reply-channels.js";
 import { SideEffectsRepository } from "../side-effects.repository.js";
 
 /**
@@ -44,13 +44,13 @@ export class InitialResponseProcessor implements Processor {
 
   constructor(
     private readonly sideEffects: SideEffectsRepository,
-    private readonly followUps: FollowUpRegistry,
+    private readonly channels: ReplyChannels,
     private readonly leads: LeadsRepository,
     private readonly firstResponses: FirstResponses,
   ) {}
 
   needsCredentials({ receipt }: JobContext): boolean {
-    return this.followUps.get(receipt.provider).needsCredentials.reply;
+    return this.channels.for(receipt.provider)?.needsCredentials(receipt.provider) ?? false;
   }
 
   async run({ job, receipt, connection }: JobContext): Promise<void> {
@@ -68,12 +68,14 @@ export class InitialResponseProcessor implements Processor {
     );
     const { earlier, request } = await this.sideEffects.begin<PlannedReply>(job, planned);
     if (earlier === "succeeded" || earlier === "skipped") return;
-    const outcome = await this.followUps.get(receipt.provider).reply({
-      leadId: receipt.leadId,
-      text: request?.text ?? planned.text,
-      token: connection.accessToken,
-      outcomeUnknown: earlier === "started",
-    });
+    const channel = this.channels.for(receipt.provider);
+    const outcome: ReplyOutcome = channel
+      ? await channel.send(
+          { provider: receipt.provider, leadId: receipt.leadId, token: connection.accessToken },
+          request?.text ?? planned.text,
+          earlier === "started",
+        )
+      : { status: "skipped", ref: "no_reply_channel" };
     // The first response is recorded before the record is finished: a worker dying between the two
     // leaves the record `started`, and the retry reconciles and records it again (only ever earlier).
     const response = firstResponseOf(outcome, job.startedAt);

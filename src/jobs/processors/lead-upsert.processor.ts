@@ -1,5 +1,5 @@
 // lead-upsert: the event's effect on the tenant's lead record, keyed by (tenant, provider, lead id).
-// The provider's rules (src/providers/<provider>/*.follow-up.ts) say what the event changes, fetching
+// The provider's rules (src/providers/<provider>/*.inbox.ts) say what the event changes, fetching
 // from the provider API where the webhook is only a trigger; this writes it. Re-running leaves the same rows.
 // The receipt's CRM delivery runs after it, with the lead as written here (OPERATION_SETTINGS.after).
 // A message the business wrote itself (api.md "Who answered") is the lead's first response unless
@@ -9,7 +9,7 @@ import { Inject, Injectable } from "@nestjs/common";
 import { CONFIG, type ReconciliationConfig } from "../../config/sections.js";
 import { FirstResponses } from "../../leads/first-responses.js";
 import { type LeadKey, LeadsRepository } from "../../leads/leads.repository.js";
-import { FollowUpRegistry } from "../../providers/follow-up-registry.js";
+import { InboxRegistry } from "../../providers/inbox-registry.js";
 import type { JobContext } from "../job-context.js";
 import { clampedUpdate, leadArrival } from "../lead-arrival.js";
 import { jobKey, leadScopeKey } from "../operations.js";
@@ -23,13 +23,13 @@ export class LeadUpsertProcessor implements Processor {
   constructor(
     private readonly leads: LeadsRepository,
     private readonly firstResponses: FirstResponses,
-    private readonly followUps: FollowUpRegistry,
+    private readonly inboxes: InboxRegistry,
     private readonly sideEffects: SideEffectsRepository,
     @Inject(CONFIG.reconciliation) private readonly config: ReconciliationConfig,
   ) {}
 
   needsCredentials({ receipt }: JobContext): boolean {
-    return this.followUps.get(receipt.provider).needsCredentials.leadUpdate;
+    return this.inboxes.get(receipt.provider).needsCredentials.leadUpdate;
   }
 
   async run({ receipt, connection }: JobContext): Promise<void> {
@@ -43,7 +43,7 @@ export class LeadUpsertProcessor implements Processor {
     const ourReply = () =>
       this.sideEffects.sentText(connection.tenantId, jobKey("initial-response", leadScopeKey(receipt)));
     const update = clampedUpdate(
-      await this.followUps
+      await this.inboxes
         .get(receipt.provider)
         .leadUpdate(receipt, connection.accessToken, () => this.leads.storedHistory(key), ourReply),
       receipt.receivedAt,

@@ -1,13 +1,13 @@
 // provider-mark-replied: tells the provider (Yelp: capability `marksReplied`) that the business
 // answered a lead outside it (api.md "First replies": POST /admin/leads/{id}/mark-replied), with the
-// connection's token, through the provider's rules (ProviderFollowUp.markReplied). The job belongs to
+// connection's token, through the provider's rules (ProviderInbox.markReplied). The job belongs to
 // the connection and names the lead in its key (`provider-mark-replied:<lead id>`), one per lead;
 // how the business answered (`via`) is read from the audit entry of the mark-replied that made the
 // job (the first one of the lead). Marking twice at Yelp is harmless, so a re-run needs no record.
 import { Injectable } from "@nestjs/common";
 import { PermanentError } from "../../common/outbound/errors.js";
 import { PrismaService } from "../../database/prisma.service.js";
-import { FollowUpRegistry } from "../../providers/follow-up-registry.js";
+import { InboxRegistry } from "../../providers/inbox-registry.js";
 import type { ConnectionJobContext } from "../job-context.js";
 import type { Processor } from "../processor.js";
 
@@ -25,7 +25,7 @@ export class ProviderMarkRepliedProcessor implements Processor<ConnectionJobCont
 
   constructor(
     private readonly prisma: PrismaService,
-    private readonly followUps: FollowUpRegistry,
+    private readonly inboxes: InboxRegistry,
   ) {}
 
   needsCredentials(): boolean {
@@ -33,8 +33,8 @@ export class ProviderMarkRepliedProcessor implements Processor<ConnectionJobCont
   }
 
   async run({ job, connection }: ConnectionJobContext): Promise<void> {
-    const followUp = this.followUps.get(connection.provider);
-    if (!followUp.markReplied) throw new PermanentError("mark_replied_unsupported");
+    const inbox = this.inboxes.get(connection.provider);
+    if (!inbox.markReplied) throw new PermanentError("mark_replied_unsupported");
     const leadId = markRepliedLeadOf(job.jobKey);
     const { rows } = await this.prisma.pool.query<{ externalLeadId: string; via: string | null }>(
       `SELECT l.external_lead_id AS "externalLeadId",
@@ -45,7 +45,7 @@ export class ProviderMarkRepliedProcessor implements Processor<ConnectionJobCont
       [connection.tenantId, leadId, connection.id],
     );
     if (!rows[0]) throw new PermanentError("missing_lead");
-    await followUp.markReplied({
+    await inbox.markReplied({
       leadId: rows[0].externalLeadId,
       token: connection.accessToken,
       via: rows[0].via,

@@ -1,6 +1,6 @@
 // Static Forms sends whatever fields the agency's form has: they become contact fields by name.
 import type { JsonObject } from "../provider-event.js";
-import type { Contact } from "../provider-follow-up.js";
+import type { Contact } from "../provider-inbox.js";
 
 /** Form field names by meaning, compared without case or punctuation ("E-mail", "your_email" ...). */
 type FormField = Exclude<keyof Contact, "firstName">;

@@ -1,7 +1,7 @@
 import type { ProviderPlugin } from "../provider-plugin.js";
 import { StaticFormsAdapter } from "./static-forms.adapter.js";
 import { STATIC_FORMS_CAPABILITIES } from "./static-forms.capabilities.js";
-import { StaticFormsFollowUp } from "./static-forms.follow-up.js";
+import { StaticFormsInbox } from "./static-forms.inbox.js";
 
 /** Static Forms: form submissions by webhook, no API (no lead source, no registrar). */
 export const STATIC_FORMS: ProviderPlugin = {
@@ -14,5 +14,5 @@ export const STATIC_FORMS: ProviderPlugin = {
     operationId: "staticFormsDelivery",
   },
   adapter: StaticFormsAdapter,
-  followUp: StaticFormsFollowUp,
+  inbox: StaticFormsInbox,
 };

@@ -2,7 +2,7 @@ import type { ProviderPlugin } from "../provider-plugin.js";
 import { ThumbtackAdapter } from "./thumbtack.adapter.js";
 import { THUMBTACK_CAPABILITIES } from "./thumbtack.capabilities.js";
 import { ThumbtackClient } from "./thumbtack.client.js";
-import { ThumbtackFollowUp } from "./thumbtack.follow-up.js";
+import { ThumbtackInbox } from "./thumbtack.inbox.js";
 import { ThumbtackLeadSource } from "./thumbtack.lead-source.js";
 import { ThumbtackRegistrar } from "./thumbtack.registration.js";
 
@@ -17,7 +17,7 @@ export const THUMBTACK: ProviderPlugin = {
     operationId: "thumbtackDelivery",
   },
   adapter: ThumbtackAdapter,
-  followUp: ThumbtackFollowUp,
+  inbox: ThumbtackInbox,
   leadSource: ThumbtackLeadSource,
   registrar: ThumbtackRegistrar,
   clients: [ThumbtackClient],

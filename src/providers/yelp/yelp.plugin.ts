@@ -3,7 +3,7 @@ import { webhookError } from "../webhook-route.js";
 import { YelpAdapter } from "./yelp.adapter.js";
 import { YELP_CAPABILITIES } from "./yelp.capabilities.js";
 import { YelpClient } from "./yelp.client.js";
-import { YelpFollowUp } from "./yelp.follow-up.js";
+import { YelpInbox } from "./yelp.inbox.js";
 import { YelpLeadSource } from "./yelp.lead-source.js";
 import { YelpRegistrar } from "./yelp.registration.js";
 
@@ -44,7 +44,7 @@ export const YELP: ProviderPlugin = {
     },
   },
   adapter: YelpAdapter,
-  followUp: YelpFollowUp,
+  inbox: YelpInbox,
   leadSource: YelpLeadSource,
   registrar: YelpRegistrar,
   clients: [YelpClient],

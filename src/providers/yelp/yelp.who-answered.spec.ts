@@ -1,6 +1,6 @@
 // Who answered a Yelp lead (api.md "Who answered"): API-SELF and our own channel-less text within
 // 10 minutes are Leadgate's; every other BIZ event is the business's.
-import { yelpLeadUpdate } from "./yelp.follow-up.js";
+import { yelpLeadUpdate } from "./yelp.inbox.js";
 import { YelpEvent, YelpLead } from "./yelp.schemas.js";
 import { earliestTime, isBusinessOwn } from "./yelp.who-answered.js";
 

@@ -1,6 +1,6 @@
 // Who answered a Yelp lead (api.md "Who answered"): Leadgate's own reply, or the business itself.
 import { parseTime } from "../envelope.js";
-import { isSameText, type OurReply } from "../provider-follow-up.js";
+import { isSameText, type OurReply } from "../provider-inbox.js";
 import type { YelpEvent } from "./yelp.schemas.js";
 
 /** How long before a channel-less `BIZ` event Leadgate's reply of the same text may have been sent. */

@@ -5,15 +5,15 @@ import { firstTime, firstWord, parseTime, trimmedText } from "../envelope.js";
 import type { JsonObject } from "../provider-event.js";
 import {
   type Contact,
-  type FollowUpEvent,
+  type InboxEvent,
   isSameText,
   type LeadUpdate,
   type OurReply,
-  type ProviderFollowUp,
+  type ProviderInbox,
   type ReplyOutcome,
   type ReplyRequest,
   type StoredHistory,
-} from "../provider-follow-up.js";
+} from "../provider-inbox.js";
 import { EVENTS_PAGE, YelpClient } from "./yelp.client.js";
 import type { YelpEvent, YelpLead } from "./yelp.schemas.js";
 import { earliestTime, isBusinessOwn, needsOurReply, yelpTextOf } from "./yelp.who-answered.js";
@@ -67,7 +67,7 @@ function yelpService(project: JsonObject | null | undefined): string | undefined
 export function yelpLeadUpdate(
   lead: YelpLead,
   read: YelpEventsRead,
-  event: Pick<FollowUpEvent, "occurredAt" | "payload">,
+  event: Pick<InboxEvent, "occurredAt" | "payload">,
   ours: OurReply | null = null,
 ): LeadUpdate {
   const fallback = event.occurredAt.toISOString();
@@ -140,7 +140,7 @@ export function yelpReplyDecision(
 }
 
 @Injectable()
-export class YelpFollowUp implements ProviderFollowUp {
+export class YelpInbox implements ProviderInbox {
   readonly provider = "yelp" as const;
   /** The webhook is only a trigger: the lead is fetched with the token, and the reply sent with it. */
   readonly needsCredentials = { leadUpdate: true, reply: true };
@@ -148,7 +148,7 @@ export class YelpFollowUp implements ProviderFollowUp {
   constructor(private readonly client: YelpClient) {}
 
   async leadUpdate(
-    event: FollowUpEvent,
+    event: InboxEvent,
     token: string | undefined,
     stored: () => Promise<StoredHistory | null>,
     ourReply: () => Promise<OurReply | null>,

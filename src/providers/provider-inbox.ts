@@ -1,6 +1,6 @@
 // What the worker asks of a provider after an event was accepted: what the event changes on the lead,
 // and the first automatic reply. One implementation per provider folder; the processors in jobs/
-// reach them through the FollowUpRegistry and never name a provider.
+// reach them through the InboxRegistry and never name a provider.
 import type { JsonObject, Provider } from "./provider-event.js";
 
 /** The lead's contact fields (each absent when unknown). */
@@ -94,7 +94,7 @@ export interface OurReply {
 }
 
 /** The accepted event a follow-up works from (a stored receipt). */
-export interface FollowUpEvent {
+export interface InboxEvent {
   leadId: string;
   eventId: string | null;
   occurredAt: Date;
@@ -125,7 +125,7 @@ export type ReplyOutcome =
  * classified errors (src/common/outbound/errors.ts): a provider API answer of the wrong shape is a
  * retryable `provider_bad_response`.
  */
-export interface ProviderFollowUp {
+export interface ProviderInbox {
   readonly provider: Provider;
   /**
    * Which steps call the provider with the connection's credentials. Only those wait (`blocked`)
@@ -138,7 +138,7 @@ export interface ProviderFollowUp {
    * `ourReply` reads the first reply Leadgate sent, to tell it from the business's own messages.
    */
   leadUpdate(
-    event: FollowUpEvent,
+    event: InboxEvent,
     token: string | undefined,
     stored: () => Promise<StoredHistory | null>,
     ourReply: () => Promise<OurReply | null>,

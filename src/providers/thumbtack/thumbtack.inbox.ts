@@ -7,14 +7,14 @@ import { firstWord, objectOrEmpty, parseTime, trimmedText } from "../envelope.js
 import type { JsonObject } from "../provider-event.js";
 import {
   type Contact,
-  type FollowUpEvent,
+  type InboxEvent,
   isSameText,
   type LeadUpdate,
   type OurReply,
-  type ProviderFollowUp,
+  type ProviderInbox,
   type ReplyOutcome,
   type ReplyRequest,
-} from "../provider-follow-up.js";
+} from "../provider-inbox.js";
 import { ThumbtackClient } from "./thumbtack.client.js";
 import type { ThumbtackMessage } from "./thumbtack.schemas.js";
 
@@ -36,7 +36,7 @@ export function isBusinessOwn(message: ThumbtackMessage, ours: OurReply | null):
  * negotiation (or legacy lead) carries the customer's contact and the request. `ours`: the first
  * reply Leadgate sent, which tells the business's own messages from it.
  */
-export function thumbtackLeadUpdate(event: FollowUpEvent, ours: OurReply | null = null): LeadUpdate {
+export function thumbtackLeadUpdate(event: InboxEvent, ours: OurReply | null = null): LeadUpdate {
   const { payload, occurredAt } = event;
   if (!payload) throw new PermanentError("payload_purged"); // retention keeps it while a job needs it
   const messageId = payload.messageID;
@@ -126,7 +126,7 @@ function earliestSent(messages: ThumbtackMessage[]): Date | undefined {
 }
 
 @Injectable()
-export class ThumbtackFollowUp implements ProviderFollowUp {
+export class ThumbtackInbox implements ProviderInbox {
   readonly provider = "thumbtack" as const;
   /** The webhook carries the lead; the reply is a call with the token. */
   readonly needsCredentials = { leadUpdate: false, reply: true };
@@ -134,7 +134,7 @@ export class ThumbtackFollowUp implements ProviderFollowUp {
   constructor(private readonly client: ThumbtackClient) {}
 
   async leadUpdate(
-    event: FollowUpEvent,
+    event: InboxEvent,
     _token: string | undefined,
     _stored: unknown,
     ourReply: () => Promise<OurReply | null>,

@@ -3,7 +3,8 @@ import { Module } from "@nestjs/common";
 import type { RedisClient } from "../redis/redis.js";
 import { ProviderQuota } from "../common/outbound/provider-quota.js";
 import { QUEUE_CONNECTION } from "../queues/queue-lifecycle.js";
-import { FollowUpRegistry } from "./follow-up-registry.js";
+import { InboxRegistry } from "./inbox-registry.js";
+import { ProviderInboxChannel } from "./inbox-channel.js";
 import { RegistrationRegistry } from "./registration-registry.js";
 import { PLUGIN_CLIENTS, pluginClasses } from "./plugins.js";
 
@@ -24,12 +25,13 @@ import { PLUGIN_CLIENTS, pluginClasses } from "./plugins.js";
       ) => new ProviderQuota(redis, redisPrefix, providers.providerRateLimits, jobs.sideEffectTimeoutMs),
     },
     ...PLUGIN_CLIENTS,
-    ...pluginClasses("followUp"),
-    FollowUpRegistry,
+    ...pluginClasses("inbox"),
+    InboxRegistry,
+    ProviderInboxChannel,
     ...pluginClasses("registrar"),
     RegistrationRegistry,
   ],
   // The registrars also serve the proof that a grant reaches an account (src/connections/account-access.ts).
-  exports: [FollowUpRegistry, RegistrationRegistry, ...PLUGIN_CLIENTS],
+  exports: [InboxRegistry, ProviderInboxChannel, RegistrationRegistry, ...PLUGIN_CLIENTS],
 })
-export class FollowUpModule {}
+export class ProviderApisModule {}

@@ -2,11 +2,11 @@
 // these lead updates; there is no reply channel.
 import { readFileSync } from "node:fs";
 import type { ProviderEvent } from "../provider-event.js";
-import type { FollowUpEvent } from "../provider-follow-up.js";
+import type { InboxEvent } from "../provider-inbox.js";
 import { StaticFormsAdapter } from "./static-forms.adapter.js";
-import { StaticFormsFollowUp, staticFormsLeadUpdate } from "./static-forms.follow-up.js";
+import { StaticFormsInbox, staticFormsLeadUpdate } from "./static-forms.inbox.js";
 
-const received = (path: string): FollowUpEvent => {
+const received = (path: string): InboxEvent => {
   const body: unknown = JSON.parse(
     readFileSync(new URL(`../../../test/fixtures/staticforms/${path}`, import.meta.url), "utf8"),
   );
@@ -57,7 +57,7 @@ describe("Static Forms lead rules", () => {
   });
 
   it("a form without a message field adds no message; a purged payload is permanent", () => {
-    const event: FollowUpEvent = {
+    const event: InboxEvent = {
       leadId: "s1",
       eventId: "s1",
       occurredAt: new Date(0),
@@ -73,10 +73,10 @@ describe("Static Forms lead rules", () => {
   });
 
   it("never replies: no channel", async () => {
-    const followUp = new StaticFormsFollowUp();
-    await expect(followUp.reply()).resolves.toEqual({ status: "skipped", ref: "no_reply_channel" });
+    const inbox = new StaticFormsInbox();
+    await expect(inbox.reply()).resolves.toEqual({ status: "skipped", ref: "no_reply_channel" });
     await expect(
-      followUp.leadUpdate({ ...received("form-submitted.json"), payload: null }),
+      inbox.leadUpdate({ ...received("form-submitted.json"), payload: null }),
     ).rejects.toMatchObject({ code: "payload_purged" });
   });
 });

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { checkAnswer } from "../../common/outbound/answer-schema.js";
 import type { YelpClient } from "./yelp.client.js";
-import { YelpFollowUp, yelpLeadUpdate, yelpReplyDecision } from "./yelp.follow-up.js";
+import { YelpInbox, yelpLeadUpdate, yelpReplyDecision } from "./yelp.inbox.js";
 import { YelpEvent, YelpEvents, YelpLead } from "./yelp.schemas.js";
 
 const answer = <T extends object>(schema: new () => T, path: string): T => {
@@ -178,12 +178,12 @@ describe("Yelp follow-up", () => {
         return Promise.resolve();
       },
     };
-    return { calls, followUp: new YelpFollowUp(client as unknown as YelpClient) };
+    return { calls, inbox: new YelpInbox(client as unknown as YelpClient) };
   };
 
   it("fetches the lead and its events for the lead update", async () => {
-    const { calls, followUp } = fake(events);
-    const update = await followUp.leadUpdate(
+    const { calls, inbox } = fake(events);
+    const update = await inbox.leadUpdate(
       { leadId: "lEad7Pq2Wx9Mn4Bv6Ct8Dd", eventId: "ev", occurredAt: webhookTime, payload: {} },
       "t",
       () => Promise.resolve(null),
@@ -196,19 +196,19 @@ describe("Yelp follow-up", () => {
   it("replies through the client, or records why not", async () => {
     const consumer = fake(events);
     await expect(
-      consumer.followUp.reply({ leadId: "l", text: "Hello", token: "t", outcomeUnknown: false }),
+      consumer.inbox.reply({ leadId: "l", text: "Hello", token: "t", outcomeUnknown: false }),
     ).resolves.toEqual({ status: "succeeded" });
     expect(consumer.calls).toEqual(["GET events l", "POST l Hello"]);
     const ours = fake(withOurReply);
     await expect(
-      ours.followUp.reply({ leadId: "l", text: "Hello", token: "t", outcomeUnknown: false }),
+      ours.inbox.reply({ leadId: "l", text: "Hello", token: "t", outcomeUnknown: false }),
     ).resolves.toEqual({
       status: "skipped",
       ref: "business_already_replied",
       answeredAt: new Date("2026-03-14T16:06:10Z"), // the business's event's time_created
     });
     await expect(
-      ours.followUp.reply({ leadId: "l", text: OUR_TEXT, token: "t", outcomeUnknown: true }),
+      ours.inbox.reply({ leadId: "l", text: OUR_TEXT, token: "t", outcomeUnknown: true }),
     ).resolves.toEqual({ status: "succeeded", ref: "reconciled" });
     expect(ours.calls).toEqual(["GET events l", "GET events l"]);
   });

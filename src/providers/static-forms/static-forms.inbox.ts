@@ -3,14 +3,14 @@
 import { Injectable } from "@nestjs/common";
 import { PermanentError } from "../../common/outbound/errors.js";
 import { objectOrEmpty } from "../envelope.js";
-import type { FollowUpEvent, LeadUpdate, ProviderFollowUp, ReplyOutcome } from "../provider-follow-up.js";
+import type { InboxEvent, LeadUpdate, ProviderInbox, ReplyOutcome } from "../provider-inbox.js";
 import { contactFromForm } from "./contact-fields.js";
 
 /**
  * A submission: its form fields mapped to contact fields (the others kept as `details.form`), its
  * message the lead's first inbound message, keyed by the submission id.
  */
-export function staticFormsLeadUpdate(event: FollowUpEvent): LeadUpdate {
+export function staticFormsLeadUpdate(event: InboxEvent): LeadUpdate {
   const { payload, occurredAt } = event;
   if (!payload) throw new PermanentError("payload_purged"); // retention keeps it while a job needs it
   const { contact, rest } = contactFromForm(objectOrEmpty(payload.formData));
@@ -32,12 +32,12 @@ export function staticFormsLeadUpdate(event: FollowUpEvent): LeadUpdate {
 }
 
 @Injectable()
-export class StaticFormsFollowUp implements ProviderFollowUp {
+export class StaticFormsInbox implements ProviderInbox {
   readonly provider = "staticforms" as const;
   /** The form carries the lead, and there is no reply channel. */
   readonly needsCredentials = { leadUpdate: false, reply: false };
 
-  leadUpdate(event: FollowUpEvent): Promise<LeadUpdate> {
+  leadUpdate(event: InboxEvent): Promise<LeadUpdate> {
     return Promise.resolve(event).then(staticFormsLeadUpdate);
   }
 

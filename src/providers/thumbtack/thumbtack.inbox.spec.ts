@@ -2,19 +2,19 @@
 // updates; the reply is looked for before it is sent again.
 import { readFileSync } from "node:fs";
 import type { ProviderEvent } from "../provider-event.js";
-import type { FollowUpEvent } from "../provider-follow-up.js";
+import type { InboxEvent } from "../provider-inbox.js";
 import { ThumbtackAdapter } from "./thumbtack.adapter.js";
 import type { ThumbtackClient } from "./thumbtack.client.js";
 import {
   isBusinessOwn,
-  ThumbtackFollowUp,
+  ThumbtackInbox,
   thumbtackHasOurReply,
   thumbtackLeadUpdate,
   thumbtackReplyDecision,
-} from "./thumbtack.follow-up.js";
+} from "./thumbtack.inbox.js";
 import type { ThumbtackMessage } from "./thumbtack.schemas.js";
 
-const received = (path: string): FollowUpEvent => {
+const received = (path: string): InboxEvent => {
   const body: unknown = JSON.parse(
     readFileSync(new URL(`../../../test/fixtures/thumbtack/${path}`, import.meta.url), "utf8"),
   );
@@ -123,18 +123,18 @@ describe("Thumbtack reply", () => {
         return Promise.resolve();
       },
     };
-    return { calls, followUp: new ThumbtackFollowUp(fake as unknown as ThumbtackClient) };
+    return { calls, inbox: new ThumbtackInbox(fake as unknown as ThumbtackClient) };
   };
   const request = { leadId: "n1", text: REPLY, token: "t" };
 
   it("looks at the negotiation first: sends when only the customer wrote, not when the business already did", async () => {
     const fresh = client([{ from: "Customer", text: "Hello?" }]);
-    await expect(fresh.followUp.reply({ ...request, outcomeUnknown: false })).resolves.toEqual({
+    await expect(fresh.inbox.reply({ ...request, outcomeUnknown: false })).resolves.toEqual({
       status: "succeeded",
     });
     expect(fresh.calls).toEqual(["GET n1", `POST n1 ${REPLY}`]);
     const answered = client([{ from: "Business", text: "Hi! I can come by tomorrow." }]);
-    await expect(answered.followUp.reply({ ...request, outcomeUnknown: false })).resolves.toEqual({
+    await expect(answered.inbox.reply({ ...request, outcomeUnknown: false })).resolves.toEqual({
       status: "skipped",
       ref: "business_already_replied",
     });
@@ -143,13 +143,13 @@ describe("Thumbtack reply", () => {
 
   it("after an unknown outcome: reconciled when our message is there, sent when it is not", async () => {
     const found = client([{ from: "Business", text: REPLY }]);
-    await expect(found.followUp.reply({ ...request, outcomeUnknown: true })).resolves.toEqual({
+    await expect(found.inbox.reply({ ...request, outcomeUnknown: true })).resolves.toEqual({
       status: "succeeded",
       ref: "reconciled",
     });
     expect(found.calls).toEqual(["GET n1"]);
     const missing = client([{ from: "Customer", text: "Hello?" }]);
-    await expect(missing.followUp.reply({ ...request, outcomeUnknown: true })).resolves.toEqual({
+    await expect(missing.inbox.reply({ ...request, outcomeUnknown: true })).resolves.toEqual({
       status: "succeeded",
     });
     expect(missing.calls).toEqual(["GET n1", `POST n1 ${REPLY}`]);
@@ -190,9 +190,9 @@ describe("Thumbtack: who answered", () => {
           { from: "Business", text: "Quick reply", sentAt: "2026-04-02T15:20:30Z" },
         ]),
     };
-    const followUp = new ThumbtackFollowUp(fake as unknown as ThumbtackClient);
+    const inbox = new ThumbtackInbox(fake as unknown as ThumbtackClient);
     await expect(
-      followUp.reply({ leadId: "n1", text: REPLY, token: "t", outcomeUnknown: false }),
+      inbox.reply({ leadId: "n1", text: REPLY, token: "t", outcomeUnknown: false }),
     ).resolves.toEqual({
       status: "skipped",
       ref: "business_already_replied",
