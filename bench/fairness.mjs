@@ -1,4 +1,4 @@
-// Fairness between tenants (issue 12 §2): tenant A's CRM hangs, tenant B's answers in 20 ms; an API
+// Fairness between tenants: tenant A's CRM hangs, tenant B's answers in 20 ms; an API
 // and two workers with the default settings. Both tenants send at a steady rate through three
 // phases (after a 5 s warm-up that is not measured): A healthy, A hanging, A recovered. Prints B's acknowledgement-to-delivered latency
 // (p50/p99, measured at B's CRM) with A healthy and with A hanging, whether any of A's jobs went

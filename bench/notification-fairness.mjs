@@ -1,4 +1,4 @@
-// Notification fairness between tenants (issue 28, M1): tenant B's alerts reach B's webhook channel
+// Notification fairness between tenants: tenant B's alerts reach B's webhook channel
 // (a receiver answering in 20 ms) as fast whether or not tenant A's notification endpoint hangs (a
 // receiver that never answers; the worker's call times out). An API and two workers with the
 // default settings. Each alert is a real cause: a Static Forms submission delivered, then delivered

@@ -1,4 +1,4 @@
-// A disconnect's clean-up (issue 13 "Disconnect"): `DELETE /admin/connections/{id}` disables the
+// A disconnect's clean-up (docs/providers.md): `DELETE /admin/connections/{id}` disables the
 // connection at once, marks its clean-up due (`cleanup_due_at`) and, for a connection Leadgate
 // registered, makes a provider-sync `remove` job (src/jobs/provider-sync.ts) that removes the
 // provider-side webhook or subscription although the connection is disabled. The worker's clean-up

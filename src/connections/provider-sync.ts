@@ -1,4 +1,4 @@
-// Provider sync (registration) jobs: keyed work of a connection and an action (design.md "Jobs").
+// Provider sync (registration) jobs: keyed work of a connection and an action (docs/design.md "Jobs").
 // Each request of an action makes a new job: its key holds the connection's registration sequence
 // number, drawn when the job is made (`provider-sync:<connectionId>:<action>:<seq>`), so a re-sync
 // tomorrow is a job of its own while one request never makes two.

@@ -1,4 +1,4 @@
-// Managed provider tokens (design.md invariant 9): before a provider call, an access token within
+// Managed provider tokens (docs/design.md invariant 9): before a provider call, an access token within
 // the refresh margin is refreshed first, and a refresh token is presented exactly once however many
 // jobs and worker processes need the token at the same moment.
 //

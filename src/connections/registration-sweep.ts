@@ -1,4 +1,4 @@
-// The registration sweep (issue 14): every registered connection is re-synced with its provider at
+// The registration sweep: every registered connection is re-synced with its provider at
 // least every REGISTRATION_SYNC_INTERVAL_SECONDS (default daily, as Yelp advises for subscriptions):
 // a provider-sync job repairs what drifted (a Thumbtack webhook deleted or disabled, a Yelp
 // subscription dropped), removes Yelp subscriptions of businesses Leadgate holds only in disabled

@@ -1,4 +1,4 @@
-// The scheduled refresh sweep (issue 13): tokens of idle connections are refreshed before they
+// The scheduled refresh sweep: tokens of idle connections are refreshed before they
 // lapse, so the first reply after a quiet night is not slowed by a refresh. It uses the same
 // ProviderTokens path as the jobs (the same margin, the same lease), so a sweep and a job racing for
 // one connection still present its refresh token once; any number of worker replicas may sweep.

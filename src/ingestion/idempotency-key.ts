@@ -1,4 +1,4 @@
-// The scoped idempotency key of design.md and the payload digest.
+// The scoped idempotency key of docs/design.md and the payload digest.
 import { canonicalJson, sha256Hex } from "../common/canonical-json.js";
 import type { ProviderEvent } from "../providers/provider-event.js";
 

@@ -1,4 +1,4 @@
-// Which jobs an accepted event creates (design.md, "Jobs").
+// Which jobs an accepted event creates (docs/design.md, "Jobs").
 import { type Operation, OPERATION_SETTINGS, jobKey } from "../jobs/operations.js";
 import { initialStatus } from "../jobs/state/job-states.js";
 import type { ProviderEvent } from "../providers/provider-event.js";

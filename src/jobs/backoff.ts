@@ -1,4 +1,4 @@
-// How long a retryable failure waits before the next attempt (design.md, "Jobs": retries).
+// How long a retryable failure waits before the next attempt (docs/design.md, "Jobs": retries).
 
 /**
  * Exponential backoff with jitter: base × 5^(attempt-1) (1 s, 5 s, 25 s, 2 min, ... with base 1 s),

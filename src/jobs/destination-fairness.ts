@@ -1,4 +1,4 @@
-// Fairness between tenants on the outbound side (issue 12 §2): a call to a tenant-set destination goes
+// Fairness between tenants on the outbound side: a call to a tenant-set destination goes
 // through the destination's concurrency cap in this worker and its circuit (shared by all workers).
 // When the cap is full for long, or the circuit is open, the job waits (no attempt used) and gives
 // its worker slot back, so a slow or dead destination cannot take the slots other tenants need.

@@ -23,7 +23,7 @@ export interface JobPayload {
 }
 
 /**
- * What a job belongs to (design.md, "Jobs"): an event (its receipt and connection), a connection
+ * What a job belongs to (docs/design.md, "Jobs"): an event (its receipt and connection), a connection
  * (provider sync, reconciliation: no receipt) or an alert (notifications: the alert's connection,
  * when it has one). The scope says what the job's context holds (src/jobs/job-context.ts).
  */

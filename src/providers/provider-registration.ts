@@ -1,4 +1,4 @@
-// Telling a provider to send a connection's webhooks (issue 14, part 1): create or repair, update
+// Telling a provider to send a connection's webhooks: create or repair, update
 // the credentials after a rotation, remove on disconnect. One registrar per provider with an API;
 // stateless (the connection's token, URL, credentials and last known registration come in as
 // arguments), and safe to run again: every step looks at the provider's side first, so a retry

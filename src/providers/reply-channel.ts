@@ -1,4 +1,4 @@
-// A reply channel: a way Leadgate answers a lead (design.md "Conversations"). The provider's own inbox
+// A reply channel: a way Leadgate answers a lead (docs/design.md "Conversations"). The provider's own inbox
 // is the only one today (inbox-channel.ts); SMS and e-mail on the client's senders will be the next
 // two, each a plugin on the same list (src/jobs/reply-channels.ts), so the first reply asks a list,
 // never a provider or a channel by name.

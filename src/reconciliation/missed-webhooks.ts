@@ -1,4 +1,4 @@
-// Missed-webhook detection (issue 14, part 4): THE place where leads that no webhook delivered are
+// Missed-webhook detection: THE place where leads that no webhook delivered are
 // counted. The alerting issue raises `webhooks.missing` from what this records.
 import { Injectable, Logger } from "@nestjs/common";
 import { Metrics } from "../observability/metrics.js";

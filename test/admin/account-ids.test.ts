@@ -1,4 +1,4 @@
-// Provider account ids (issue 28, L4): `externalAccountId` reaches provider URL paths, so each
+// Provider account ids: `externalAccountId` reaches provider URL paths, so each
 // provider's id has its shape (capabilities `accountId`), checked on POST /admin/connections and
 // POST /admin/connections/oauth (400 validation_failed naming the field, nothing written), and a
 // provider call never lets a stored id change its path (`..`, `/`). The outcomes asserted are the

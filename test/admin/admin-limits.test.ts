@@ -1,7 +1,7 @@
-// Issue 12 §2: admin work cannot starve ingest. Each API key has its own budget of admin requests
+// Admin work cannot starve ingest. Each API key has its own budget of admin requests
 // (ADMIN_RATE_LIMIT per minute, then 429 + Retry-After), and admin queries run on their own small
 // database pool, so admin requests stuck in the database leave ingest its connections.
-// Issue 28 L1: a tenant cannot multiply its budget by minting keys: its keys share
+// A tenant cannot multiply its budget by minting keys: its keys share
 // ADMIN_TENANT_RATE_LIMIT, and it has at most MAX_API_KEYS_PER_TENANT active keys.
 import pg from "pg";
 import { adminAs, createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";

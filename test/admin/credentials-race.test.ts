@@ -1,6 +1,6 @@
 // Replacing a connection's credentials (a reconnect's new grant, pasted credentials) while a token
 // refresh of the old grant is on its way: the refresh must not store its token over the new one
-// (issue 28, "a reconnect racing an in-flight token refresh can keep the old token"). The store
+// ("a reconnect racing an in-flight token refresh can keep the old token"). The store
 // ends the refresh lease with the replacement, so the refresher, which stores only while it holds
 // the lease, finds it gone.
 import { randomUUID } from "node:crypto";

@@ -1,4 +1,4 @@
-// Issue 28: a webhook or CRM URL may carry a token in its query string (`?key=…`). Views show such
+// A webhook or CRM URL may carry a token in its query string (`?key=…`). Views show such
 // URLs with the query string masked (`https://hooks.example/x?…`), in channel views and in
 // connection views' CRM URL; the calls still go to the full URL. A PATCH (or a creation) never
 // accepts a masked value shown in a view: 400 validation_failed, nothing written.

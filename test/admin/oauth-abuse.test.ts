@@ -1,4 +1,4 @@
-// The OAuth callback against abuse (issue 28, M4 and L3). The callback has no API key: its `state`
+// The OAuth callback against abuse. The callback has no API key: its `state`
 // authenticates it, so a state that opens no attempt is a failed authentication and counts against
 // the client IP's PREAUTH_FAILURE_LIMIT, as a wrong webhook secret or an unknown API key does:
 // beyond it, that IP's forged states answer 429 without database work, while a valid callback is

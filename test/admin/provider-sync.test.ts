@@ -1,4 +1,4 @@
-// Provider webhook registration (issue 14, part 1), end to end: accounts connected through the
+// Provider webhook registration, end to end: accounts connected through the
 // real OAuth flow, a real worker, and stateful fake Thumbtack and Yelp servers on loopback. The
 // outcomes asserted are what the fakes hold and received, the rows, and the admin API's answers.
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";

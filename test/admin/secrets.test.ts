@@ -1,4 +1,4 @@
-// Secrets (issue 12 §4): rotating the CRM signing secret (two signatures during the grace period),
+// Secrets: rotating the CRM signing secret (two signatures during the grace period),
 // ending a rotation's grace period early, envelopes bound to their table, column and row (a copy
 // elsewhere or a truncated tag does not open; secrets:reencrypt binds old unbound envelopes), and
 // the warning that a Static Forms apiKey alone is weak.
@@ -23,7 +23,7 @@ describe("secrets", () => {
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
       JOB_BACKOFF_BASE_MS: "50",
       DISPATCHER_INTERVAL_MS: "300",
-      // The fake CRM is on loopback over http (outbound destination checks, issue 12 §1).
+      // The fake CRM is on loopback over http (outbound destination checks).
       DESTINATION_ALLOW_HTTP: "true",
       DESTINATION_ALLOW_CIDRS: "127.0.0.0/8",
     },

@@ -1,4 +1,4 @@
-// Issue 28 M3: an email channel cannot be pointed at someone else's mailbox. A new email channel
+// An email channel cannot be pointed at someone else's mailbox. A new email channel
 // is pending_confirmation until its address opens the mailed link and presses the button (a GET
 // confirms nothing: a mail scanner that opens links does not); only active channels receive alerts.
 // Tokens are single use, expire after 7 days, are stored hashed, and failed ones count against the

@@ -1,4 +1,4 @@
-// Issue 28 L1 (channels) and the channel audit: a tenant has at most MAX_CHANNELS_PER_TENANT
+// The channel cap and the channel audit: a tenant has at most MAX_CHANNELS_PER_TENANT
 // notification channels (one more is 422 limit_reached, nothing written, decided by the database
 // under concurrent creations), and a channel's creation or deletion commits with its audit row or
 // not at all.

@@ -1,4 +1,4 @@
-// Issue 28 M3: POST /admin/notification-channels/{id}/test is no open relay. It sends one test
+// POST /admin/notification-channels/{id}/test is no open relay. It sends one test
 // notification and answers with its outcome (`200 { delivered, status?, error? }`, waiting at most
 // SIDE_EFFECT_TIMEOUT_MS), at most 5 a minute per channel (then 429 rate_limited + Retry-After).
 // Real receivers: a webhook receiver over HTTP, a real SMTP server, a TCP server that never greets.

@@ -1,4 +1,4 @@
-// Flapping alerts and what channels are told (issue 28, M2; api.md "Alerts and notification
+// Flapping alerts and what channels are told (api.md "Alerts and notification
 // channels"): a condition that returns within 10 minutes of resolving re-opens the same alert; a
 // channel is told only a change from what it was last told about the alert, and at most one opening
 // per alert group per 10 minutes; a re-opening inside that window is told when the window ends, if

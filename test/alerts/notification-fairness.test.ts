@@ -1,4 +1,4 @@
-// Notifications share the destination fairness of CRM deliveries (issue 28, M1): a channel's
+// Notifications share the destination fairness of CRM deliveries: a channel's
 // destination (its URL's origin; for email, the SMTP server) has a cap of calls at once per worker
 // and a circuit, and a job over the cap gives its worker slot back. Tenant A's webhook channel
 // hangs (its receiver never answers within the send timeout); tenant B's answers at once: B's

@@ -1,4 +1,4 @@
-// Redis Cluster (REDIS_CLUSTER_NODES, api.md "Running"), the smoke scenario of issue 32: a
+// Redis Cluster (REDIS_CLUSTER_NODES, api.md "Running"), a smoke scenario: a
 // three-master cluster on loopback of this file's own, the API and worker processes (dist/) pointed
 // at it, events ingested over several connections and delivered to a fake CRM. Every accepted event
 // reaches the CRM once; each queue's keys share one slot (its hash tag) and the queues spread over

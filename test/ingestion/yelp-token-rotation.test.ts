@@ -1,4 +1,4 @@
-// Rotating the platform-wide Yelp URL token (issue 28, M5a) without downtime: while
+// Rotating the platform-wide Yelp URL token without downtime: while
 // YELP_WEBHOOK_TOKEN_PREVIOUS is set, deliveries and the GET handshake to the previous token's URL
 // are accepted as to the current one, a wrong token still counts against the failed-authentication
 // budget, and self-serve webhooks registered at the previous URL are moved to the new one by the

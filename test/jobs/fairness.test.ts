@@ -1,4 +1,4 @@
-// Issue 12 §2, one tenant cannot starve the others, on the outbound side: a destination's circuit
+// One tenant cannot starve the others, on the outbound side: a destination's circuit
 // opens after consecutive failures (its jobs wait without using attempts, the opening and closing
 // are recorded in Postgres, a probe closes it and the jobs flow), and one worker makes at most
 // DESTINATION_MAX_CONCURRENCY calls at once to one destination. Real CRMs on loopback.

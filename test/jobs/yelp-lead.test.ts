@@ -1,4 +1,4 @@
-// Yelp leads end to end (issue 11, defects 3 and 7): the phone consent events, and the lead's whole
+// Yelp leads end to end: the phone consent events, and the lead's whole
 // event history paged from a fake Yelp API on loopback that answers as providers.md describes
 // (`{"events": [...]}`, at most `limit` events, newest last, each with its `cursor`).
 import { OPERATOR_KEY } from "../support/admin.js";

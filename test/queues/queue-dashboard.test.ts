@@ -1,4 +1,4 @@
-// The queue dashboard (/admin/queues, bull-board) against cross-site requests (issue 28, L5). A
+// The queue dashboard (/admin/queues, bull-board) against cross-site requests. A
 // browser that holds an operator's Basic credentials for the dashboard sends them with any request
 // a hostile page makes it send, form posts included. So every change (any method but GET and HEAD)
 // must come from PUBLIC_BASE_URL's origin, as its `Origin` header (or, without one, its `Referer`)

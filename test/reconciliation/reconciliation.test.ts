@@ -1,4 +1,4 @@
-// Reconciliation (issue 14, part 2 and 4) against stateful fake Yelp and Thumbtack APIs on
+// Reconciliation against stateful fake Yelp and Thumbtack APIs on
 // loopback: leads the webhooks missed enter the ingest path with the webhooks' own keys, a late
 // webhook is a duplicate, old leads get no auto-response, and the runs are spread and bounded.
 import { Reconciliation } from "../../src/reconciliation/reconciliation.service.js";

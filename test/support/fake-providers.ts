@@ -1,4 +1,4 @@
-// Stateful fakes of what provider registration talks to (issue 14): an OAuth authorization server
+// Stateful fakes of what provider registration talks to: an OAuth authorization server
 // that grants whatever business the owner consents to, Thumbtack's business webhooks and Yelp's
 // subscriptions and self-serve webhooks, each kept in memory as the provider would. Real HTTP
 // servers on loopback (useFakeServer); a test flips `down` to make one answer 500.

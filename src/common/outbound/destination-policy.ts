@@ -1,4 +1,4 @@
-// Which tenant-set outbound URLs Leadgate may call (design.md invariant 10): the pure rules. The
+// Which tenant-set outbound URLs Leadgate may call (docs/design.md invariant 10): the pure rules. The
 // URL's form is checked first (scheme, no credentials), then every address its host resolves to.
 // Address classes come from ipaddr.js (its `range()`), never from a hand-written table.
 import ipaddr from "ipaddr.js";

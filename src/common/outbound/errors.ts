@@ -1,4 +1,4 @@
-// How an outbound call (or any side effect) failed decides what happens next (design.md, "Jobs").
+// How an outbound call (or any side effect) failed decides what happens next (docs/design.md, "Jobs").
 // Here, below providers and jobs, so provider clients and processors classify alike.
 
 /**

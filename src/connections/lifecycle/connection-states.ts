@@ -1,4 +1,4 @@
-// A connection's lifecycle, as data (design.md "Connections"). A connection is pending consent
+// A connection's lifecycle, as data (docs/design.md "Connections"). A connection is pending consent
 // (an OAuth attempt, not yet a row), then `active`; it can be paused, get its credentials refused
 // (`credential_error`; with `oauth.status: reauthorization_required` when the provider refused the
 // grant itself), and is disabled for good. Beside the status it carries three sub-states:
