@@ -1,15 +1,9 @@
 // The values a first reply's template is rendered with (api.md "First replies", merge fields), from
 // the lead as stored (leads.first_name, leads.name, leads.service) and its connection. One home: the
 // initial-response worker and the admin preview render with the same values.
+import { PLUGINS } from "../providers/plugins.js";
 import type { Provider } from "../providers/provider-event.js";
 import type { MergeValues } from "./template.js";
-
-/** `{{provider}}` as the customer knows it. */
-export const PROVIDER_NAMES: Record<Provider, string> = {
-  yelp: "Yelp",
-  thumbtack: "Thumbtack",
-  staticforms: "Static Forms",
-};
 
 /** The stored lead's merge fields (null: the provider gave none). */
 export interface LeadMergeFields {
@@ -30,7 +24,7 @@ export function mergeValues(lead: LeadMergeFields, connection: ConnectionMergeFi
     "lead.name": lead.name ?? undefined,
     "lead.service": lead.service ?? undefined,
     "business.name": connection.displayName,
-    provider: PROVIDER_NAMES[connection.provider],
+    provider: PLUGINS[connection.provider].name, // `{{provider}}` as the customer knows it
   };
   return Object.fromEntries(
     Object.entries(values).filter(([, value]) => value !== undefined && value.trim() !== ""),
