@@ -1,7 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { inIpRanges } from "./ip-ranges.js";
 import { ConfigError, loadConfig } from "./config.js";
 
-const KEY = Buffer.alloc(32, 1).toString("base64");
+const KEY = randomBytes(32).toString("base64");
 const BASE = { DATABASE_URL: "postgresql://u@localhost:5432/db", LEADGATE_ENCRYPTION_KEY: KEY };
 
 function errorOf(env: Record<string, string>): ConfigError {
@@ -454,6 +455,24 @@ describe("loadConfig", () => {
       expect(error.message).toMatch(new RegExp(`^${variable} is a placeholder`));
       expect(error.message).not.toContain(value);
       expect(error.message.split("\n")).toHaveLength(1);
+    });
+
+    it("a production process refuses a key of one repeated byte (all zeros); tests and benches may use one", () => {
+      const zeros = Buffer.alloc(32).toString("base64");
+      const production = { ...BASE, NODE_ENV: "production", PUBLIC_BASE_URL: "https://leadgate.example.com" };
+      for (const [variable, value] of [
+        ["LEADGATE_ENCRYPTION_KEY", zeros],
+        ["LEADGATE_ENCRYPTION_KEY", Buffer.alloc(32, 9).toString("base64")],
+        ["LEADGATE_PREVIOUS_ENCRYPTION_KEYS", zeros],
+      ]) {
+        const error = errorOf({ ...production, [variable!]: value });
+        expect([error.variable, error.message]).toEqual([
+          variable,
+          expect.stringContaining("one byte repeated"),
+        ]);
+      }
+      expect(loadConfig({ ...BASE, LEADGATE_ENCRYPTION_KEY: zeros }).encryptionKey).toEqual(Buffer.alloc(32));
+      expect(() => loadConfig({ ...production })).not.toThrow();
     });
 
     it("accepts generated values (the shapes scripts/keys.mjs writes)", () => {

@@ -22,27 +22,39 @@ function placeholderError(name: string, hint: string): ConfigError {
   return new ConfigError(name, `is a placeholder, not a secret: set a generated value (${hint})`);
 }
 
-function decodeKey(name: string, value: string): Buffer {
+function decodeKey(name: string, value: string, production: boolean): Buffer {
   const key = Buffer.from(value, "base64");
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || key.length !== 32) {
     throw new ConfigError(name, "must be exactly 32 bytes encoded in base64 (`openssl rand -base64 32`)");
   }
-  // Also the bytes as text: `echo -n change-me-… | base64` makes a key of the right shape. (A key of
-  // one repeated byte is not refused: tests and benches use such keys on purpose.)
+  // Also the bytes as text: `echo -n change-me-… | base64` makes a key of the right shape.
   if (isPlaceholder(value) || holdsPlaceholderWord(key.toString("latin1"))) {
     throw placeholderError(name, KEY_HINT);
+  }
+  // A key of one repeated byte (all zeros: `Buffer.alloc(32)`) is no secret. Outside production a
+  // test or a bench may use one; a production process refuses it.
+  if (production && key.every((byte) => byte === key[0])) {
+    throw new ConfigError(name, `is one byte repeated, not a secret: set a generated key (${KEY_HINT})`);
   }
   return key;
 }
 
+const isProduction = (env: Env) => read(env, "NODE_ENV") === "production";
+
 export function encryptionKey(env: Env): Buffer {
-  return decodeKey("LEADGATE_ENCRYPTION_KEY", required(env, "LEADGATE_ENCRYPTION_KEY", KEY_HINT));
+  return decodeKey(
+    "LEADGATE_ENCRYPTION_KEY",
+    required(env, "LEADGATE_ENCRYPTION_KEY", KEY_HINT),
+    isProduction(env),
+  );
 }
 
 export function previousEncryptionKeys(env: Env): Buffer[] {
   const name = "LEADGATE_PREVIOUS_ENCRYPTION_KEYS";
   const value = read(env, name);
-  return value === undefined ? [] : value.split(",").map((key) => decodeKey(name, key.trim()));
+  return value === undefined
+    ? []
+    : value.split(",").map((key) => decodeKey(name, key.trim(), isProduction(env)));
 }
 
 /** An optional token of at least `minLength` characters (LEADGATE_BOOTSTRAP_OPERATOR_KEY, METRICS_TOKEN, ...). */
