@@ -1,4 +1,4 @@
-import { redact } from "./logger.js";
+import { RedactingLogger, redact } from "./logger.js";
 
 describe("log redaction", () => {
   it("removes auth headers, secrets, tokens and form contents at any depth, and keeps ids and outcomes", () => {
@@ -35,5 +35,31 @@ describe("log redaction", () => {
       outcome: "accepted",
     });
     expect(redact("plain text")).toBe("plain text");
+  });
+});
+
+describe("Nest's boot chatter", () => {
+  /** A logger at `level` that keeps what it would write: [message, context, level]. */
+  const capture = (level: "info" | "debug") => {
+    const lines: unknown[][] = [];
+    const logger = new (class extends RedactingLogger {
+      protected override emit(messages: unknown[], context?: string, logLevel?: string): void {
+        for (const message of messages) lines.push([message, context, logLevel]);
+      }
+    })(level);
+    return { logger, lines };
+  };
+
+  it("route mapping, controllers and module initialization are debug; other log lines stay info", () => {
+    const info = capture("info");
+    info.logger.log("Mapped {/admin/tenants, POST} route", "RouterExplorer");
+    info.logger.log("TenantsController {/admin/tenants}:", "RoutesResolver");
+    info.logger.log("AdminModule dependencies initialized", "InstanceLoader");
+    info.logger.log({ msg: "api listening", port: 3000 }, "bootstrap");
+    expect(info.lines).toEqual([[{ msg: "api listening", port: 3000 }, "bootstrap", "log"]]);
+
+    const debug = capture("debug");
+    debug.logger.log("Mapped {/admin/tenants, POST} route", "RouterExplorer");
+    expect(debug.lines).toEqual([["Mapped {/admin/tenants, POST} route", "RouterExplorer", "debug"]]);
   });
 });

@@ -65,6 +65,16 @@ export class RedactingLogger extends ConsoleLogger {
     super({ json: true, colors: false, logLevels: NEST_LEVELS[level] });
   }
 
+  /**
+   * Nest's boot chatter (a line per route mapped, per controller, per module initialized: about 200
+   * lines before "api listening") is `debug`, not `info`.
+   */
+  override log(message: unknown, ...params: unknown[]): void {
+    const context = params.at(-1);
+    if (typeof context === "string" && BOOT_CHATTER.has(context)) return this.debug(message, ...params);
+    super.log(message, ...params);
+  }
+
   protected override printMessages(messages: unknown[], ...rest: PrintRest): void {
     this.emit(
       messages.map((message) => redact(message)),
@@ -87,6 +97,9 @@ export class RedactingLogger extends ConsoleLogger {
     }
   }
 }
+
+/** The contexts of Nest's boot lines: routes mapped, controllers resolved, modules initialized. */
+const BOOT_CHATTER = new Set(["RouterExplorer", "RoutesResolver", "InstanceLoader"]);
 
 /** Nest's levels written at each LOG_LEVEL (Nest's `log` is pino's `info`). */
 const NEST_LEVELS: Record<LogLevel, NestLevel[]> = {
