@@ -26,6 +26,11 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** A provider's webhook (src/ingestion/webhook-routes.ts), by its URL: its body errors and headers differ. */
 const isWebhook = (url: string) => url.startsWith("/webhooks/");
+/**
+ * The admin API's and the console API's answers are never stored by a cache (a browser's, a proxy's):
+ * some show a secret once (a new key, a rotation's secrets), all show a tenant's data.
+ */
+const isPrivateApi = (url: string) => url.startsWith("/admin/") || url.startsWith("/console/api/");
 
 /**
  * JSON bodies: Nest keeps the raw bytes on `request.rawBody` (sender verification runs on them);
@@ -257,6 +262,7 @@ export async function createApiApp(
     .getInstance()
     .addHook("onRequest", (request, reply, done) => {
       void reply.header(REQUEST_ID_HEADER, request.id);
+      if (isPrivateApi(request.url)) void reply.header("cache-control", "no-store");
       if (!isWebhook(request.url)) {
         securityHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined));
         return;
