@@ -156,13 +156,16 @@ describe("admin API: isolation matrix over the route table", () => {
     const aIds = Object.values(idsOfA);
     // The speed-to-lead report, the overview and the jobs summary are figures, not lists of rows (no
     // `limit`): their tenant isolation is asserted in test/admin/speed-to-lead.test.ts and
-    // test/admin/console-routes.test.ts.
+    // test/admin/console-routes.test.ts. The providers are the installation's, no tenant's rows
+    // (test/admin/providers.test.ts).
     const lists = routes.filter(
       (r) =>
         r.method === "GET" &&
         !r.path.includes("{") &&
         r.path !== "/admin/queues" &&
-        !["/admin/speed-to-lead", "/admin/overview", "/admin/jobs/summary"].includes(r.path),
+        !["/admin/speed-to-lead", "/admin/overview", "/admin/jobs/summary", "/admin/providers"].includes(
+          r.path,
+        ),
     );
     expect(lists.length).toBeGreaterThanOrEqual(8);
     for (const route of lists) {
