@@ -8,7 +8,8 @@ import { NestFactory } from "@nestjs/core";
 import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
 import { AppModule } from "./app.module.js";
 import { AppError } from "./common/app-error.js";
-import { HttpExceptionFilter } from "./common/http-exception.filter.js";
+import { HttpExceptionFilter, sendError } from "./common/http-exception.filter.js";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AppConfig } from "./config/config.js";
 import { bearerMatches } from "./crypto/constant-time.js";
 import { METRICS_UNAUTHORIZED, Metrics } from "./observability/metrics.js";
@@ -230,6 +231,23 @@ function timeouts(config: AppConfig) {
 }
 
 /**
+ * The router's own refusals, before any route or hook runs (a path parameter over 100 characters, a
+ * URL that does not decode): answered in api.md's shape, with the request id, the API headers and
+ * no-store, as every other error.
+ */
+function answerRouterError(error: { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.header(REQUEST_ID_HEADER, request.id).headers(WEBHOOK_SECURITY_HEADERS);
+  if (isPrivateApi(request.url)) void reply.header("cache-control", "no-store");
+  sendError(
+    reply,
+    request,
+    error.code === "FST_ERR_MAX_PARAM_LENGTH"
+      ? new AppError(414, "uri_too_long", "A path parameter is longer than 100 characters.")
+      : new AppError(400, "bad_url", "The URL does not decode (a malformed %-escape)."),
+  );
+}
+
+/**
  * Builds the API application (not yet listening): Fastify with raw bodies for signature checks,
  * the body limit, request ids echoed in `x-request-id`, and every error in api.md's shape.
  * Fastify's own request logging stays off: URLs can carry `?token=` secrets.
@@ -242,6 +260,7 @@ export async function createApiApp(
     bodyLimit: config.webhookBodyLimitBytes,
     ...timeouts(config),
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerRouterError,
     trustProxy:
       typeof config.trustProxy === "number"
         ? (_address: string, hop: number) => hop < (config.trustProxy as number)

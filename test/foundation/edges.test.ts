@@ -131,6 +131,28 @@ describe("the edges", () => {
         ([, attributes, body]) => !/type="application\/json"/.test(attributes!) && body!.trim() !== "",
       );
 
+    it("the router's refusals (a path parameter over 100 characters, a URL that does not decode) in api.md's shape", async () => {
+      const long = "a".repeat(150);
+      for (const [path, status, error] of [
+        [`/admin/connections/${long}`, 414, "uri_too_long"],
+        [`/webhooks/staticforms/${long}`, 414, "uri_too_long"],
+        ["/admin/connections/%E0%A4%A", 400, "bad_url"],
+      ] as const) {
+        const answer = await fetch(`${app.url}${path}`, {
+          method: path.startsWith("/webhooks/") ? "POST" : "GET",
+          headers: { authorization: `Bearer ${OPERATOR_KEY}`, "content-type": "application/json" },
+          ...(path.startsWith("/webhooks/") ? { body: "{}" } : {}),
+        });
+        expect([path, answer.status, await answer.json()]).toEqual([
+          path,
+          status,
+          { error, message: expect.any(String) },
+        ]);
+        expect(answer.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+        expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+      }
+    });
+
     it("/docs: 200 with the headers, no inline script, and every script and stylesheet it names is served", async () => {
       const page = await fetch(`${app.url}/docs`);
       expect(page.status).toBe(200);
