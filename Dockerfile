@@ -2,7 +2,7 @@
 # The entrypoint (scripts/docker-entrypoint.sh) reads the keys that compose's `keys` service keeps in
 # /keys (scripts/keys.mjs) when the environment does not set them.
 
-FROM node:22-slim AS build
+FROM node:22.16.0-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY console/package.json ./console/
@@ -17,7 +17,7 @@ COPY docs/openapi.json ./docs/
 # builds the console into console/dist.
 RUN npm run build
 
-FROM node:22-slim AS runtime
+FROM node:22.16.0-slim AS runtime
 # Production: an http:// PUBLIC_BASE_URL stops the boot (unless ALLOW_INSECURE_PUBLIC_URL=true), so
 # the image runs behind TLS (docker-compose.yml puts Caddy in front).
 ENV NODE_ENV=production

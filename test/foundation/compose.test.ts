@@ -69,6 +69,15 @@ describe("docker-compose.yml", () => {
     );
   });
 
+  it("every image is pinned to an exact version (compose's and the Dockerfile's bases)", () => {
+    const images = Object.values(services).flatMap((service) => (service.image ? [service.image] : []));
+    const bases = [...readFileSync("Dockerfile", "utf8").matchAll(/^FROM (\S+)/gm)].map((m) => m[1]!);
+    expect(images.length).toBeGreaterThanOrEqual(3);
+    for (const image of [...images, ...bases]) {
+      expect([image, /:\d+\.\d+(\.\d+)?(-[a-z]+)?$/.test(image)]).toEqual([image, true]);
+    }
+  });
+
   it("Caddy, the official image, serves the repository's Caddyfile in front of the API", () => {
     const caddy = services.caddy!;
     expect(caddy.image).toMatch(/^caddy:2(\.\d+)*(-alpine)?$/);
