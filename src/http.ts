@@ -33,6 +33,22 @@ const isWebhook = (url: string) => url.startsWith("/webhooks/");
  */
 const isPrivateApi = (url: string) => url.startsWith("/admin/") || url.startsWith("/console/api/");
 
+const JSON_BODY = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * A body the admin and console APIs refuse: any type but JSON (a form post is what a hostile page
+ * can make a browser send without asking; the queue dashboard's own UI is bull-board's).
+ */
+function notJson(request: FastifyRequest): boolean {
+  const type = request.headers["content-type"];
+  return (
+    type !== undefined &&
+    isPrivateApi(request.url) &&
+    !request.url.startsWith("/admin/queues") &&
+    !JSON_BODY.test(type)
+  );
+}
+
 /**
  * JSON bodies: Nest keeps the raw bytes on `request.rawBody` (sender verification runs on them);
  * the parse drops `__proto__`/`constructor` keys. Malformed JSON is the caller's error, named the
@@ -282,6 +298,19 @@ export async function createApiApp(
     .addHook("onRequest", (request, reply, done) => {
       void reply.header(REQUEST_ID_HEADER, request.id);
       if (isPrivateApi(request.url)) void reply.header("cache-control", "no-store");
+      if (notJson(request)) {
+        void reply.headers(WEBHOOK_SECURITY_HEADERS);
+        sendError(
+          reply,
+          request,
+          new AppError(
+            415,
+            "unsupported_media_type",
+            "The body must be JSON (Content-Type: application/json).",
+          ),
+        );
+        return; // answered: the route does not run
+      }
       if (!isWebhook(request.url)) {
         securityHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined));
         return;

@@ -16,6 +16,7 @@ import { IsString, Length } from "class-validator";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../common/app-error.js";
 import { adminValidationPipe } from "../common/validation.js";
+import { refuseCrossSite } from "./cross-site.js";
 import { InvitationsRepository } from "./invitations.repository.js";
 import { SessionAuth } from "./session-auth.js";
 import { clearedSessionCookie, sessionCookie } from "./session-cookie.js";
@@ -76,7 +77,9 @@ export class ConsoleSessionController {
     description:
       "invalid_invitation (used, replaced, expired, unknown), or validation_failed (a weak password)",
   })
-  async accept(@Body() body: AcceptInvitationBody): Promise<void> {
+  @ApiForbiddenResponse({ description: "cross_site_request: the request came from another site" })
+  async accept(@Body() body: AcceptInvitationBody, @Req() request: FastifyRequest): Promise<void> {
+    refuseCrossSite(request.headers, this.http.publicBaseUrl);
     await this.invitations.accept(body.token, body.password);
   }
 
@@ -92,11 +95,13 @@ export class ConsoleSessionController {
   @ApiTooManyRequestsResponse({
     description: "rate_limited: 10 failures per e-mail or 50 per address in 15 minutes",
   })
+  @ApiForbiddenResponse({ description: "cross_site_request: the request came from another site" })
   async create(
     @Body() body: SignInBody,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SessionAnswer> {
+    refuseCrossSite(request.headers, this.http.publicBaseUrl);
     const { user, token, csrfToken } = await this.signIn.signIn(body.email, body.password, request.ip);
     void reply.header("set-cookie", sessionCookie(token, this.http.publicBaseUrl));
     void reply.header("cache-control", "no-store");

@@ -73,6 +73,84 @@ describe("console users: invitations and sign-in", () => {
     expect(await fetch(`${app.url}/console/api/session`).then((r) => r.status)).toBe(401);
   });
 
+  it("login CSRF: a form post (415), another site (403) or another origin (403) signs no one in; the own origin does", async () => {
+    const email = uniqueEmail("csrf");
+    const created = await invite({ email, role: "operator" });
+    const invitation = new URL(created.body.invitation.url as string);
+    const token = invitation.searchParams.get("token")!;
+    const sessions = await count("sessions");
+    const post = (path: string, headers: Record<string, string>, body: string) =>
+      fetch(`${app.url}/console/api/${path}`, { method: "POST", headers, body });
+    const json = { "content-type": "application/json" };
+
+    // A hostile page's auto-submitting form: urlencoded, and its browser names the other site.
+    const form = await post(
+      "session",
+      { "content-type": "application/x-www-form-urlencoded" },
+      `email=${email}&password=${PASSWORD}`,
+    );
+    expect([form.status, ((await form.json()) as { error: string }).error]).toEqual([
+      415,
+      "unsupported_media_type",
+    ]);
+    const acceptByForm = await post(
+      "invitations/accept",
+      { "content-type": "application/x-www-form-urlencoded" },
+      `token=${token}&password=${PASSWORD}`,
+    );
+    expect(acceptByForm.status).toBe(415);
+    for (const headers of [
+      { ...json, "sec-fetch-site": "cross-site" },
+      { ...json, origin: "https://evil.example" },
+    ]) {
+      const accept = await post("invitations/accept", headers, JSON.stringify({ token, password: PASSWORD }));
+      expect([accept.status, ((await accept.json()) as { error: string }).error]).toEqual([
+        403,
+        "cross_site_request",
+      ]);
+    }
+    expect(
+      (await app.sql.query("SELECT password_hash FROM users WHERE email = $1", [email])).rows[0]
+        .password_hash,
+    ).toBeNull();
+
+    const accepted = await post(
+      "invitations/accept",
+      { ...json, origin: PUBLIC_BASE_URL, "sec-fetch-site": "same-origin" },
+      JSON.stringify({ token, password: PASSWORD }),
+    );
+    expect(accepted.status).toBe(204);
+    for (const headers of [
+      { ...json, "sec-fetch-site": "cross-site" },
+      { ...json, "sec-fetch-site": "same-site" },
+      { ...json, origin: "null" },
+    ]) {
+      const refused = await post("session", headers, JSON.stringify({ email, password: PASSWORD }));
+      expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([
+        403,
+        "cross_site_request",
+      ]);
+    }
+    expect(await count("sessions")).toBe(sessions);
+    const own = await post(
+      "session",
+      { ...json, origin: PUBLIC_BASE_URL },
+      JSON.stringify({ email, password: PASSWORD }),
+    );
+    expect(own.status).toBe(200);
+    // The admin API takes JSON only too.
+    const adminForm = await fetch(`${app.url}/admin/tenants`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${OPERATOR_KEY}`,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: "name=by-form",
+    });
+    expect(adminForm.status).toBe(415);
+    expect((await app.sql.query("SELECT 1 FROM tenants WHERE name = 'by-form'")).rows).toEqual([]);
+  });
+
   it("a wrong e-mail and a wrong password get the same answer in about the same time", async () => {
     const user = await signedInUser(app.url, { role: "operator" });
     const attempts = { unknown: [] as number[], wrong: [] as number[] };
