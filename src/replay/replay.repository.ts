@@ -1,7 +1,7 @@
 // Replay's records: which jobs a replay may take, bulk replay batches and their progress. Moving a
 // job back to `queued` is the job state machine's `replay` transition (src/jobs/state).
 import { Injectable } from "@nestjs/common";
-import { type TenantScope, tenantParam } from "../auth/principal.js";
+import { PLATFORM, type TenantScope, tenantParam } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
 import type { JobStatus, ReplayableStatus } from "../jobs/state/job-states.js";
@@ -95,6 +95,27 @@ export class ReplayRepository {
   }
 
   /** A dry run: how many jobs a bulk replay would re-run, and the first few of them. */
+  /**
+   * The id the filter names that the scope cannot see (its connection, or an operator's tenant):
+   * `connection` or `tenant`, else undefined. A filter naming another tenant's connection would match
+   * nothing, and is refused as an unknown id instead (api.md: 404).
+   */
+  async unseen(scope: TenantScope, filter: BulkFilter): Promise<"connection" | "tenant" | undefined> {
+    const tenantId = scope === PLATFORM ? (filter.tenantId ?? null) : scope;
+    if (filter.tenantId !== undefined && scope === PLATFORM) {
+      const [tenant] = await this.prisma.$queryRaw<{ id: string }[]>`
+        SELECT id FROM tenants WHERE id = ${filter.tenantId}::uuid`;
+      if (!tenant) return "tenant";
+    }
+    if (filter.connectionId !== undefined) {
+      const [connection] = await this.prisma.$queryRaw<{ id: string }[]>`
+        SELECT id FROM connections WHERE id = ${filter.connectionId}::uuid
+          AND (${tenantId}::uuid IS NULL OR tenant_id = ${tenantId}::uuid)`;
+      if (!connection) return "connection";
+    }
+    return undefined;
+  }
+
   async preview(scope: TenantScope, filter: BulkFilter, limit: number): Promise<ReplayPreview> {
     const { sql, params } = matching(scope, filter, 1);
     const [count] = await this.prisma.$queryRawUnsafe<{ count: bigint }[]>(

@@ -86,12 +86,20 @@ export class ReplayService {
     return jobs;
   }
 
-  preview(scope: TenantScope, filter: BulkFilter, limit: number): Promise<ReplayPreview> {
+  async preview(scope: TenantScope, filter: BulkFilter, limit: number): Promise<ReplayPreview> {
+    await this.seen(scope, filter);
     return this.replays.preview(scope, filter, limit);
+  }
+
+  /** `404` for a filter naming a connection (or tenant) the scope cannot see: nothing written. */
+  private async seen(scope: TenantScope, filter: BulkFilter): Promise<void> {
+    const unseen = await this.replays.unseen(scope, filter);
+    if (unseen) throw notFound(unseen);
   }
 
   /** Creates a bulk replay; the worker runs it, paced. */
   async createBatch(by: Principal, scope: TenantScope, filter: BulkFilter, limit: number) {
+    await this.seen(scope, filter);
     const batch = await this.transactions.run(async (tx) => {
       const created = await this.replays.createBatch(tx, scope, { apiKeyId: by.keyId, filter, limit });
       const tenantId = by.tenantId ?? filter.tenantId ?? null;

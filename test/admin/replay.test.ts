@@ -296,6 +296,38 @@ describe("admin API: replay", () => {
     expect(audit.rows).toEqual([{ action: "replay.create", api_key_id: tenant.keyId, matched: 250 }]);
   }, 120_000);
 
+  it("a bulk replay (or its dry run) naming another tenant's or an unknown connection, or an unknown tenant, is 404 and writes nothing", async () => {
+    const other = await createTenant(app.url);
+    const theirs = await other.admin.post("/admin/connections", {
+      provider: "staticforms",
+      externalAccountId: "replay-404-form",
+      displayName: "Their form",
+      inboundAuth: { type: "bearer" },
+    });
+    const writes = async () =>
+      (
+        await app.sql.query<{ batches: number; audit: number }>(
+          `SELECT (SELECT count(*)::int FROM replay_batches) AS batches,
+                  (SELECT count(*)::int FROM audit_entries WHERE action = 'replay.create') AS audit`,
+        )
+      ).rows[0];
+    const before = await writes();
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    for (const [admin, filter, what] of [
+      [tenant.admin, { connectionId: theirs.body.connection.id }, "connection"],
+      [tenant.admin, { connectionId: unknown }, "connection"],
+      [app.operator, { connectionId: unknown }, "connection"],
+      [app.operator, { tenantId: unknown }, "tenant"],
+      [app.operator, { tenantId: tenant.tenantId, connectionId: theirs.body.connection.id }, "connection"],
+    ] as const) {
+      for (const dryRun of [true, false]) {
+        const answer = await admin.post("/admin/replays", { filter, dryRun });
+        expect([what, dryRun, answer.status, answer.body.error]).toEqual([what, dryRun, 404, "not_found"]);
+      }
+    }
+    expect(await writes()).toEqual(before);
+  });
+
   it("errorCode narrows the job list and a bulk replay to one failures group; a malformed one is 400", async () => {
     answers.set("/codes", 400);
     const c = await connect("/codes");
