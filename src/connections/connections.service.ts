@@ -153,11 +153,13 @@ export class ConnectionsService {
   }
 
   /**
-   * Refuses a connection beyond the tenant's cap. The tenant's row is locked first (FOR NO KEY
-   * UPDATE, which other writes' foreign-key checks do not wait for), so one tenant's creations run
-   * one after the other, each counting the connections the earlier ones committed.
+   * Refuses a connection beyond the tenant's cap (`422 limit_reached`). The tenant's row is locked
+   * first (FOR NO KEY UPDATE, which other writes' foreign-key checks do not wait for), so one
+   * tenant's creations in transactions run one after the other, each counting the connections the
+   * earlier ones committed. Outside a transaction it is a check only (the OAuth start's, before the
+   * owner is sent to the provider; the callback's creation checks again).
    */
-  private async makeRoom(tx: Tx, tenantId: string): Promise<void> {
+  async makeRoom(tx: Tx | PrismaService, tenantId: string): Promise<void> {
     await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${tenantId}::uuid FOR NO KEY UPDATE`;
     const [{ n }] = await tx.$queryRaw<[{ n: number }]>`
       SELECT count(*)::int AS n FROM connections WHERE tenant_id = ${tenantId}::uuid AND status <> 'disabled'`;

@@ -59,7 +59,8 @@ export type CallbackError =
   | "account_not_accessible"
   | "account_taken"
   | "provider_unavailable"
-  | "connection_disabled";
+  | "connection_disabled"
+  | "limit_reached";
 
 /** How a callback ended: where the browser goes (or what the page says). */
 export type CallbackOutcome = { returnUrl: string | null } & (
@@ -103,6 +104,7 @@ export class OAuthService {
     this.oauth.client(body.provider); // 501 before anything else
     const returnUrl = this.checkReturnUrl(body.returnUrl);
     const tenantId = await this.tenantOfNew(by, body.tenantId);
+    await this.connections.makeRoom(this.prisma, tenantId); // 422 before the owner is sent away
     const inboundAuth = checkInboundAuth(body.provider, body.inboundAuth);
     const named = given(body.settings ?? {});
     refuse(connectionSettingsErrors(body.provider, named));
@@ -260,6 +262,9 @@ export class OAuthService {
         } catch (error) {
           if (error instanceof AppError && error.code === "connection_exists") {
             throw new CallbackFailed("account_taken");
+          }
+          if (error instanceof AppError && error.code === "limit_reached") {
+            throw new CallbackFailed("limit_reached"); // the tenant filled its cap since the start
           }
           throw error;
         }

@@ -133,7 +133,12 @@ describe("active API keys per tenant", () => {
 
 describe("connections per tenant", () => {
   const app = useApp({
-    env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY, MAX_CONNECTIONS_PER_TENANT: "3" },
+    env: {
+      LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
+      MAX_CONNECTIONS_PER_TENANT: "3",
+      YELP_OAUTH_CLIENT_ID: "leadgate-yelp",
+      YELP_OAUTH_CLIENT_SECRET: "yelp-client-secret-0123456789",
+    },
   });
   let forms = 0;
   const form = (tenantId?: string) => ({
@@ -174,6 +179,19 @@ describe("connections per tenant", () => {
       tenant.tenantId,
     ]);
     expect([await live(tenant.tenantId), after.rows[0].n]).toEqual([3, before.rows[0].n]);
+    // Connecting by OAuth at the cap is refused before the owner is sent to the provider.
+    const attempts = async () =>
+      (
+        await app.sql.query("SELECT count(*)::int AS n FROM oauth_attempts WHERE tenant_id = $1", [
+          tenant.tenantId,
+        ])
+      ).rows[0].n as number;
+    const oauth = await tenant.admin.post("/admin/connections/oauth", {
+      provider: "yelp",
+      externalAccountId: "bizAtTheCap",
+      displayName: "At the cap",
+    });
+    expect([oauth.status, oauth.body.error, await attempts()]).toEqual([422, "limit_reached", 0]);
 
     expect((await tenant.admin.delete(`/admin/connections/${made[0]!}`)).status).toBeLessThan(300);
     expect((await tenant.admin.post("/admin/connections", form())).status).toBe(201);
