@@ -19,7 +19,7 @@ import { createLogger } from "./observability/logger.js";
 import { ApiKeyGuard } from "./auth/api-key.guard.js";
 import { mountQueueDashboard } from "./queues/queue-dashboard.js";
 import { mountConsole } from "./console-static.js";
-import { WEBHOOK_DOCUMENT, mountWebhooks } from "./ingestion/webhook-routes.js";
+import { JSON_TYPE, WEBHOOK_DOCUMENT, mountWebhooks } from "./ingestion/webhook-routes.js";
 import { Queues } from "./queues/queues.js";
 
 const REQUEST_ID_HEADER = "x-request-id";
@@ -33,8 +33,6 @@ const isWebhook = (url: string) => url.startsWith("/webhooks/");
  */
 const isPrivateApi = (url: string) => url.startsWith("/admin/") || url.startsWith("/console/api/");
 
-const JSON_BODY = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
-
 /**
  * A body the admin and console APIs refuse: any type but JSON (a form post is what a hostile page
  * can make a browser send without asking; the queue dashboard's own UI is bull-board's).
@@ -45,7 +43,7 @@ function notJson(request: FastifyRequest): boolean {
     type !== undefined &&
     isPrivateApi(request.url) &&
     !request.url.startsWith("/admin/queues") &&
-    !JSON_BODY.test(type)
+    !JSON_TYPE.test(type)
   );
 }
 

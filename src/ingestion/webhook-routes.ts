@@ -19,7 +19,8 @@ declare module "fastify" {
   }
 }
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+/** A JSON media type (`application/json`, `application/*+json`), with or without parameters. */
+export const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** Query parameters given once; a repeated one (`?token=a&token=b`) counts as absent. */
 function singleValues(query: unknown): Record<string, string | undefined> {
