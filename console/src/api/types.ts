@@ -14,3 +14,4 @@ export type SummaryGroup = Schemas["JobsSummaryGroup"];
 export type Receipt = Schemas["ReceiptView"];
 export type Channel = Schemas["ChannelView"];
 export type AuditEntry = Schemas["AuditEntryView"];
+export type OAuthProvider = Schemas["StartOAuthBody"]["provider"];

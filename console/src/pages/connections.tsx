@@ -5,6 +5,7 @@ import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { useMutation } from "@tanstack/react-query";
 import { api } from "../api/client";
+import type { OAuthProvider } from "../api/types";
 import { useCanWrite, useLink, useSession, useTenantId } from "../session";
 import { Badge, ErrorBox, Loaded, Page } from "../ui";
 import { useConnections, useProviders } from "./names";
@@ -24,7 +25,7 @@ function Connect() {
       if (user.role === "operator" && tenantId) back.searchParams.set("tenantId", tenantId);
       return api.post("/admin/connections/oauth", {
         body: {
-          provider: provider!.id as "yelp" | "thumbtack",
+          provider: provider!.id as OAuthProvider, // a provider that connects by OAuth (the list says so)
           externalAccountId,
           displayName,
           returnUrl: back.toString(),
