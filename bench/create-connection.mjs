@@ -3,13 +3,13 @@
 // prints {id, bearerToken} as JSON. Used by bench/run.mjs.
 import "reflect-metadata";
 import { NestFactory } from "@nestjs/core";
-import { loadConfig } from "../dist/config/config.js";
+import { appConfig } from "../dist/app-config.js";
 import { AppModule } from "../dist/app.module.js";
 import { ConnectionsService } from "../dist/connections/connections.service.js";
 import { PrismaService } from "../dist/database/prisma.service.js";
 import { Transactions } from "../dist/database/transactions.js";
 
-const app = await NestFactory.createApplicationContext(AppModule.forRoot(loadConfig()), { logger: false });
+const app = await NestFactory.createApplicationContext(AppModule.forRoot(appConfig()), { logger: false });
 const tenant = await app.get(PrismaService).tenant.create({ data: { name: "bench" } });
 const { connection, secrets } = await app.get(Transactions).run((tx) =>
   app.get(ConnectionsService).create(

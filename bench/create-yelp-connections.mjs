@@ -3,7 +3,7 @@
 // with receipts of the three leads the fake Yelp lists for it; prints their business ids as JSON. Used by bench/reconcile.mjs.
 import "reflect-metadata";
 import { NestFactory } from "@nestjs/core";
-import { loadConfig } from "../dist/config/config.js";
+import { appConfig } from "../dist/app-config.js";
 import { AppModule } from "../dist/app.module.js";
 import { ConnectionsService } from "../dist/connections/connections.service.js";
 import { PrismaService } from "../dist/database/prisma.service.js";
@@ -12,7 +12,7 @@ import { Transactions } from "../dist/database/transactions.js";
 const count = Number(process.env.BENCH_YELP_CONNECTIONS ?? 2000);
 // One tenant holds them all: its cap of live connections is raised to fit.
 process.env.MAX_CONNECTIONS_PER_TENANT = String(Math.max(count, 200));
-const app = await NestFactory.createApplicationContext(AppModule.forRoot(loadConfig()), { logger: false });
+const app = await NestFactory.createApplicationContext(AppModule.forRoot(appConfig()), { logger: false });
 const prisma = app.get(PrismaService);
 const service = app.get(ConnectionsService);
 const transactions = app.get(Transactions);

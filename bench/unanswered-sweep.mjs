@@ -81,10 +81,10 @@ async function main() {
     await sql.query("VACUUM ANALYZE leads");
 
     process.env = { ...process.env, ...env };
-    const { loadConfig } = await import("../dist/config/config.js");
+    const { appConfig } = await import("../dist/app-config.js");
     const { WorkerModule } = await import("../dist/worker.module.js");
     const { UnansweredSweep } = await import("../dist/alerts/unanswered-sweep.js");
-    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(loadConfig()), {
+    worker = await NestFactory.createApplicationContext(WorkerModule.forRoot(appConfig()), {
       logger: false,
     });
     await worker.init();

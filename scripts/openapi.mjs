@@ -5,9 +5,9 @@ import { writeFileSync } from "node:fs";
 
 process.env.LEADGATE_ENCRYPTION_KEY ??= Buffer.alloc(32).toString("base64");
 process.env.LOG_LEVEL ??= "error";
-const { loadConfigOrExit } = await import("../dist/config/config.js");
+const { appConfigOrExit } = await import("../dist/app-config.js");
 const { createApiApp } = await import("../dist/http.js");
-const app = await createApiApp(loadConfigOrExit(), false);
+const app = await createApiApp(appConfigOrExit(), false);
 await app.init();
 const answer = await app.getHttpAdapter().getInstance().inject({ method: "GET", url: "/docs-json" });
 if (answer.statusCode !== 200) throw new Error(`/docs-json answered ${answer.statusCode}`);

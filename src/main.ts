@@ -2,7 +2,7 @@
 import "reflect-metadata";
 import { setFlagsFromString } from "node:v8";
 import { Logger } from "@nestjs/common";
-import { loadConfigOrExit } from "./config/config.js";
+import { appConfigOrExit } from "./app-config.js";
 import { createApiApp } from "./http.js";
 import { exitCleanlyOnSignals } from "./lifecycle.js";
 
@@ -12,7 +12,7 @@ import { exitCleanlyOnSignals } from "./lifecycle.js";
 // reads this flag at every scavenge, so it applies when set here.
 setFlagsFromString("--no-parallel-scavenge");
 
-const config = loadConfigOrExit();
+const config = appConfigOrExit();
 const app = await createApiApp(config);
 exitCleanlyOnSignals(app, "api");
 await app.listen(config.port, "0.0.0.0");

@@ -7,7 +7,7 @@
 import "reflect-metadata";
 import { Logger } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
-import { loadConfigOrExit } from "./config/config.js";
+import { appConfigOrExit } from "./app-config.js";
 import { ConfigModule } from "./config/config.module.js";
 import { resealConnectionSecrets } from "./connections/connection-secrets.js";
 import { CryptoModule } from "./crypto/crypto.module.js";
@@ -70,7 +70,7 @@ async function reencryptChannels(
 class ReencryptModule {}
 
 if (process.argv[1]?.endsWith("reencrypt.js")) {
-  const config = loadConfigOrExit();
+  const config = appConfigOrExit();
   const app = await NestFactory.createApplicationContext(
     { module: ReencryptModule, imports: [ConfigModule.forRoot(config), DatabaseModule, CryptoModule] },
     { logger: createLogger(config.logLevel) },

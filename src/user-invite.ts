@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { NestFactory } from "@nestjs/core";
 import { AuditRepository } from "./audit/audit.repository.js";
 import { AppError } from "./common/app-error.js";
-import { loadConfigOrExit } from "./config/config.js";
+import { appConfigOrExit } from "./app-config.js";
 import { ConfigModule } from "./config/config.module.js";
 import { DatabaseModule } from "./database/database.module.js";
 import { PrismaService } from "./database/prisma.service.js";
@@ -59,7 +59,7 @@ if (process.argv[1]?.endsWith("user-invite.js")) {
   // The keys `npm start` keeps in .env (LEADGATE_ENV_FILE), as it loads them: never over a set variable.
   const envFile = process.env.LEADGATE_ENV_FILE || ".env";
   if (existsSync(envFile)) process.loadEnvFile(envFile);
-  const config = loadConfigOrExit();
+  const config = appConfigOrExit();
   const app = await NestFactory.createApplicationContext(
     {
       module: UserInviteModule,

@@ -2,7 +2,7 @@
 import "reflect-metadata";
 import { Logger } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
-import { loadConfigOrExit } from "./config/config.js";
+import { appConfigOrExit } from "./app-config.js";
 import { bearerMatches } from "./crypto/constant-time.js";
 import { createLogger } from "./observability/logger.js";
 import { PrismaService } from "./database/prisma.service.js";
@@ -10,7 +10,7 @@ import { exitCleanlyOnSignals } from "./lifecycle.js";
 import { Metrics, serveMetrics } from "./observability/metrics.js";
 import { WorkerModule } from "./worker.module.js";
 
-const config = loadConfigOrExit();
+const config = appConfigOrExit();
 const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
   logger: createLogger(config.logLevel),
 });

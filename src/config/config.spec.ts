@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { inIpRanges } from "./ip-ranges.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { appConfig } from "../app-config.js";
+import type { YelpConfig } from "../providers/yelp/yelp.config.js";
+import { type AppConfig, ConfigError } from "./config.js";
 
 const KEY = randomBytes(32).toString("base64");
 const BASE = { DATABASE_URL: "postgresql://u@localhost:5432/db", LEADGATE_ENCRYPTION_KEY: KEY };
 
 function errorOf(env: Record<string, string>): ConfigError {
   try {
-    loadConfig(env);
+    appConfig(env);
   } catch (error) {
     if (error instanceof ConfigError) return error;
     throw error;
@@ -15,19 +17,18 @@ function errorOf(env: Record<string, string>): ConfigError {
   throw new Error("loadConfig accepted the environment");
 }
 
+const yelp = (config: AppConfig) => config.providerSections.yelp as YelpConfig;
+
 describe("loadConfig", () => {
   it("applies api.md's defaults", () => {
-    const config = loadConfig(BASE);
+    const config = appConfig(BASE);
     expect(config).toMatchObject({
       redisUrl: "redis://127.0.0.1:6379",
       port: 3000,
       publicBaseUrl: "http://localhost:3000",
-      yelpApiBaseUrl: "https://api.yelp.com",
-      thumbtackApiBaseUrl: "https://api.thumbtack.com",
       payloadRetentionDays: 30,
       receiptRetentionDays: 400,
       webhookBodyLimitBytes: 262144,
-      yelpAllowedIps: [],
       trustProxy: false,
       workerMetricsHost: "127.0.0.1",
       metricsToken: undefined,
@@ -39,18 +40,24 @@ describe("loadConfig", () => {
       destinationAllowCidrs: [],
     });
     expect(config.encryptionKey).toHaveLength(32);
+    // Each provider's own variables, parsed by its plugin, in a section of their own.
+    expect(config.providerSections).toMatchObject({
+      yelp: { apiBaseUrl: "https://api.yelp.com", allowedIps: [], webhookToken: undefined },
+      thumbtack: { apiBaseUrl: "https://api.thumbtack.com" },
+    });
+    expect(Object.keys(config.providerSections)).not.toContain("staticforms");
   });
 
   it("defaults DATABASE_URL and REDIS_URL to the local services", () => {
-    const config = loadConfig({ LEADGATE_ENCRYPTION_KEY: KEY });
+    const config = appConfig({ LEADGATE_ENCRYPTION_KEY: KEY });
     expect(config.databaseUrl).toBe("postgresql://postgres@127.0.0.1:5432/leadgate");
     expect(config.redisUrl).toBe("redis://127.0.0.1:6379");
   });
 
   it("reads no replica unless DATABASE_REPLICA_URL is set", () => {
-    expect(loadConfig(BASE).databaseReplicaUrl).toBeUndefined();
+    expect(appConfig(BASE).databaseReplicaUrl).toBeUndefined();
     const replica = "postgresql://u@replica.internal:5432/db";
-    expect(loadConfig({ ...BASE, DATABASE_REPLICA_URL: replica }).databaseReplicaUrl).toBe(replica);
+    expect(appConfig({ ...BASE, DATABASE_REPLICA_URL: replica }).databaseReplicaUrl).toBe(replica);
   });
 
   it("names a missing LEADGATE_ENCRYPTION_KEY", () => {
@@ -126,19 +133,19 @@ describe("loadConfig", () => {
   });
 
   it("paces Yelp at its documented 5 requests/s per endpoint by default, daily budgets off", () => {
-    expect(loadConfig(BASE).providerRateLimits).toEqual({
+    expect(appConfig(BASE).providerRateLimits).toEqual({
       yelp: { perSecond: 5, perDay: undefined },
       thumbtack: { perSecond: undefined, perDay: undefined },
     });
   });
 
   it("parses PROVIDER_RATE_LIMITS: each entry overrides its default", () => {
-    const config = loadConfig({ ...BASE, PROVIDER_RATE_LIMITS: "yelp=off, yelp-daily=500,thumbtack=3/s" });
+    const config = appConfig({ ...BASE, PROVIDER_RATE_LIMITS: "yelp=off, yelp-daily=500,thumbtack=3/s" });
     expect(config.providerRateLimits).toEqual({
       yelp: { perSecond: undefined, perDay: 500 },
       thumbtack: { perSecond: 3, perDay: undefined },
     });
-    expect(loadConfig({ ...BASE, PROVIDER_RATE_LIMITS: "thumbtack-daily=1000" }).providerRateLimits).toEqual({
+    expect(appConfig({ ...BASE, PROVIDER_RATE_LIMITS: "thumbtack-daily=1000" }).providerRateLimits).toEqual({
       yelp: { perSecond: 5, perDay: undefined },
       thumbtack: { perSecond: undefined, perDay: 1000 },
     });
@@ -163,29 +170,29 @@ describe("loadConfig", () => {
 
   it("parses the keys being rotated out", () => {
     const previous = [Buffer.alloc(32, 1), Buffer.alloc(32, 2)];
-    const config = loadConfig({
+    const config = appConfig({
       ...BASE,
       LEADGATE_PREVIOUS_ENCRYPTION_KEYS: previous.map((key) => key.toString("base64")).join(", "),
     });
     expect(config.previousEncryptionKeys).toEqual(previous);
-    expect(loadConfig(BASE).previousEncryptionKeys).toEqual([]);
+    expect(appConfig(BASE).previousEncryptionKeys).toEqual([]);
   });
 
   it("parses TRUST_PROXY as a hop count or a list of proxies", () => {
-    expect(loadConfig({ ...BASE, TRUST_PROXY: "1" }).trustProxy).toBe(1);
-    expect(loadConfig({ ...BASE, TRUST_PROXY: "10.0.0.0/8, 127.0.0.1" }).trustProxy).toEqual([
+    expect(appConfig({ ...BASE, TRUST_PROXY: "1" }).trustProxy).toBe(1);
+    expect(appConfig({ ...BASE, TRUST_PROXY: "10.0.0.0/8, 127.0.0.1" }).trustProxy).toEqual([
       "10.0.0.0/8",
       "127.0.0.1",
     ]);
   });
 
   it("parses the optional Yelp settings", () => {
-    const config = loadConfig({
+    const config = appConfig({
       ...BASE,
       YELP_ALLOWED_IPS: "52.35.20.1, ::1, 10.1.0.0/16, 2001:db8::/32",
       YELP_WEBHOOK_TOKEN: "yelp-url-token-0123456789",
     });
-    const allowed = (ip: string) => inIpRanges(ip, config.yelpAllowedIps);
+    const allowed = (ip: string) => inIpRanges(ip, yelp(config).allowedIps);
     expect(["52.35.20.1", "::1", "10.1.255.3", "::ffff:10.1.0.9", "2001:db8::7"].map(allowed)).toEqual([
       true,
       true,
@@ -199,8 +206,8 @@ describe("loadConfig", () => {
       false,
       false,
     ]);
-    expect(config.yelpWebhookToken).toBe("yelp-url-token-0123456789");
-    expect(config.yelpWebhookTokenPrevious).toBeUndefined();
+    expect(yelp(config).webhookToken).toBe("yelp-url-token-0123456789");
+    expect(yelp(config).webhookTokenPrevious).toBeUndefined();
   });
 
   it("parses YELP_WEBHOOK_TOKEN_PREVIOUS as a token beside, and different from, the current one", () => {
@@ -209,7 +216,7 @@ describe("loadConfig", () => {
     const shortToken = "old-yelp-tok-15";
     const current = { ...BASE, YELP_WEBHOOK_TOKEN: currentToken };
     expect(
-      loadConfig({ ...current, YELP_WEBHOOK_TOKEN_PREVIOUS: previousToken }).yelpWebhookTokenPrevious,
+      yelp(appConfig({ ...current, YELP_WEBHOOK_TOKEN_PREVIOUS: previousToken })).webhookTokenPrevious,
     ).toBe(previousToken);
     for (const [env, problem] of [
       [{ ...current, YELP_WEBHOOK_TOKEN_PREVIOUS: shortToken }, "at least 16 characters"],
@@ -225,7 +232,7 @@ describe("loadConfig", () => {
   });
 
   it("parses the edge settings", () => {
-    const config = loadConfig({
+    const config = appConfig({
       ...BASE,
       WORKER_METRICS_HOST: "0.0.0.0",
       METRICS_TOKEN: "metrics-token-0123456789",
@@ -245,31 +252,31 @@ describe("loadConfig", () => {
   });
 
   it("parses the outbound destination settings", () => {
-    const config = loadConfig({
+    const config = appConfig({
       ...BASE,
       DESTINATION_ALLOW_HTTP: "true",
       DESTINATION_ALLOW_CIDRS: "192.168.10.0/24, fd00::/8",
     });
     expect(config.destinationAllowHttp).toBe(true);
     expect(config.destinationAllowCidrs).toEqual(["192.168.10.0/24", "fd00::/8"]);
-    expect(loadConfig({ ...BASE, DESTINATION_ALLOW_HTTP: "false" }).destinationAllowHttp).toBe(false);
+    expect(appConfig({ ...BASE, DESTINATION_ALLOW_HTTP: "false" }).destinationAllowHttp).toBe(false);
   });
 
   it("DISPATCHER_RUNS_JOBS is on unless set to false", () => {
-    expect(loadConfig(BASE).dispatcherRunsJobs).toBe(true);
-    expect(loadConfig({ ...BASE, DISPATCHER_RUNS_JOBS: "false" }).dispatcherRunsJobs).toBe(false);
+    expect(appConfig(BASE).dispatcherRunsJobs).toBe(true);
+    expect(appConfig({ ...BASE, DISPATCHER_RUNS_JOBS: "false" }).dispatcherRunsJobs).toBe(false);
   });
 
   it("RELEASED_RUN_WAIT_MS: 500 by default, 0 (never wait) to 60000", () => {
-    expect(loadConfig(BASE).releasedRunWaitMs).toBe(500);
-    expect(loadConfig({ ...BASE, RELEASED_RUN_WAIT_MS: "0" }).releasedRunWaitMs).toBe(0);
-    expect(loadConfig({ ...BASE, RELEASED_RUN_WAIT_MS: "60000" }).releasedRunWaitMs).toBe(60_000);
-    expect(() => loadConfig({ ...BASE, RELEASED_RUN_WAIT_MS: "60001" })).toThrow(/RELEASED_RUN_WAIT_MS/);
+    expect(appConfig(BASE).releasedRunWaitMs).toBe(500);
+    expect(appConfig({ ...BASE, RELEASED_RUN_WAIT_MS: "0" }).releasedRunWaitMs).toBe(0);
+    expect(appConfig({ ...BASE, RELEASED_RUN_WAIT_MS: "60000" }).releasedRunWaitMs).toBe(60_000);
+    expect(() => appConfig({ ...BASE, RELEASED_RUN_WAIT_MS: "60001" })).toThrow(/RELEASED_RUN_WAIT_MS/);
   });
 
   it("without a client id a provider has no OAuth client; with one, documented defaults apply", () => {
-    expect(loadConfig(BASE).oauth).toEqual({ yelp: undefined, thumbtack: undefined });
-    const config = loadConfig({
+    expect(appConfig(BASE).oauth).toEqual({});
+    const config = appConfig({
       ...BASE,
       YELP_OAUTH_CLIENT_ID: "yelp-client",
       YELP_OAUTH_CLIENT_SECRET: "yelp-secret",
@@ -296,7 +303,7 @@ describe("loadConfig", () => {
     });
     expect(config.oauthReturnUrlOrigins).toEqual(["https://app.example.com", "http://127.0.0.1:8080"]);
     expect(config.oauthRefreshMarginSeconds).toBe(120);
-    expect(loadConfig(BASE).oauthRefreshMarginSeconds).toBe(300);
+    expect(appConfig(BASE).oauthRefreshMarginSeconds).toBe(300);
   });
 
   it.each([
@@ -336,14 +343,14 @@ describe("loadConfig", () => {
   });
 
   it("parses the fairness limits (api.md's defaults: half the operation's slots, 10 failures, 30 s, 1200/min)", () => {
-    expect(loadConfig(BASE)).toMatchObject({
+    expect(appConfig(BASE)).toMatchObject({
       destinationMaxConcurrency: undefined,
       circuitFailureThreshold: 10,
       circuitProbeSeconds: 30,
       adminRateLimit: 1200,
     });
     expect(
-      loadConfig({
+      appConfig({
         ...BASE,
         DESTINATION_MAX_CONCURRENCY: "4",
         CIRCUIT_FAILURE_THRESHOLD: "3",
@@ -359,10 +366,10 @@ describe("loadConfig", () => {
   });
 
   it("limits per tenant: 5× ADMIN_RATE_LIMIT across a tenant's keys, 50 active keys, unless set", () => {
-    expect(loadConfig(BASE)).toMatchObject({ adminTenantRateLimit: 6000, maxApiKeysPerTenant: 50 });
-    expect(loadConfig({ ...BASE, ADMIN_RATE_LIMIT: "60" })).toMatchObject({ adminTenantRateLimit: 300 });
+    expect(appConfig(BASE)).toMatchObject({ adminTenantRateLimit: 6000, maxApiKeysPerTenant: 50 });
+    expect(appConfig({ ...BASE, ADMIN_RATE_LIMIT: "60" })).toMatchObject({ adminTenantRateLimit: 300 });
     expect(
-      loadConfig({
+      appConfig({
         ...BASE,
         ADMIN_RATE_LIMIT: "60",
         ADMIN_TENANT_RATE_LIMIT: "100",
@@ -372,28 +379,29 @@ describe("loadConfig", () => {
   });
 
   it("notification channels per tenant: 20 unless MAX_CHANNELS_PER_TENANT says otherwise", () => {
-    expect(loadConfig(BASE)).toMatchObject({ maxChannelsPerTenant: 20 });
-    expect(loadConfig({ ...BASE, MAX_CHANNELS_PER_TENANT: "3" })).toMatchObject({ maxChannelsPerTenant: 3 });
+    expect(appConfig(BASE)).toMatchObject({ maxChannelsPerTenant: 20 });
+    expect(appConfig({ ...BASE, MAX_CHANNELS_PER_TENANT: "3" })).toMatchObject({ maxChannelsPerTenant: 3 });
   });
 
   it("provider registration: Yelp subscriptions, a daily re-sync, the assumed paths by default", () => {
-    expect(loadConfig(BASE)).toMatchObject({
-      yelpWebhookMode: "subscriptions",
+    expect(appConfig(BASE)).toMatchObject({
       registrationSyncIntervalSeconds: 86_400,
-      providerPaths: {
-        yelpSubscriptions: "/v3/businesses/subscriptions",
-        thumbtackWebhook: "/api/v4/businesses/{businessID}/webhooks/{webhookID}",
+      providerSections: {
+        yelp: { webhookMode: "subscriptions", subscriptionsPath: "/v3/businesses/subscriptions" },
+        thumbtack: { webhookPath: "/api/v4/businesses/{businessID}/webhooks/{webhookID}" },
       },
     });
     expect(
-      loadConfig({
+      appConfig({
         ...BASE,
         YELP_WEBHOOK_MODE: "self-serve",
         THUMBTACK_WEBHOOK_PATH: "/api/v5/businesses/{businessID}/hooks/{webhookID}",
       }),
     ).toMatchObject({
-      yelpWebhookMode: "self-serve",
-      providerPaths: { thumbtackWebhook: "/api/v5/businesses/{businessID}/hooks/{webhookID}" },
+      providerSections: {
+        yelp: { webhookMode: "self-serve" },
+        thumbtack: { webhookPath: "/api/v5/businesses/{businessID}/hooks/{webhookID}" },
+      },
     });
   });
 
@@ -412,7 +420,7 @@ describe("loadConfig", () => {
     });
 
     it("starts with an https:// PUBLIC_BASE_URL, or an http:// one when ALLOW_INSECURE_PUBLIC_URL=true", () => {
-      expect(loadConfig({ ...PRODUCTION, PUBLIC_BASE_URL: "https://leads.example.com/" }).publicBaseUrl).toBe(
+      expect(appConfig({ ...PRODUCTION, PUBLIC_BASE_URL: "https://leads.example.com/" }).publicBaseUrl).toBe(
         "https://leads.example.com",
       );
       const insecure = {
@@ -420,15 +428,15 @@ describe("loadConfig", () => {
         PUBLIC_BASE_URL: "http://10.0.0.5:3000",
         ALLOW_INSECURE_PUBLIC_URL: "true",
       };
-      expect(loadConfig(insecure).publicBaseUrl).toBe("http://10.0.0.5:3000");
+      expect(appConfig(insecure).publicBaseUrl).toBe("http://10.0.0.5:3000");
       expect(errorOf({ ...insecure, ALLOW_INSECURE_PUBLIC_URL: "false" }).variable).toBe("PUBLIC_BASE_URL");
     });
 
     it("outside production, an http:// PUBLIC_BASE_URL is fine (npm start, tests)", () => {
       for (const NODE_ENV of ["development", "test"]) {
-        expect(
-          loadConfig({ ...BASE, NODE_ENV, PUBLIC_BASE_URL: "http://localhost:3000" }).publicBaseUrl,
-        ).toBe("http://localhost:3000");
+        expect(appConfig({ ...BASE, NODE_ENV, PUBLIC_BASE_URL: "http://localhost:3000" }).publicBaseUrl).toBe(
+          "http://localhost:3000",
+        );
       }
     });
   });
@@ -471,12 +479,12 @@ describe("loadConfig", () => {
           expect.stringContaining("one byte repeated"),
         ]);
       }
-      expect(loadConfig({ ...BASE, LEADGATE_ENCRYPTION_KEY: zeros }).encryptionKey).toEqual(Buffer.alloc(32));
-      expect(() => loadConfig({ ...production })).not.toThrow();
+      expect(appConfig({ ...BASE, LEADGATE_ENCRYPTION_KEY: zeros }).encryptionKey).toEqual(Buffer.alloc(32));
+      expect(() => appConfig({ ...production })).not.toThrow();
     });
 
     it("accepts generated values (the shapes scripts/keys.mjs writes)", () => {
-      const config = loadConfig({
+      const config = appConfig({
         ...BASE,
         LEADGATE_ENCRYPTION_KEY: "q4mF0Zb3K5v8fJ2Xy1Tn7Lw9Rs6Ud0Pe3Ga8Hc5Ji4k=",
         LEADGATE_BOOTSTRAP_OPERATOR_KEY: "lg_3f9a0c7d21be_Zq3v8Yt1Nw6Kp2Rf9Xs4Lm7Hc0Jd5Ga3Ub8Ve1Ti6Qo",

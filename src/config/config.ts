@@ -1,14 +1,23 @@
-// Configuration: every variable of api.md's "Running" table, parsed and validated once at boot.
+// Configuration: every variable of api.md's "Running" table, parsed and validated once at boot
+// (a provider's own variables by its plugin: provider-config.ts).
 // A missing or malformed value throws a ConfigError whose message is one line naming the variable;
 // secret values are never echoed.
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
-import { ConfigError, type Env, flag, integer, read, required, url } from "./env.js";
-import { type IpRange, parseIpRange } from "./ip-ranges.js";
+import { ConfigError, type Env, flag, integer, oneOf, read, url } from "./env.js";
+import {
+  oauthClients,
+  type OAuthClientConfig,
+  type ProviderConfigSpec,
+  type ProviderRateLimit,
+  providerRateLimits,
+  providerSections,
+} from "./provider-config.js";
 import { type RedisTopology, redisTopology } from "./redis-topology.js";
-import { encryptionKey, previousEncryptionKeys, previousYelpToken, secret } from "./secrets.js";
+import { encryptionKey, previousEncryptionKeys, secret } from "./secrets.js";
 
 export { ConfigError } from "./env.js";
+export type { OAuthClientConfig, ProviderConfigSpec, ProviderRateLimit } from "./provider-config.js";
 export type { RedisNode, RedisTopology } from "./redis-topology.js";
 
 export interface AppConfig {
@@ -30,16 +39,6 @@ export interface AppConfig {
   /** Keys being rotated out: still open existing envelopes until `npm run secrets:reencrypt` has run. */
   previousEncryptionKeys: Buffer[];
   bootstrapOperatorKey: string | undefined;
-  yelpWebhookToken: string | undefined;
-  /**
-   * The token being rotated out (YELP_WEBHOOK_TOKEN_PREVIOUS): its URL still takes deliveries and
-   * the handshake, and self-serve webhooks registered at it are moved to the current token's URL.
-   */
-  yelpWebhookTokenPrevious: string | undefined;
-  /** Yelp sender addresses or CIDRs (empty: any sender with the URL token). */
-  yelpAllowedIps: IpRange[];
-  yelpApiBaseUrl: string;
-  thumbtackApiBaseUrl: string;
   payloadRetentionDays: number;
   receiptRetentionDays: number;
   /** A lead's messages are dropped (with their month) once the lead has been quiet this long. */
@@ -99,20 +98,22 @@ export interface AppConfig {
   adminTenantRateLimit: number;
   /** Active (non-revoked) API keys a tenant may have; one more is 422 limit_reached. */
   maxApiKeysPerTenant: number;
-  /** Which proxies' X-Forwarded-For to believe (for YELP_ALLOWED_IPS): none, a hop count, or addresses/CIDRs. */
+  /** Which proxies' X-Forwarded-For to believe (for client addresses): none, a hop count, or addresses/CIDRs. */
   trustProxy: false | number | string[];
   /** `http://` tenant-set outbound URLs (CRM destinations) are allowed; otherwise https only. */
   destinationAllowHttp: boolean;
   /** CIDRs outbound destinations may resolve to although private, loopback or link-local. */
   destinationAllowCidrs: string[];
   /** OAuth clients by provider; a provider without a client id has no OAuth routes (501 oauth_not_configured). */
-  oauth: { yelp: OAuthClientConfig | undefined; thumbtack: OAuthClientConfig | undefined };
+  oauth: Readonly<Record<string, OAuthClientConfig>>;
   /** Origins a `returnUrl` of the OAuth flow may point to (scheme, host, port). */
   oauthReturnUrlOrigins: string[];
   /** A provider token is refreshed before a call when less than this (or half its lifetime) remains. */
   oauthRefreshMarginSeconds: number;
   /** Budgets of outbound provider API calls, shared by every tenant and worker (PROVIDER_RATE_LIMITS). */
-  providerRateLimits: Record<ApiProvider, ProviderRateLimit>;
+  providerRateLimits: Readonly<Record<string, ProviderRateLimit>>;
+  /** Each provider's own variables, parsed by its plugin (`src/providers/<name>/<name>.config.ts`), by id. */
+  providerSections: Readonly<Record<string, object>>;
   /** The SMTP server of `email` notification channels (smtp: or smtps: URL); undefined: no email channels. */
   smtpUrl: string | undefined;
   /** The sender of alert emails. */
@@ -121,19 +122,12 @@ export interface AppConfig {
   maxChannelsPerTenant: number;
   /** How often the worker's lead.unanswered sweep looks for leads past their response target. */
   unansweredSweepSeconds: number;
-  /** How Yelp is told to send webhooks: the Business Subscriptions API, or self-serve `/v3/webhooks`. */
-  yelpWebhookMode: YelpWebhookMode;
   /** The least severe lines written (LOG_LEVEL): `info` leaves out each job's success (`debug`). */
   logLevel: LogLevel;
   /** Every registered connection is re-synced with its provider at least this often (at most daily). */
   registrationSyncIntervalSeconds: number;
   /** Live (not disabled) connections a tenant may have; one more is 422 limit_reached. */
   maxConnectionsPerTenant: number;
-  /**
-   * Provider paths no readable document confirms (providers.md "[ASSUMPTION]"), configurable so an
-   * operator can follow the provider without a release. `{name}` parts are filled in per call.
-   */
-  providerPaths: ProviderPaths;
   /** Each connection is reconciled once per this period, at an offset of its own (RECONCILE_INTERVAL_SECONDS). */
   reconcileIntervalSeconds: number;
   /** A lead found only by reconciliation or backfill whose event is older than this gets no auto-response. */
@@ -148,57 +142,8 @@ export interface AppConfig {
   backfillMaxDays: number;
 }
 
-export const YELP_WEBHOOK_MODES = ["subscriptions", "self-serve"] as const;
 export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-export type YelpWebhookMode = (typeof YELP_WEBHOOK_MODES)[number];
-
-export interface ProviderPaths {
-  /** [ASSUMPTION] GET lists our subscriptions, DELETE (same body as POST) removes: `YELP_SUBSCRIPTIONS_PATH`. */
-  yelpSubscriptions: string;
-  /** [ASSUMPTION] PUT updates, DELETE removes one webhook: `THUMBTACK_WEBHOOK_PATH` ({businessID}, {webhookID}). */
-  thumbtackWebhook: string;
-  /** [ASSUMPTION] Thumbtack's negotiations list ({businessID}): `THUMBTACK_NEGOTIATIONS_PATH`. 404: reconciliation is manual. */
-  thumbtackNegotiations: string;
-}
-
-/** One provider's OAuth 2 client registration (api.md "Running"). */
-export interface OAuthClientConfig {
-  clientId: string;
-  clientSecret: string;
-  authorizeUrl: string;
-  tokenUrl: string;
-  /** RFC 7009 revocation endpoint (Thumbtack only; none documented for Yelp). */
-  revokeUrl: string | undefined;
-  scopes: string[];
-}
-
-/** The providers Leadgate calls (Static Forms has no API). */
-export const API_PROVIDERS = ["yelp", "thumbtack"] as const;
-export type ApiProvider = (typeof API_PROVIDERS)[number];
-
-/** A provider's call budgets; undefined: off. */
-export interface ProviderRateLimit {
-  /** Calls per second to one endpoint (`<provider>=N/s`). */
-  perSecond: number | undefined;
-  /** Calls per day to all its endpoints together (`<provider>-daily=N`). */
-  perDay: number | undefined;
-}
-
-function ipRanges(env: Env, name: string): IpRange[] {
-  const value = read(env, name);
-  if (value === undefined) return [];
-  return value.split(",").map((entry) => {
-    const range = parseIpRange(entry.trim());
-    if (range === undefined) {
-      throw new ConfigError(
-        name,
-        `must be a comma-separated list of IP addresses or CIDRs (got "${entry.trim()}")`,
-      );
-    }
-    return range;
-  });
-}
 
 function ipAddress(env: Env, name: string, fallback: string): string {
   const value = read(env, name) ?? fallback;
@@ -248,47 +193,6 @@ function cidrList(env: Env, name: string): string[] {
   return cidrs;
 }
 
-/** providers.md "Connecting a business" / "Connecting a pro": the documented endpoints and scopes. */
-const OAUTH_DEFAULTS = {
-  yelp: {
-    authorizeUrl: "https://biz.yelp.com/oauth2/authorize",
-    tokenUrl: "https://api.yelp.com/oauth2/token",
-    scopes: "leads",
-  },
-  thumbtack: {
-    authorizeUrl: "https://auth.thumbtack.com/oauth2/auth",
-    tokenUrl: "https://auth.thumbtack.com/oauth2/token",
-    scopes: "offline_access",
-  },
-} as const;
-
-function oauthClient(env: Env, provider: "yelp" | "thumbtack"): OAuthClientConfig | undefined {
-  const prefix = `${provider.toUpperCase()}_OAUTH_`;
-  const clientId = read(env, `${prefix}CLIENT_ID`);
-  if (clientId === undefined) return undefined;
-  const defaults = OAUTH_DEFAULTS[provider];
-  const scopes = (read(env, `${prefix}SCOPES`) ?? defaults.scopes).split(/[\s,]+/).filter(Boolean);
-  if (scopes.some((scope) => !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope))) {
-    throw new ConfigError(`${prefix}SCOPES`, "must be scope names separated by spaces or commas");
-  }
-  const revokeName = `${prefix}REVOKE_URL`;
-  return {
-    clientId,
-    clientSecret: required(
-      env,
-      `${prefix}CLIENT_SECRET`,
-      `the client secret that goes with ${prefix}CLIENT_ID`,
-    ),
-    authorizeUrl: url(env, `${prefix}AUTHORIZE_URL`, defaults.authorizeUrl, ["https:", "http:"]),
-    tokenUrl: url(env, `${prefix}TOKEN_URL`, defaults.tokenUrl, ["https:", "http:"]),
-    revokeUrl:
-      provider === "thumbtack" && read(env, revokeName) !== undefined
-        ? url(env, revokeName, undefined, ["https:", "http:"])
-        : undefined,
-    scopes,
-  };
-}
-
 function originList(env: Env, name: string): string[] {
   const value = read(env, name);
   if (value === undefined) return [];
@@ -309,37 +213,6 @@ function originList(env: Env, name: string): string[] {
   });
 }
 
-/** Yelp's documented 5 requests/s per endpoint; daily budgets (and Thumbtack, undocumented) off unless set. */
-const DEFAULT_RATE_LIMITS: Record<ApiProvider, ProviderRateLimit> = {
-  yelp: { perSecond: 5, perDay: undefined },
-  thumbtack: { perSecond: undefined, perDay: undefined },
-};
-
-/** `yelp=5/s,yelp-daily=500,thumbtack=off`: each entry overrides its default once. */
-function providerRateLimits(env: Env): Record<ApiProvider, ProviderRateLimit> {
-  const name = "PROVIDER_RATE_LIMITS";
-  const limits = structuredClone(DEFAULT_RATE_LIMITS);
-  const value = read(env, name);
-  if (value === undefined) return limits;
-  const seen = new Set<string>();
-  for (const entry of value.split(",").map((part) => part.trim())) {
-    const perSecond = /^(yelp|thumbtack)=(?:off|([1-9]\d{0,5})\/s)$/.exec(entry);
-    const perDay = /^(yelp|thumbtack)-daily=(?:off|([1-9]\d{0,8}))$/.exec(entry);
-    const match = perSecond ?? perDay;
-    const key = entry.split("=")[0]!;
-    if (!match || seen.has(key)) {
-      throw new ConfigError(
-        name,
-        `must be a comma-separated list like "yelp=5/s,yelp-daily=500,thumbtack=off", each name once (got "${entry}")`,
-      );
-    }
-    seen.add(key);
-    limits[match[1] as ApiProvider][perSecond ? "perSecond" : "perDay"] =
-      match[2] === undefined ? undefined : Number(match[2]);
-  }
-  return limits;
-}
-
 /** A plain address (`alerts@example.com`) or a display form (`Leadgate <alerts@example.com>`). */
 function emailAddress(env: Env, name: string): string | undefined {
   const value = read(env, name);
@@ -348,27 +221,6 @@ function emailAddress(env: Env, name: string): string | undefined {
     throw new ConfigError(
       name,
       "must be an email address, e.g. alerts@example.com or Leadgate <alerts@example.com>",
-    );
-  }
-  return value;
-}
-
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
-  const value = read(env, name) ?? fallback;
-  if (!(values as readonly string[]).includes(value)) {
-    throw new ConfigError(name, `must be one of ${values.join(", ")} (got "${value}")`);
-  }
-  return value as T;
-}
-
-/** A provider path template: starts with "/", holds each of `params` as `{name}`. */
-function pathTemplate(env: Env, name: string, fallback: string, params: string[]): string {
-  const value = read(env, name) ?? fallback;
-  const missing = params.filter((param) => !value.includes(`{${param}}`));
-  if (!/^\/[A-Za-z0-9/{}_.-]*$/.test(value) || missing.length > 0) {
-    throw new ConfigError(
-      name,
-      `must be a path such as ${fallback}${missing.length ? ` (missing ${missing.map((p) => `{${p}}`).join(", ")})` : ""}`,
     );
   }
   return value;
@@ -396,7 +248,11 @@ function publicBaseUrl(env: Env, port: number): string {
 /** The local Postgres (api.md: DATABASE_URL defaults to the local service). */
 const LOCAL_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/leadgate";
 
-export function loadConfig(env: Env = process.env): AppConfig {
+/**
+ * The configuration from `env`, with the variables of each provider in `providers` (the plugins'
+ * list, which the entry points pass: src/app-config.ts).
+ */
+export function loadConfig(env: Env, providers: readonly ProviderConfigSpec[]): AppConfig {
   const port = integer(env, "PORT", 3000, 0, 65535);
   const adminRateLimit = integer(env, "ADMIN_RATE_LIMIT", 1200, 1, 10_000_000);
   return {
@@ -413,11 +269,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     encryptionKey: encryptionKey(env),
     previousEncryptionKeys: previousEncryptionKeys(env),
     bootstrapOperatorKey: secret(env, "LEADGATE_BOOTSTRAP_OPERATOR_KEY", 24),
-    yelpWebhookToken: secret(env, "YELP_WEBHOOK_TOKEN", 16),
-    yelpWebhookTokenPrevious: previousYelpToken(env),
-    yelpAllowedIps: ipRanges(env, "YELP_ALLOWED_IPS"),
-    yelpApiBaseUrl: url(env, "YELP_API_BASE_URL", "https://api.yelp.com", ["https:", "http:"]),
-    thumbtackApiBaseUrl: url(env, "THUMBTACK_API_BASE_URL", "https://api.thumbtack.com", ["https:", "http:"]),
     payloadRetentionDays: integer(env, "PAYLOAD_RETENTION_DAYS", 30, 1, 36500),
     receiptRetentionDays: integer(env, "RECEIPT_RETENTION_DAYS", 400, 1, 36500),
     messageRetentionDays: integer(env, "MESSAGE_RETENTION_DAYS", 400, 1, 36500),
@@ -446,10 +297,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     replayRatePerSecond: integer(env, "REPLAY_RATE_PER_SECOND", 20, 1, 10_000),
     destinationAllowHttp: flag(env, "DESTINATION_ALLOW_HTTP"),
     destinationAllowCidrs: cidrList(env, "DESTINATION_ALLOW_CIDRS"),
-    oauth: { yelp: oauthClient(env, "yelp"), thumbtack: oauthClient(env, "thumbtack") },
+    oauth: oauthClients(env, providers),
     oauthReturnUrlOrigins: originList(env, "OAUTH_RETURN_URL_ORIGINS"),
     oauthRefreshMarginSeconds: integer(env, "OAUTH_REFRESH_MARGIN_SECONDS", 300, 0, 86_400),
-    providerRateLimits: providerRateLimits(env),
+    providerRateLimits: providerRateLimits(env, providers),
+    providerSections: providerSections(env, providers),
     destinationMaxConcurrency:
       read(env, "DESTINATION_MAX_CONCURRENCY") === undefined
         ? undefined
@@ -464,24 +316,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxChannelsPerTenant: integer(env, "MAX_CHANNELS_PER_TENANT", 20, 1, 10_000),
     maxConnectionsPerTenant: integer(env, "MAX_CONNECTIONS_PER_TENANT", 200, 1, 100_000),
     unansweredSweepSeconds: integer(env, "UNANSWERED_SWEEP_SECONDS", 60, 1, 3600),
-    yelpWebhookMode: oneOf(env, "YELP_WEBHOOK_MODE", YELP_WEBHOOK_MODES, "subscriptions"),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     registrationSyncIntervalSeconds: integer(env, "REGISTRATION_SYNC_INTERVAL_SECONDS", 86_400, 60, 86_400),
-    providerPaths: {
-      yelpSubscriptions: pathTemplate(env, "YELP_SUBSCRIPTIONS_PATH", "/v3/businesses/subscriptions", []),
-      thumbtackWebhook: pathTemplate(
-        env,
-        "THUMBTACK_WEBHOOK_PATH",
-        "/api/v4/businesses/{businessID}/webhooks/{webhookID}",
-        ["businessID", "webhookID"],
-      ),
-      thumbtackNegotiations: pathTemplate(
-        env,
-        "THUMBTACK_NEGOTIATIONS_PATH",
-        "/api/v4/businesses/{businessID}/negotiations",
-        ["businessID"],
-      ),
-    },
     reconcileIntervalSeconds: integer(env, "RECONCILE_INTERVAL_SECONDS", 900, 10, 7 * 86_400),
     reconcileReplyMaxAgeSeconds: integer(env, "RECONCILE_REPLY_MAX_AGE_SECONDS", 3600, 0, 30 * 86_400),
     reconcileConcurrency: integer(env, "RECONCILE_CONCURRENCY", 4, 1, 1_000),
@@ -489,15 +325,4 @@ export function loadConfig(env: Env = process.env): AppConfig {
     reconcileLookbackSeconds: integer(env, "RECONCILE_LOOKBACK_SECONDS", 86_400, 60, 30 * 86_400),
     backfillMaxDays: integer(env, "BACKFILL_MAX_DAYS", 90, 1, 3650),
   };
-}
-
-/** Entry points call this: a bad variable ends the process with one line naming it. */
-export function loadConfigOrExit(): AppConfig {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`leadgate: configuration error: ${error.message}\n`);
-    process.exit(78); // EX_CONFIG
-  }
 }

@@ -1,5 +1,6 @@
 // The primitives every variable is parsed with: a value is read trimmed (empty counts as unset), and
 // a bad one throws a ConfigError whose message is one line naming the variable.
+import { type IpRange, parseIpRange } from "./ip-ranges.js";
 
 export class ConfigError extends Error {
   constructor(
@@ -53,4 +54,41 @@ export function flag(env: Env, name: string, fallback = false): boolean {
     throw new ConfigError(name, `must be true or false (got "${value}")`);
   }
   return value === "true";
+}
+
+export function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const value = read(env, name) ?? fallback;
+  if (!(values as readonly string[]).includes(value)) {
+    throw new ConfigError(name, `must be one of ${values.join(", ")} (got "${value}")`);
+  }
+  return value as T;
+}
+
+/** A provider path template: starts with "/", holds each of `params` as `{name}`. */
+export function pathTemplate(env: Env, name: string, fallback: string, params: string[]): string {
+  const value = read(env, name) ?? fallback;
+  const missing = params.filter((param) => !value.includes(`{${param}}`));
+  if (!/^\/[A-Za-z0-9/{}_.-]*$/.test(value) || missing.length > 0) {
+    throw new ConfigError(
+      name,
+      `must be a path such as ${fallback}${missing.length ? ` (missing ${missing.map((p) => `{${p}}`).join(", ")})` : ""}`,
+    );
+  }
+  return value;
+}
+
+/** A comma-separated list of IP addresses or CIDRs (empty: none). */
+export function ipRanges(env: Env, name: string): IpRange[] {
+  const value = read(env, name);
+  if (value === undefined) return [];
+  return value.split(",").map((entry) => {
+    const range = parseIpRange(entry.trim());
+    if (range === undefined) {
+      throw new ConfigError(
+        name,
+        `must be a comma-separated list of IP addresses or CIDRs (got "${entry.trim()}")`,
+      );
+    }
+    return range;
+  });
 }

@@ -1,11 +1,12 @@
-import { ConfigError, loadConfig } from "./config.js";
+import { appConfig } from "../app-config.js";
+import { ConfigError } from "./config.js";
 
 const KEY = Buffer.alloc(32, 1).toString("base64");
 const BASE = { DATABASE_URL: "postgresql://u@localhost:5432/db", LEADGATE_ENCRYPTION_KEY: KEY };
 
 function errorOf(env: Record<string, string>): ConfigError {
   try {
-    loadConfig({ ...BASE, ...env });
+    appConfig({ ...BASE, ...env });
   } catch (error) {
     if (error instanceof ConfigError) return error;
     throw error;
@@ -15,11 +16,11 @@ function errorOf(env: Record<string, string>): ConfigError {
 
 describe("the Redis topology (REDIS_SENTINELS, REDIS_SENTINEL_NAME, REDIS_CLUSTER_NODES)", () => {
   it("is one server at REDIS_URL when neither Sentinel nor Cluster is set", () => {
-    expect(loadConfig(BASE).redisTopology).toEqual({ kind: "standalone" });
+    expect(appConfig(BASE).redisTopology).toEqual({ kind: "standalone" });
   });
 
   it("parses the sentinels and the master name; REDIS_URL stays for password, TLS and database", () => {
-    const config = loadConfig({
+    const config = appConfig({
       ...BASE,
       REDIS_URL: "rediss://:s3cret@ignored.example:6380/2",
       REDIS_SENTINELS: " 127.0.0.1:26379, sentinel-2.internal:26380 ,[::1]:26381",
@@ -101,7 +102,7 @@ describe("the Redis topology (REDIS_SENTINELS, REDIS_SENTINEL_NAME, REDIS_CLUSTE
     expect(errorOf({ REDIS_CLUSTER_NODES: "127.0.0.1:7000,nope" }).message).toBe(
       'REDIS_CLUSTER_NODES must be a comma-separated list of host:port (got "nope")',
     );
-    const config = loadConfig({
+    const config = appConfig({
       ...BASE,
       REDIS_URL: "rediss://:secret@ignored.example:6379/0",
       REDIS_CLUSTER_NODES: "127.0.0.1:7000, [::1]:7001,redis-2.internal:7002",
@@ -123,6 +124,6 @@ describe("the Redis topology (REDIS_SENTINELS, REDIS_SENTINEL_NAME, REDIS_CLUSTE
   it("a cluster refuses a REDIS_PREFIX with braces: Leadgate adds one hash tag per queue", () => {
     const error = errorOf({ REDIS_PREFIX: "{leadgate}", REDIS_CLUSTER_NODES: "127.0.0.1:7000" });
     expect(error.variable).toBe("REDIS_PREFIX");
-    expect(loadConfig({ ...BASE, REDIS_PREFIX: "{leadgate}" }).redisPrefix).toBe("{leadgate}");
+    expect(appConfig({ ...BASE, REDIS_PREFIX: "{leadgate}" }).redisPrefix).toBe("{leadgate}");
   });
 });

@@ -65,15 +65,3 @@ export function secret(env: Env, name: string, minLength: number): string | unde
   if (value.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters long`);
   return value;
 }
-
-/** YELP_WEBHOOK_TOKEN_PREVIOUS: a token as YELP_WEBHOOK_TOKEN, beside a current one, and not the same. */
-export function previousYelpToken(env: Env): string | undefined {
-  const name = "YELP_WEBHOOK_TOKEN_PREVIOUS";
-  const previous = secret(env, name, 16);
-  if (previous === undefined) return undefined;
-  const current = read(env, "YELP_WEBHOOK_TOKEN");
-  if (current === undefined)
-    throw new ConfigError(name, "needs YELP_WEBHOOK_TOKEN (the token it is rotated to)");
-  if (current === previous) throw new ConfigError(name, "must differ from YELP_WEBHOOK_TOKEN");
-  return previous;
-}

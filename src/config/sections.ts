@@ -16,22 +16,9 @@ export const CONFIG_SECTIONS = {
     "maxApiKeysPerTenant",
     "preauthFailureLimit",
   ],
-  ingest: [
-    "webhookBodyLimitBytes",
-    "webhookRateLimit",
-    "webhookRateLimitWindowSeconds",
-    "ingestQueueLimit",
-    "yelpWebhookToken",
-    "yelpWebhookTokenPrevious",
-    "yelpAllowedIps",
-  ],
-  providers: [
-    "yelpApiBaseUrl",
-    "thumbtackApiBaseUrl",
-    "providerRateLimits",
-    "providerPaths",
-    "yelpWebhookMode",
-  ],
+  ingest: ["webhookBodyLimitBytes", "webhookRateLimit", "webhookRateLimitWindowSeconds", "ingestQueueLimit"],
+  // Each provider's own variables also under its own token (config.module.ts: providerConfigToken).
+  providers: ["providerRateLimits", "providerSections"],
   jobs: [
     "reconcileConcurrency",
     "jobBackoffBaseMs",

@@ -1,6 +1,6 @@
 // Every recorded fixture (test/fixtures, copied from ../shared/fixtures) normalizes to the expected events.
 import { readFileSync } from "node:fs";
-import { loadConfig } from "../config/config.js";
+import { yelpConfig } from "./yelp/yelp.config.js";
 import { idempotencyKey, payloadDigest } from "../ingestion/idempotency-key.js";
 import type { ConnectionForIngest, InboundDelivery } from "./provider-adapter.js";
 import { StaticFormsAdapter } from "./static-forms/static-forms.adapter.js";
@@ -225,12 +225,7 @@ describe("Thumbtack adapter", () => {
 
 describe("Yelp adapter", () => {
   const adapter = new YelpAdapter(
-    loadConfig({
-      DATABASE_URL: "postgresql://x@localhost/x",
-      LEADGATE_ENCRYPTION_KEY: Buffer.alloc(32).toString("base64"),
-      YELP_WEBHOOK_TOKEN: "yelp-token-0123456789",
-      YELP_ALLOWED_IPS: "52.35.20.1,127.0.0.1",
-    }),
+    yelpConfig({ YELP_WEBHOOK_TOKEN: "yelp-token-0123456789", YELP_ALLOWED_IPS: "52.35.20.1,127.0.0.1" }),
   );
   const account = connection("tEstBiz_Kx9Lm2Qp7Rs4Vw");
   const normalize = (path: string) => adapter.normalize(delivery(read(`yelp/${path}`)), account);

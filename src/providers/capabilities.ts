@@ -2,7 +2,6 @@
 // capability (`capabilities(p).api`), never `provider === "…"`.
 import type { InboundAuthType } from "./inbound-auth.js";
 import type { ProviderCapabilities } from "./provider-capabilities.js";
-import type { ApiProvider } from "../config/config.js";
 import { type Provider, PROVIDERS } from "./provider-event.js";
 import { PLUGINS } from "./plugins.js";
 
@@ -11,12 +10,12 @@ export function capabilities(provider: Provider): ProviderCapabilities {
 }
 
 /** Whether the provider has an API (capability `api`): its calls, sync and reconciliation exist. */
-export function hasApi(provider: Provider): provider is ApiProvider {
+export function hasApi(provider: Provider): boolean {
   return PLUGINS[provider].capabilities.api;
 }
 
 /** The providers with an API (reconciled, synced, refreshed by the worker's sweeps). */
-export const API_PROVIDERS: readonly ApiProvider[] = PROVIDERS.filter(hasApi);
+export const API_PROVIDERS: readonly Provider[] = PROVIDERS.filter(hasApi);
 
 /** Whether `id` has the shape of the provider's account ids (capability `accountId`). */
 export function isAccountId(provider: Provider, id: unknown): id is string {

@@ -18,7 +18,12 @@ export const PLUGINS: Record<Provider, ProviderPlugin> = {
  * own id, with capabilities of that provider. Throws naming the providers that do not.
  */
 export function checkPlugins(plugins: Record<Provider, ProviderPlugin> = PLUGINS): void {
-  const wrong = PROVIDERS.filter((id) => plugins[id]?.id !== id || plugins[id].capabilities.provider !== id);
+  const wrong = PROVIDERS.filter(
+    (id) =>
+      plugins[id]?.id !== id ||
+      plugins[id].capabilities.provider !== id ||
+      (plugins[id].config !== undefined && plugins[id].config.id !== id),
+  );
   if (wrong.length > 0) throw new Error(`no plugin registered for provider(s): ${wrong.join(", ")}`);
 }
 checkPlugins();
@@ -30,6 +35,9 @@ export const ALL_PLUGINS: readonly ProviderPlugin[] = PROVIDERS.map((id) => PLUG
 export function pluginClasses<K extends "adapter" | "inbox" | "leadSource" | "registrar">(role: K) {
   return ALL_PLUGINS.flatMap((plugin) => (plugin[role] ? [plugin[role]] : []));
 }
+
+/** Every plugin's configuration (loadConfig reads each provider's variables from it: src/app-config.ts). */
+export const PROVIDER_CONFIGS = ALL_PLUGINS.flatMap((plugin) => (plugin.config ? [plugin.config] : []));
 
 /** Every plugin's API clients. */
 export const PLUGIN_CLIENTS = ALL_PLUGINS.flatMap((plugin) => plugin.clients ?? []);

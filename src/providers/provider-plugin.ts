@@ -7,6 +7,7 @@
 // registrar), one whose webhook URL is one for the whole platform (Yelp: `capabilities.webhookUrl`),
 // and one only polled (a lead source without webhooks).
 import type { Type } from "@nestjs/common";
+import type { ProviderConfigSpec } from "../config/provider-config.js";
 import type { LeadSource } from "./lead-source.js";
 import type { ProviderAdapter } from "./provider-adapter.js";
 import type { ProviderCapabilities } from "./provider-capabilities.js";
@@ -22,6 +23,11 @@ export interface ProviderPlugin {
   readonly name: string;
   /** What it can do, as data (capabilities.ts answers from here). */
   readonly capabilities: ProviderCapabilities;
+  /**
+   * Its configuration: its own variables as a section (injected by `providerConfigToken(id)`), its
+   * OAuth endpoints and its call budget. Absent: it has no variables.
+   */
+  readonly config?: ProviderConfigSpec;
   /** Where its webhooks arrive and how they are documented (src/ingestion/webhook-routes.ts mounts them). */
   readonly webhook: WebhookRoute;
   /** Verifies and normalizes its webhooks (the API process). */

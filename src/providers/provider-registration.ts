@@ -3,8 +3,8 @@
 // stateless (the connection's token, URL, credentials and last known registration come in as
 // arguments), and safe to run again: every step looks at the provider's side first, so a retry
 // after an unknown outcome (a timeout) does not register twice.
-import type { ApiProvider } from "../config/config.js";
 import type { InboundCredentials } from "./inbound-auth.js";
+import type { Provider } from "./provider-event.js";
 
 /** What a provider-sync job does (its job key names it: src/jobs/provider-sync.ts). */
 export const REGISTRATION_ACTIONS = ["sync", "rotate", "remove"] as const;
@@ -49,7 +49,7 @@ export interface Registered {
 }
 
 export interface ProviderRegistrar {
-  readonly provider: ApiProvider;
+  readonly provider: Provider;
   /** Ours present and enabled: kept (renewed when it expires soon); missing or disabled: created. */
   sync(target: RegistrationTarget): Promise<Registered>;
   /** The inbound secrets changed: the provider's copy follows (a sync when there is nothing to update). */

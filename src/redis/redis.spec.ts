@@ -4,7 +4,7 @@ import type { Cluster, Redis } from "ioredis";
 import { createRedis } from "./redis.js";
 
 const BASE = { LEADGATE_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64") };
-const redisConfig = (env: Record<string, string>) => section(loadConfig({ ...BASE, ...env }), "redis");
+const redisConfig = (env: Record<string, string>) => section(loadConfig({ ...BASE, ...env }, []), "redis");
 
 describe("createRedis", () => {
   it("through Sentinel: the sentinels and master name; from REDIS_URL only password, TLS and db", () => {

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
-import { loadConfig } from "../../src/config/config.js";
+import { appConfig } from "../../src/app-config.js";
 
 type Env = Record<string, string>;
 interface Service {
@@ -150,7 +150,7 @@ describe("docker-compose.yml", () => {
     it.each(["api", "worker"])(
       "%s boots: https PUBLIC_BASE_URL, a metrics token, Caddy as its one proxy",
       (name) => {
-        const config = loadConfig(containerEnv(name));
+        const config = appConfig(containerEnv(name));
         expect(config.publicBaseUrl).toBe("https://localhost");
         expect(config.metricsToken).toBe(keys.METRICS_TOKEN);
         expect(config.metricsToken).toBeDefined();
@@ -160,7 +160,7 @@ describe("docker-compose.yml", () => {
     );
 
     it("an http:// PUBLIC_BASE_URL given to compose stops the API at boot", () => {
-      expect(() => loadConfig(containerEnv("api", { PUBLIC_BASE_URL: "http://leads.example.com" }))).toThrow(
+      expect(() => appConfig(containerEnv("api", { PUBLIC_BASE_URL: "http://leads.example.com" }))).toThrow(
         /^PUBLIC_BASE_URL must be https:\/\/ when NODE_ENV=production/,
       );
     });

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { INestApplicationContext, LoggerService } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
-import { type AppConfig, loadConfig } from "../../src/config/config.js";
+import { appConfig } from "../../src/app-config.js";
+import type { AppConfig } from "../../src/config/config.js";
 import { createApiApp } from "../../src/http.js";
 import { WorkerModule } from "../../src/worker.module.js";
 import { testRedisEnv } from "./redis.js";
@@ -25,7 +26,7 @@ export const TEST_DESTINATION_ENV = {
 
 /** The app's config for a test database, built through the real parser (env vars as in production). */
 export function testConfig(databaseUrl: string, env: Record<string, string> = {}): AppConfig {
-  return loadConfig({
+  return appConfig({
     DATABASE_URL: databaseUrl,
     LEADGATE_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     REDIS_PREFIX: testRedisPrefix(),

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RedisClient } from "../../redis/redis.js";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import type { ApiProvider, ProviderRateLimit } from "../../config/config.js";
+import type { ProviderRateLimit } from "../../config/config.js";
 import { WaitRequired } from "./errors.js";
 
 const DAY_SECONDS = 86_400;
@@ -50,7 +50,7 @@ export class ProviderQuota {
   constructor(
     redis: RedisClient,
     redisPrefix: string,
-    limits: Record<ApiProvider, ProviderRateLimit>,
+    limits: Readonly<Record<string, ProviderRateLimit>>,
     callTimeoutMs: number,
   ) {
     const limiter = (name: string, points: number, duration: number) =>

@@ -1,9 +1,10 @@
 // Thumbtack's Partner API v4 (providers.md §2, "Follow-up API"), with the connection's OAuth token.
 // Answers are checked against thumbtack.schemas.ts; a wrong shape is a retryable `provider_bad_response`.
-import { CONFIG, type JobsConfig, type ProvidersConfig } from "../../config/sections.js";
+import { CONFIG, type JobsConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
 import { ProviderQuota } from "../../common/outbound/provider-quota.js";
+import { THUMBTACK_CONFIG, type ThumbtackConfig } from "./thumbtack.config.js";
 import {
   ThumbtackCreatedWebhook,
   type ThumbtackMessage,
@@ -37,13 +38,13 @@ export class ThumbtackClient {
   private readonly negotiationsPath: string;
 
   constructor(
-    @Inject(CONFIG.providers) config: ProvidersConfig,
+    @Inject(THUMBTACK_CONFIG) config: ThumbtackConfig,
     @Inject(CONFIG.jobs) jobs: JobsConfig,
     quota: ProviderQuota,
   ) {
-    this.api = new ProviderApi("thumbtack", config.thumbtackApiBaseUrl, jobs.sideEffectTimeoutMs, quota);
-    this.webhookPath = config.providerPaths.thumbtackWebhook;
-    this.negotiationsPath = config.providerPaths.thumbtackNegotiations;
+    this.api = new ProviderApi("thumbtack", config.apiBaseUrl, jobs.sideEffectTimeoutMs, quota);
+    this.webhookPath = config.webhookPath;
+    this.negotiationsPath = config.negotiationsPath;
   }
 
   /**

@@ -2,6 +2,7 @@ import type { ProviderPlugin } from "../provider-plugin.js";
 import { ThumbtackAdapter } from "./thumbtack.adapter.js";
 import { THUMBTACK_CAPABILITIES } from "./thumbtack.capabilities.js";
 import { ThumbtackClient } from "./thumbtack.client.js";
+import { THUMBTACK_CONFIG_SPEC } from "./thumbtack.config.js";
 import { ThumbtackInbox } from "./thumbtack.inbox.js";
 import { ThumbtackLeadSource } from "./thumbtack.lead-source.js";
 import { ThumbtackRegistrar } from "./thumbtack.registration.js";
@@ -11,6 +12,7 @@ export const THUMBTACK: ProviderPlugin = {
   id: "thumbtack",
   name: "Thumbtack",
   capabilities: THUMBTACK_CAPABILITIES,
+  config: THUMBTACK_CONFIG_SPEC,
   webhook: {
     by: "connection",
     summary: "A Thumbtack event (HTTP Basic, a custom header or a ?token= URL secret)",

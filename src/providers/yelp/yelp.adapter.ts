@@ -1,13 +1,13 @@
 // Yelp: one platform-wide webhook URL `/webhooks/yelp/{token}`; `data.id` (the business) selects the
 // connection; `data.updates[]` fans out into one event each. The webhook is only a trigger: the
 // lead-upsert job fetches the lead and its events with the connection's API token (providers.md §1).
-import { CONFIG, type IngestConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import { AppError } from "../../common/app-error.js";
 import { canonicalJson, sha256Hex } from "../../common/canonical-json.js";
 import { inIpRanges } from "../../config/ip-ranges.js";
 import { secretsEqual } from "../../crypto/constant-time.js";
 import { unauthorized, verifyAny } from "../inbound-auth.js";
+import { YELP_CONFIG, type YelpConfig } from "./yelp.config.js";
 import type {
   ConnectionForIngest,
   InboundDelivery,
@@ -39,7 +39,7 @@ export class YelpAdapter implements ProviderAdapter, PlatformWebhook {
   /** One URL for every connection (`/webhooks/yelp/{token}`): this adapter checks it. */
   readonly platform: PlatformWebhook = this;
 
-  constructor(@Inject(CONFIG.ingest) private readonly config: IngestConfig) {}
+  constructor(@Inject(YELP_CONFIG) private readonly config: YelpConfig) {}
 
   /**
    * Platform-level sender check: the URL token (constant time) and the optional IP allowlist.
@@ -47,11 +47,11 @@ export class YelpAdapter implements ProviderAdapter, PlatformWebhook {
    * compared, so the answer's timing says nothing about which one (if either) matched.
    */
   verifyPlatform(token: string, ip: string): void {
-    const { yelpWebhookToken: current, yelpWebhookTokenPrevious: previous } = this.config;
+    const { webhookToken: current, webhookTokenPrevious: previous } = this.config;
     const currentOk = current !== undefined && secretsEqual(token, current);
     const previousOk = previous !== undefined && secretsEqual(token, previous);
     const tokenOk = currentOk || previousOk;
-    const allowed = this.config.yelpAllowedIps;
+    const allowed = this.config.allowedIps;
     const ipOk = allowed.length === 0 || inIpRanges(ip, allowed);
     if (!tokenOk || !ipOk) throw unauthorized();
   }

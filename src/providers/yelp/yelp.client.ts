@@ -1,10 +1,11 @@
 // Yelp's Leads API (providers.md §1, "Follow-up API"), with the connection's OAuth token. Answers
 // are checked against yelp.schemas.ts; a wrong shape is a retryable `provider_bad_response`.
-import { CONFIG, type JobsConfig, type ProvidersConfig } from "../../config/sections.js";
+import { CONFIG, type JobsConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import { ProviderApi } from "../../common/outbound/provider-api.js";
 import { PermanentError, RetryableError } from "../../common/outbound/errors.js";
 import { ProviderQuota } from "../../common/outbound/provider-quota.js";
+import { YELP_CONFIG, type YelpConfig } from "./yelp.config.js";
 import {
   type YelpEvent,
   YelpEvents,
@@ -28,12 +29,12 @@ export class YelpClient {
   private readonly subscriptionsPath: string;
 
   constructor(
-    @Inject(CONFIG.providers) config: ProvidersConfig,
+    @Inject(YELP_CONFIG) config: YelpConfig,
     @Inject(CONFIG.jobs) jobs: JobsConfig,
     quota: ProviderQuota,
   ) {
-    this.api = new ProviderApi("yelp", config.yelpApiBaseUrl, jobs.sideEffectTimeoutMs, quota);
-    this.subscriptionsPath = config.providerPaths.yelpSubscriptions;
+    this.api = new ProviderApi("yelp", config.apiBaseUrl, jobs.sideEffectTimeoutMs, quota);
+    this.subscriptionsPath = config.subscriptionsPath;
   }
 
   getLead(token: string | undefined, leadId: string): Promise<YelpLead> {

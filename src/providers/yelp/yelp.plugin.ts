@@ -3,6 +3,7 @@ import { webhookError } from "../webhook-route.js";
 import { YelpAdapter } from "./yelp.adapter.js";
 import { YELP_CAPABILITIES } from "./yelp.capabilities.js";
 import { YelpClient } from "./yelp.client.js";
+import { YELP_CONFIG_SPEC } from "./yelp.config.js";
 import { YelpInbox } from "./yelp.inbox.js";
 import { YelpLeadSource } from "./yelp.lead-source.js";
 import { YelpRegistrar } from "./yelp.registration.js";
@@ -12,6 +13,7 @@ export const YELP: ProviderPlugin = {
   id: "yelp",
   name: "Yelp",
   capabilities: YELP_CAPABILITIES,
+  config: YELP_CONFIG_SPEC,
   webhook: {
     by: "platform",
     summary: "A Yelp lead event; its business id (data.id) selects the connection",

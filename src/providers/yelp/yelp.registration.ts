@@ -7,13 +7,7 @@
 // registered with is the one Leadgate kept: a webhook is ours and current only at the current token's
 // URL; one at another URL (the previous token's during a rotation, an older PUBLIC_BASE_URL) is
 // replaced by the next sync, so the registration sweep moves every connection to the new URL.
-import {
-  CONFIG,
-  type ConnectionsConfig,
-  type HttpConfig,
-  type IngestConfig,
-  type ProvidersConfig,
-} from "../../config/sections.js";
+import { CONFIG, type ConnectionsConfig, type HttpConfig } from "../../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import { PermanentError } from "../../common/outbound/errors.js";
 import {
@@ -23,6 +17,7 @@ import {
   type RegistrationTarget,
 } from "../provider-registration.js";
 import { YelpClient } from "./yelp.client.js";
+import { YELP_CONFIG, type YelpConfig } from "./yelp.config.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -32,9 +27,8 @@ export class YelpRegistrar implements ProviderRegistrar {
 
   constructor(
     private readonly client: YelpClient,
-    @Inject(CONFIG.providers) private readonly config: ProvidersConfig,
+    @Inject(YELP_CONFIG) private readonly config: YelpConfig,
     @Inject(CONFIG.connections) private readonly connections: ConnectionsConfig,
-    @Inject(CONFIG.ingest) private readonly ingest: IngestConfig,
     @Inject(CONFIG.http) private readonly http: HttpConfig,
   ) {}
 
@@ -49,7 +43,7 @@ export class YelpRegistrar implements ProviderRegistrar {
   }
 
   sync(target: RegistrationTarget): Promise<Registered> {
-    return this.config.yelpWebhookMode === "self-serve" ? this.renew(target) : this.subscribe(target);
+    return this.config.webhookMode === "self-serve" ? this.renew(target) : this.subscribe(target);
   }
 
   /** Yelp's credentials are the platform URL token: a rotation changes nothing at Yelp. */
@@ -61,7 +55,7 @@ export class YelpRegistrar implements ProviderRegistrar {
     try {
       if (target.known.webhookId !== null)
         await this.client.deleteWebhook(target.token, target.known.webhookId);
-      else if (this.config.yelpWebhookMode === "subscriptions")
+      else if (this.config.webhookMode === "subscriptions")
         await this.client.unsubscribe(target.token, [target.accountId]);
     } catch (error) {
       if (!isGone(error)) throw error;
@@ -84,7 +78,7 @@ export class YelpRegistrar implements ProviderRegistrar {
 
   private async renew(target: RegistrationTarget): Promise<Registered> {
     const { webhookId, expiresAt, webhookUrl: registeredUrl } = target.known;
-    const token = this.ingest.yelpWebhookToken;
+    const token = this.config.webhookToken;
     if (token === undefined) throw new PermanentError("yelp_webhook_token_missing");
     const webhookUrl = `${this.http.publicBaseUrl}/webhooks/yelp/${token}`;
     if (
@@ -114,7 +108,7 @@ export class YelpRegistrar implements ProviderRegistrar {
    * token and is replaced to be sure.
    */
   private atCurrentUrl(registered: string | null, current: string): boolean {
-    if (registered === null) return this.ingest.yelpWebhookTokenPrevious === undefined;
+    if (registered === null) return this.config.webhookTokenPrevious === undefined;
     return registered === current;
   }
 }
