@@ -9,11 +9,11 @@ import { CONFIG, type HttpConfig, type JobsConfig, type OAuthConfig } from "../c
 import { capabilities } from "../providers/capabilities.js";
 import { type Provider, PROVIDERS } from "../providers/provider-event.js";
 
-/** The providers whose accounts are connected with OAuth (their capability `oauth`; each has an OAuth client configuration). */
-export type OAuthProvider = keyof OAuthConfig["oauth"] & Provider;
-export const OAUTH_PROVIDERS = PROVIDERS.filter(
+/** The providers whose accounts are connected with OAuth (their capability `oauth`; their plugin declares the endpoints). */
+export type OAuthProvider = Provider;
+export const OAUTH_PROVIDERS: readonly OAuthProvider[] = PROVIDERS.filter(
   (provider) => capabilities(provider).oauth,
-) as OAuthProvider[];
+);
 
 export function isOAuthProvider(value: string): value is OAuthProvider {
   return (OAUTH_PROVIDERS as readonly string[]).includes(value);
