@@ -7,7 +7,7 @@
 //   vocabulary      connections/lifecycle: a connection's states and transitions, as data (the job
 //                   engine reads what a status does to jobs); replies: reply templates, business
 //                   hours and the reply settings a connection inherits (pure functions)
-//   records         leads auth users audit tenants: the lead store, API keys and tenant scopes, console users
+//   records         leads auth users audit tenants clients: the lead store, API keys and tenant scopes, console users
 //                   with their invitations and sessions (auth's guard reads users' sessions)
 //   jobs            the job engine: state machine, enqueueing, runner, operation workers, dispatcher,
 //                   and the processors of an event's side effects
@@ -19,7 +19,7 @@ const LAYERS = [
   ["infrastructure", "common|config|database|redis|queues|crypto|observability|generated"],
   ["providers", "providers"],
   ["vocabulary", "connections/lifecycle|replies"],
-  ["records", "leads|auth|users|audit|tenants"],
+  ["records", "leads|auth|users|audit|tenants|clients"],
   ["jobs", "jobs"],
   ["domain", "connections(?!/lifecycle/)|alerts"],
   ["features", "ingestion|admin|replay|retention|oauth|reconciliation"],

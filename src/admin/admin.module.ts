@@ -44,6 +44,8 @@ import { ReceiptsRepository } from "../ingestion/receipt-reads.js";
 import { ReceiptsController } from "./receipts.js";
 import { TenantsModule } from "../tenants/tenants.module.js";
 import { TenantsController } from "./tenants.js";
+import { ClientsController } from "./clients.js";
+import { ClientsModule } from "../clients/clients.module.js";
 import { UserInvitationMail } from "../users/user-invitation-mail.js";
 import { UsersController } from "./users.js";
 import { ProvidersController } from "./providers.js";
@@ -60,10 +62,12 @@ import { ProvidersController } from "./providers.js";
     NotificationsModule,
     ReconciliationModule,
     TenantsModule,
+    ClientsModule,
     ListReadsModule,
   ],
   controllers: [
     TenantsController,
+    ClientsController,
     ApiKeysController,
     ProvidersController,
     ConnectionsController,

@@ -56,7 +56,8 @@ interface MarkedLead {
   provider: Provider;
   since: Date;
   settings: ReplySettings;
-  defaults: ReplySettings;
+  clientDefaults: ReplySettings;
+  tenantDefaults: ReplySettings;
 }
 
 @Injectable()
@@ -86,7 +87,10 @@ export class LeadMarkReplied {
           at: [`at must not be before the lead was created (${lead.since.toISOString()})`],
         });
       }
-      const hours = effectiveSettings(lead.settings, lead.defaults).businessHours;
+      const hours = effectiveSettings(lead.settings, {
+        client: lead.clientDefaults,
+        tenant: lead.tenantDefaults,
+      }).businessHours;
       const counted = countResponse(lead.since, at, hours);
       const done = await this.write(
         principal,
@@ -103,9 +107,10 @@ export class LeadMarkReplied {
   private async read(scope: TenantScope, id: string): Promise<MarkedLead> {
     const { rows } = await this.prisma.pool.query<MarkedLead>(
       `SELECT l.id, l.tenant_id AS "tenantId", l.connection_id AS "connectionId", l.provider,
-              COALESCE(l.provider_created_at, l.received_at, l.created_at) AS since, c.settings, t.defaults
+              COALESCE(l.provider_created_at, l.received_at, l.created_at) AS since, c.settings,
+              cl.defaults AS "clientDefaults", t.defaults AS "tenantDefaults"
        FROM leads l JOIN connections c ON c.id = l.connection_id AND c.tenant_id = l.tenant_id
-       JOIN tenants t ON t.id = l.tenant_id
+       JOIN clients cl ON cl.id = c.client_id JOIN tenants t ON t.id = l.tenant_id
        WHERE l.id = $1::uuid AND ($2::uuid IS NULL OR l.tenant_id = $2::uuid)`,
       [id, tenantParam(scope)],
     );

@@ -32,6 +32,14 @@ export class SpeedToLeadQuery {
   @IsUUID()
   tenantId?: string;
 
+  @ApiPropertyOptional({
+    format: "uuid",
+    description: "only this client's connections (another tenant's: 404)",
+  })
+  @Optional()
+  @IsUUID()
+  clientId?: string;
+
   @ApiPropertyOptional({ format: "date-time", description: "inclusive; default `to` minus 30 days" })
   @Optional()
   @DateTimeField("from")
@@ -173,6 +181,8 @@ export class SpeedToLeadService {
     const filter = { ...query, from, to, clock, byDay: query.bucket === "day" };
     if (query.connectionId && !(await this.repository.hasConnection(scope, filter, query.connectionId)))
       throw notFound("connection");
+    if (query.clientId && !(await this.repository.hasClient(scope, filter, query.clientId)))
+      throw notFound("client");
     const rows = await this.reads.run(principal, (db) => this.repository.report(scope, filter, db));
     const overall = rows.find((row) => row.connectionId === null && row.day === null)!;
     const report: SpeedToLeadReport = {

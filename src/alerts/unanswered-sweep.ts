@@ -49,7 +49,8 @@ interface Candidate {
   displayName: string;
   provider: string;
   settings: ReplySettings;
-  defaults: ReplySettings;
+  clientDefaults: ReplySettings;
+  tenantDefaults: ReplySettings;
 }
 
 /**
@@ -161,23 +162,26 @@ export class UnansweredSweep implements OnApplicationBootstrap, OnModuleDestroy 
   /** The connections with leads past target at `now`, each with how many: rows per connection, never per lead. */
   private async overdue(now: Date): Promise<Map<string, Candidate & { leads: number }>> {
     const oldest = new Date(now.getTime() - UNANSWERED_MAX_AGE_SECONDS * 1000);
-    // The target's SQL form mirrors effectiveSettings (the connection's, else the tenant's, else
-    // the default): a coarse wall-clock filter only, each connection's cutoff is decided below.
+    // The target's SQL form mirrors effectiveSettings (the connection's, else the client's, else
+    // the tenant's, else the default): a coarse wall-clock filter only, each connection's cutoff is decided below.
     const { rows: candidates } = await this.prisma.pool.query<Candidate>(
       `SELECT c.tenant_id AS "tenantId", c.id AS "connectionId", c.display_name AS "displayName",
-              c.provider, c.settings, t.defaults
-       FROM connections c JOIN tenants t ON t.id = c.tenant_id
+              c.provider, c.settings, cl.defaults AS "clientDefaults", t.defaults AS "tenantDefaults"
+       FROM connections c JOIN clients cl ON cl.id = c.client_id JOIN tenants t ON t.id = c.tenant_id
        WHERE c.status <> 'disabled' AND c.id IN (
          SELECT l.connection_id FROM leads l
          JOIN connections c ON c.id = l.connection_id AND c.tenant_id = l.tenant_id
-         JOIN tenants t ON t.id = l.tenant_id
+         JOIN clients cl ON cl.id = c.client_id JOIN tenants t ON t.id = l.tenant_id
          WHERE ${UNANSWERED} AND ${SINCE_SQL} > $2::timestamptz
-           AND ${SINCE_SQL} < $1::timestamptz - interval '1 second' * ${responseTargetSql("c.settings", "t.defaults")})`,
+           AND ${SINCE_SQL} < $1::timestamptz - interval '1 second' * ${responseTargetSql("c.settings", "cl.defaults", "t.defaults")})`,
       [now, oldest],
     );
     const cutoffs = new Map<string, Date>();
     for (const connection of candidates) {
-      const { businessHours, responseTarget } = effectiveSettings(connection.settings, connection.defaults);
+      const { businessHours, responseTarget } = effectiveSettings(connection.settings, {
+        client: connection.clientDefaults,
+        tenant: connection.tenantDefaults,
+      });
       const cutoff = businessHours
         ? businessCutoff(businessHours, responseTarget.seconds, now, oldest)
         : new Date(now.getTime() - responseTarget.seconds * 1000);

@@ -9,6 +9,9 @@ import type { Prisma } from "../generated/prisma/client.js";
 export type AuditAction =
   | "tenant.create"
   | "tenant.update"
+  | "client.create"
+  | "client.update"
+  | "client.delete"
   | "api-key.create"
   | "api-key.revoke"
   | "connection.create"

@@ -37,7 +37,7 @@ export const CONFIG_SECTIONS = {
     "destinationAllowCidrs",
   ],
   oauth: ["oauth", "oauthReturnUrlOrigins", "oauthRefreshMarginSeconds"],
-  connections: ["registrationSyncIntervalSeconds", "maxConnectionsPerTenant"],
+  connections: ["registrationSyncIntervalSeconds", "maxConnectionsPerTenant", "maxClientsPerTenant"],
   reconciliation: [
     "reconcileIntervalSeconds",
     "reconcileReplyMaxAgeSeconds",

@@ -192,6 +192,14 @@ export class CreateConnectionBody {
   @IsUUID()
   tenantId?: string;
 
+  @ApiPropertyOptional({
+    format: "uuid",
+    description: "the client it belongs to (default: the tenant's first client; another tenant's: 404)",
+  })
+  @Optional()
+  @IsUUID()
+  clientId?: string;
+
   @ApiProperty({ enum: PROVIDERS })
   @IsIn(PROVIDERS)
   provider!: Provider;
@@ -235,6 +243,15 @@ export class UpdateConnectionBody {
   @IsString()
   @Length(1, 200)
   displayName?: string;
+
+  @ApiPropertyOptional({
+    format: "uuid",
+    description:
+      "moves it to another client of its tenant (another tenant's: 404): it inherits that client's defaults",
+  })
+  @Optional()
+  @IsUUID()
+  clientId?: string;
 
   @ApiPropertyOptional({ type: CredentialsBody, description: "replaces the provider API credentials" })
   @Optional()
@@ -309,4 +326,9 @@ export class ConnectionsQuery extends ListQuery {
   @Optional()
   @IsUUID()
   tenantId?: string;
+
+  @ApiPropertyOptional({ format: "uuid", description: "only this client's connections" })
+  @Optional()
+  @IsUUID()
+  clientId?: string;
 }

@@ -1,5 +1,6 @@
 import { Module } from "@nestjs/common";
 import { AlertsModule } from "../alerts/alerts.module.js";
+import { ClientsModule } from "../clients/clients.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
 import { CONNECTION_CREDENTIALS } from "../jobs/connection-credentials.js";
 import { featureProcessor } from "../jobs/operation-workers.js";
@@ -34,9 +35,9 @@ const SHARED = [
 
 /** What both processes use: the store (the one writer of a connection), lookups, OAuth, tokens, provider-sync jobs. */
 @Module({
-  imports: [ProviderApisModule, AlertsModule, JobsModule],
+  imports: [ProviderApisModule, AlertsModule, JobsModule, ClientsModule],
   providers: SHARED,
-  exports: SHARED,
+  exports: [...SHARED, ClientsModule],
 })
 export class ConnectionsModule {}
 

@@ -17,11 +17,12 @@ export interface IngestConnectionRow {
   previousSecrets: string | null;
   previousSecretsExpireAt: Date | null;
   settings: ConnectionSettings;
-  /** The tenant's `defaults`: the reply settings the connection inherits (the job plan's autoResponse). */
+  /** Its client's and its tenant's `defaults`: the reply settings the connection inherits (the job plan's autoResponse). */
+  clientDefaults: ReplySettings | null;
   tenantDefaults: ReplySettings;
   /**
-   * The row versions the columns above were read at (the connection's and its tenant's `xmin`):
-   * any change to either row changes it. The receipt statement compares it to the rows as stored
+   * The row versions the columns above were read at (the connection's, its tenant's and its
+   * client's `xmin`): any change to any of them changes it. The receipt statement compares it to the rows as stored
    * when it writes (ReceiptInput.connectionVersion).
    */
   version: string;
@@ -39,7 +40,8 @@ export interface IngestLookup {
  * sets the same values; locks and freezing keep it.
  */
 export const INGEST_VERSION = (alias: string) =>
-  `(${alias}.xmin::text || ':' || COALESCE((SELECT t.xmin::text FROM tenants t WHERE t.id = ${alias}.tenant_id), '-'))`;
+  `(${alias}.xmin::text || ':' || COALESCE((SELECT t.xmin::text FROM tenants t WHERE t.id = ${alias}.tenant_id), '-')
+    || ':' || COALESCE((SELECT cl.xmin::text FROM clients cl WHERE cl.id = ${alias}.client_id), '-'))`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -58,13 +60,13 @@ const MAX_CACHED = 10_000;
  * the connection as stored now (a pause, rotation or disable applies to the next delivery) at a
  * fraction of a query each.
  *
- * The tenant's defaults come in the same statement (a lookup by the tenant's primary key). A scalar
+ * The client's and the tenant's defaults come in the same statement (lookups by primary key). A scalar
  * subquery costs less than a join here (docs/benchmarks.md, "Tenant defaults at ingest").
  *
  * A connection found is kept (CACHE_TTL_MS, MAX_CACHED) and later deliveries may use it without a
  * query: on the ingest path the lookup was a third of the API's database work. A cached row is never
  * trusted on its own: its `version` goes with the receipt statement, which writes nothing for it if
- * the connection or its tenant changed since (a pause, a rotation, a disable, new defaults, through
+ * the connection, its client or its tenant changed since (a pause, a rotation, a disable, new defaults, through
  * any process), and a cached row that refuses a delivery (wrong credentials, disabled) is not the
  * last word either; both cases are decided again on the row as stored now (IngestionService). So a
  * change applies to the next delivery as before, and there is nothing to invalidate.
@@ -72,6 +74,7 @@ const MAX_CACHED = 10_000;
 const COLUMNS = `c.id, c.tenant_id AS "tenantId", c.provider, c.external_account_id AS "externalAccountId", c.status,
   c.inbound_secrets AS "inboundSecrets", c.previous_secrets AS "previousSecrets",
   c.previous_secrets_expire_at AS "previousSecretsExpireAt", c.settings,
+  (SELECT cl.defaults FROM clients cl WHERE cl.id = c.client_id) AS "clientDefaults",
   (SELECT t.defaults FROM tenants t WHERE t.id = c.tenant_id) AS "tenantDefaults",
   ${INGEST_VERSION("c")} AS version`;
 const FROM = "connections c";

@@ -1,3 +1,4 @@
+import { ClientsRepository } from "../clients/clients.repository.js";
 import { CONFIG, type ConnectionsConfig, type HttpConfig } from "../config/sections.js";
 import { randomBytes, randomUUID } from "node:crypto";
 import { Inject, Injectable } from "@nestjs/common";
@@ -93,6 +94,7 @@ export class ConnectionsService {
     private readonly prisma: PrismaService,
     private readonly store: ConnectionStore,
     private readonly box: SecretBox,
+    private readonly clients: ClientsRepository,
     @Inject(CONFIG.http) private readonly config: HttpConfig,
     @Inject(CONFIG.connections) private readonly limits: ConnectionsConfig,
   ) {}
@@ -109,10 +111,12 @@ export class ConnectionsService {
    * Creates a connection with freshly generated inbound secrets; they are returned here, once. The
    * tenant must have room under MAX_CONNECTIONS_PER_TENANT live connections (`422 limit_reached`);
    * `db` is the caller's transaction, in which the tenant's row is locked so that concurrent
-   * creations count each other.
+   * creations count each other. It belongs to `input.clientId`, a live client of the tenant (else
+   * `404`), or to the tenant's first client.
    */
   async create(tenantId: string, input: NewConnection, db: Tx) {
     await this.makeRoom(db, tenantId);
+    const clientId = await this.clients.clientFor(db, tenantId, input.clientId);
     const authTypes = capabilities(input.provider).inboundAuth;
     if (!authTypes.includes(input.inboundAuth.type)) {
       throw new AppError(
@@ -135,6 +139,7 @@ export class ConnectionsService {
     const connection = await this.store.insert(db, {
       id,
       tenantId,
+      clientId,
       provider: input.provider,
       externalAccountId: input.externalAccountId,
       displayName: input.displayName,

@@ -13,9 +13,10 @@ export interface PlannedJob {
   maxAttempts: number;
 }
 
-/** What the plan reads of a connection: its own settings and its tenant's defaults (which it inherits). */
+/** What the plan reads of a connection: its own settings and its client's and tenant's defaults (which it inherits). */
 export interface PlanConnection {
   settings: ConnectionSettings;
+  clientDefaults: ReplySettings | null;
   tenantDefaults: ReplySettings | null;
 }
 
@@ -34,8 +35,11 @@ export function planJobs(
   });
   const jobs = [job("lead-upsert", receiptKey)];
   const { settings } = connection;
-  // The effective auto-response: the connection's own, else its tenant's default (api.md "Inheritance").
-  const autoResponse = effectiveSettings(settings, connection.tenantDefaults).autoResponse;
+  // The effective auto-response: the connection's own, else its client's, else its tenant's default (api.md "Clients").
+  const autoResponse = effectiveSettings(settings, {
+    client: connection.clientDefaults,
+    tenant: connection.tenantDefaults,
+  }).autoResponse;
   if (event.mayStartConversation && autoResponse?.enabled === true) {
     jobs.push(job("initial-response", leadScopeKey(event))); // one per lead, however many events
   }

@@ -146,7 +146,7 @@ export class JobContextLoader {
       displayName: row.display_name,
       status: row.status,
       settings: row.settings,
-      replies: effectiveSettings(row.settings, row.tenant_defaults),
+      replies: effectiveSettings(row.settings, { client: row.client_defaults, tenant: row.tenant_defaults }),
       get accessToken() {
         return accessToken();
       },
@@ -181,6 +181,7 @@ export const CONTEXT_COLUMNS = `r.id AS receipt_found_id, r.provider, r.account_
   (SELECT p.payload FROM receipt_payloads p
    WHERE p.receipt_id = r.id AND p.tenant_id = r.tenant_id AND p.received_at = r.received_at) AS raw_payload, c.id AS connection_id, c.tenant_id AS connection_tenant_id, c.provider AS connection_provider,
   c.external_account_id, c.display_name, c.status, c.settings,
+  (SELECT cl.defaults FROM clients cl WHERE cl.id = c.client_id) AS client_defaults,
   (SELECT t.defaults FROM tenants t WHERE t.id = c.tenant_id) AS tenant_defaults, c.credentials, c.crm_signing_secret,
   CASE WHEN c.previous_crm_signing_secret_expire_at > now() THEN c.previous_crm_signing_secret END
     AS previous_crm_signing_secret`;
@@ -204,7 +205,8 @@ export interface ContextRow {
   display_name: string;
   status: ConnectionStatus;
   settings: ConnectionSettings;
-  /** The tenant's defaults, which the connection's reply settings inherit (src/replies/reply-settings.ts). */
+  /** The client's and the tenant's defaults, which the connection's reply settings inherit (src/replies/reply-settings.ts). */
+  client_defaults: ReplySettings | null;
   tenant_defaults: ReplySettings | null;
   credentials: string | null;
   crm_signing_secret: string | null;

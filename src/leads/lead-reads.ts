@@ -18,6 +18,11 @@ export class LeadsQuery extends TenantListQuery {
   @IsUUID()
   connectionId?: string;
 
+  @ApiPropertyOptional({ format: "uuid", description: "only the leads of this client's connections" })
+  @Optional()
+  @IsUUID()
+  clientId?: string;
+
   @ApiPropertyOptional({ enum: PROVIDERS })
   @Optional()
   @IsIn(PROVIDERS)
@@ -175,10 +180,19 @@ export class LeadsAdminRepository {
   async list(scope: TenantScope, query: LeadsQuery, db: PrismaService = this.prisma): Promise<LeadView[]> {
     const page = pageAfter("createdAt", query);
     const q = query.q && { contains: query.q, mode: "insensitive" as const };
+    // A client's leads are its connections' (at most MAX_CONNECTIONS_PER_TENANT ids).
+    const ofClient = query.clientId
+      ? (
+          await db.connection.findMany({
+            where: { ...tenantWhere(scope), clientId: query.clientId },
+            select: { id: true },
+          })
+        ).map((connection) => connection.id)
+      : undefined;
     const rows = await db.lead.findMany({
       where: {
         AND: [tenantWhere(scope), page.where],
-        connectionId: query.connectionId,
+        connectionId: ofClient ? { in: ofClient, equals: query.connectionId } : query.connectionId,
         provider: query.provider,
         OR: q ? [{ name: q }, { email: q }, { phone: q }, { externalLeadId: q }] : undefined,
       },

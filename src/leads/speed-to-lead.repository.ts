@@ -12,6 +12,7 @@ export type Clock = "wall" | "business";
 
 export interface SpeedFilter {
   tenantId?: string;
+  clientId?: string;
   connectionId?: string;
   from: Date;
   to: Date;
@@ -49,6 +50,16 @@ export class SpeedToLeadRepository {
     return rows.length > 0;
   }
 
+  /** Whether the scope has the live client (a foreign one is as unknown as a missing one). */
+  async hasClient(scope: TenantScope, filter: SpeedFilter, id: string): Promise<boolean> {
+    const tenantId = tenantParam(scope);
+    const rows = await this.prisma.$queryRaw<unknown[]>`
+      SELECT 1 FROM clients
+      WHERE id = ${id}::uuid AND deleted_at IS NULL AND (${tenantId}::uuid IS NULL OR tenant_id = ${tenantId}::uuid)
+        AND (${filter.tenantId ?? null}::uuid IS NULL OR tenant_id = ${filter.tenantId ?? null}::uuid)`;
+    return rows.length > 0;
+  }
+
   /**
    * The counted leads: the provider's time of the lead (its row's creation where none) in
    * [from, to), and a reply channel (Yelp, Thumbtack) or a first response (a Static Forms lead
@@ -65,6 +76,7 @@ export class SpeedToLeadRepository {
     const scopeTenant = tenantParam(scope);
     const tenantId = filter.tenantId ?? null;
     const connectionId = filter.connectionId ?? null;
+    const clientId = filter.clientId ?? null;
     const business = filter.clock === "business";
     const replying = [...API_PROVIDERS];
     // Without bucket=day there is no day to compute nor its grouping set to sort.
@@ -93,12 +105,15 @@ export class SpeedToLeadRepository {
             AND COALESCE(l.provider_created_at, l.created_at) < ${filter.to}
         ) l
         WHERE (${connectionId}::uuid IS NULL OR l.connection_id = ${connectionId}::uuid)
+          AND (${clientId}::uuid IS NULL OR l.connection_id IN (
+                SELECT c.id FROM connections c WHERE c.client_id = ${clientId}::uuid AND c.tenant_id = scoped.id))
           AND (l.provider = ANY(${replying}::text[]) OR l.first_response_by IS NOT NULL)
       ),
       targets AS MATERIALIZED (
-        SELECT c.id, ${Prisma.raw(responseTargetSql("c.settings", "scoped.defaults"))} AS target
-        FROM connections c JOIN scoped ON scoped.id = c.tenant_id
+        SELECT c.id, ${Prisma.raw(responseTargetSql("c.settings", "cl.defaults", "scoped.defaults"))} AS target
+        FROM connections c JOIN scoped ON scoped.id = c.tenant_id JOIN clients cl ON cl.id = c.client_id
         WHERE (${connectionId}::uuid IS NULL OR c.id = ${connectionId}::uuid)
+          AND (${clientId}::uuid IS NULL OR c.client_id = ${clientId}::uuid)
       )
       SELECT CASE WHEN GROUPING(counted.connection_id) = 0 THEN counted.connection_id END AS "connectionId",
              ${dayOf} AS day,

@@ -16,6 +16,8 @@ import { OAUTH_PROVIDERS, type OAuthProvider } from "../connections/provider-oau
 export interface ConnectionFields {
   externalAccountId: string;
   displayName: string;
+  /** The client it will belong to (absent in attempts started before clients: the tenant's first). */
+  clientId?: string;
   inboundAuth: InboundAuthConfig;
   settings: ConnectionSettings;
 }
@@ -43,6 +45,15 @@ export class StartOAuthBody extends ReconnectBody {
   @Optional()
   @IsUUID()
   tenantId?: string;
+
+  @ApiPropertyOptional({
+    format: "uuid",
+    description:
+      "the client the connection will belong to (default: the tenant's first client; another tenant's: 404)",
+  })
+  @Optional()
+  @IsUUID()
+  clientId?: string;
 
   @ApiProperty({ description: `the account the grant must reach: ${accountIdShapes(OAUTH_PROVIDERS)}` })
   @IsString()

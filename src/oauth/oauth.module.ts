@@ -4,6 +4,7 @@ import { OutboundModule } from "../common/outbound/outbound.module.js";
 import { ConnectionsModule } from "../connections/connections.module.js";
 import { JobsModule } from "../jobs/jobs.module.js";
 import { TenantsModule } from "../tenants/tenants.module.js";
+import { ClientsModule } from "../clients/clients.module.js";
 import { OAuthAdminController } from "./oauth-admin.controller.js";
 import { OAuthAttemptsRepository } from "./oauth-attempts.repository.js";
 import { OAuthCallbackController } from "./oauth-callback.controller.js";
@@ -12,7 +13,7 @@ import { OAuthStates } from "./oauth-states.js";
 
 /** Connecting Yelp and Thumbtack accounts with OAuth (api.md "Connecting provider accounts"). */
 @Module({
-  imports: [TenantsModule, AuthModule, ConnectionsModule, JobsModule, OutboundModule],
+  imports: [TenantsModule, ClientsModule, AuthModule, ConnectionsModule, JobsModule, OutboundModule],
   controllers: [OAuthAdminController, OAuthCallbackController],
   providers: [OAuthService, OAuthAttemptsRepository, OAuthStates],
 })

@@ -2,6 +2,7 @@
 // provider accounts"): start (an attempt, the authorize URL), reconnect, and the callback that
 // consumes the attempt once, exchanges the code, proves the grant reaches the account, and only then
 // writes the connection and its audit row in one transaction.
+import { ClientsRepository } from "../clients/clients.repository.js";
 import { CONFIG, type HttpConfig, type OAuthConfig } from "../config/sections.js";
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { AuditRepository } from "../audit/audit.repository.js";
@@ -91,6 +92,7 @@ export class OAuthService {
     private readonly access: AccountAccessCheck,
     private readonly connections: ConnectionsService,
     private readonly tenants: TenantsRepository,
+    private readonly clients: ClientsRepository,
     private readonly audit: AuditRepository,
     private readonly destinations: DestinationGuard,
     private readonly box: SecretBox,
@@ -110,12 +112,15 @@ export class OAuthService {
     refuse(connectionSettingsErrors(body.provider, named));
     const settings = settingsWithoutNulls(named);
     refuse(storedSizeErrors(settings, "settings"));
-    const defaults = await this.tenants.defaultsOf(this.prisma, tenantId);
+    // The client it will belong to (another tenant's or unknown: 404), and what it inherits there.
+    const clientId = await this.clients.clientFor(this.prisma, tenantId, body.clientId);
+    const defaults = await this.clients.inherited(this.prisma, clientId);
     refuse(delayErrors(effectiveSettings(settings, defaults), named, "settings"));
     await this.destinations.checkSetting("settings.crmDestination.url", settings.crmDestination?.url);
     return this.begin(by, tenantId, body.provider, null, returnUrl, {
       externalAccountId: body.externalAccountId,
       displayName: body.displayName,
+      clientId,
       inboundAuth,
       settings,
     });

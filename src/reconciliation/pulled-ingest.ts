@@ -42,12 +42,9 @@ export class PulledIngest {
     now = new Date(),
   ): Promise<PullOutcome> {
     const replyAfter = now.getTime() - this.config.reconcileReplyMaxAgeSeconds * 1000;
-    // The tenant's defaults as stored now, once per run (off the webhooks' hot path): what the
-    // connection inherits decides, as for a webhook, whether a lead gets a first reply.
-    const plan = {
-      settings: connection.settings,
-      tenantDefaults: await this.tenantDefaults(connection.tenantId),
-    };
+    // The client's and the tenant's defaults as stored now, once per run (off the webhooks' hot
+    // path): what the connection inherits decides, as for a webhook, whether a lead gets a first reply.
+    const plan = { settings: connection.settings, ...(await this.inherited(connection.id)) };
     const outcomes = await Promise.all(
       leads.map(async (lead) => {
         const written = await this.writer.write(
@@ -74,12 +71,17 @@ export class PulledIngest {
     };
   }
 
-  private async tenantDefaults(tenantId: string): Promise<ReplySettings> {
-    const { rows } = await this.prisma.pool.query<{ defaults: ReplySettings }>(
-      "SELECT defaults FROM tenants WHERE id = $1",
-      [tenantId],
+  private async inherited(connectionId: string) {
+    const { rows } = await this.prisma.pool.query<{
+      clientDefaults: ReplySettings;
+      tenantDefaults: ReplySettings;
+    }>(
+      `SELECT cl.defaults AS "clientDefaults", t.defaults AS "tenantDefaults"
+       FROM connections c JOIN clients cl ON cl.id = c.client_id JOIN tenants t ON t.id = c.tenant_id
+       WHERE c.id = $1`,
+      [connectionId],
     );
-    return rows[0]?.defaults ?? {};
+    return rows[0] ?? { clientDefaults: {}, tenantDefaults: {} };
   }
 
   /**

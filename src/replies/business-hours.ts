@@ -21,14 +21,18 @@ export interface BusinessHoursError {
 }
 
 /** `undefined` when `value` is valid hours; else the first problem, `field` "" for the value itself. */
+/** Whether `name` is an IANA time zone. Intl (hence luxon) of newer Node versions also takes offsets like "+05:30": a zone name starts with a letter. */
+export function isTimeZone(name: unknown): name is string {
+  return typeof name === "string" && /^[A-Za-z]/.test(name) && IANAZone.isValidZone(name);
+}
+
 export function checkBusinessHours(value: unknown): BusinessHoursError | undefined {
   if (!isRecord(value)) return { field: "", message: "must be an object { timezone, weekly }" };
   const extra = Object.keys(value).find((key) => key !== "timezone" && key !== "weekly");
   if (extra !== undefined) return { field: extra, message: "unknown field (allowed: timezone, weekly)" };
   const { timezone, weekly } = value;
   if (timezone === undefined) return { field: "timezone", message: "required: an IANA time zone" };
-  // Intl (hence luxon) of newer Node versions also takes offsets like "+05:30": a zone name starts with a letter.
-  if (typeof timezone !== "string" || !/^[A-Za-z]/.test(timezone) || !IANAZone.isValidZone(timezone))
+  if (!isTimeZone(timezone))
     return {
       field: "timezone",
       message: `${JSON.stringify(timezone)} is not an IANA time zone (e.g. "America/New_York")`,

@@ -79,6 +79,7 @@ export function refuse(errors: FieldErrors): void {
 
 const FROM: Record<SettingSource, string> = {
   connection: "the connection's own",
+  client: "the client's defaults",
   tenant: "the tenant's defaults",
   default: "the built-in default",
 };

@@ -14,7 +14,7 @@ describe("effectiveSettings", () => {
     const tenantReply: AutoResponse = { enabled: false, text: "Tenant text", delaySeconds: 60 };
     const settings = effectiveSettings(
       { autoResponse: reply },
-      { autoResponse: tenantReply, businessHours: hours },
+      { client: {}, tenant: { autoResponse: tenantReply, businessHours: hours } },
     );
     expect(settings).toEqual({
       autoResponse: reply,
@@ -24,9 +24,25 @@ describe("effectiveSettings", () => {
     });
   });
 
+  it("the client's defaults come between the connection's own and the tenant's, each setting whole", () => {
+    const tenant = { autoResponse: reply, businessHours: hours, responseTarget: { seconds: 900 } };
+    const client = {
+      businessHours: { timezone: "Europe/Paris", weekly: {} },
+      responseTarget: { seconds: 120 },
+    };
+    const settings = effectiveSettings({ responseTarget: { seconds: 60 } }, { client, tenant });
+    expect(settings).toEqual({
+      autoResponse: reply,
+      businessHours: client.businessHours,
+      responseTarget: { seconds: 60 },
+      source: { autoResponse: "tenant", businessHours: "client", responseTarget: "connection" },
+    });
+    expect(effectiveSettings({}, { client, tenant: null }).source.responseTarget).toBe("client");
+  });
+
   it("without a tenant or any setting: no reply, always open, the default target", () => {
     for (const tenant of [null, undefined, {}]) {
-      expect(effectiveSettings({}, tenant)).toEqual({
+      expect(effectiveSettings({}, { client: tenant, tenant })).toEqual({
         autoResponse: null,
         businessHours: null,
         responseTarget: { seconds: 300 },
@@ -38,7 +54,7 @@ describe("effectiveSettings", () => {
   it("a connection's own target wins over the tenant's", () => {
     const settings = effectiveSettings(
       { responseTarget: { seconds: 60 } },
-      { responseTarget: { seconds: 900 } },
+      { client: undefined, tenant: { responseTarget: { seconds: 900 } } },
     );
     expect(settings.responseTarget).toEqual({ seconds: 60 });
     expect(settings.source.responseTarget).toBe("connection");

@@ -1,6 +1,6 @@
-// The reply settings a connection sets or inherits from its tenant's defaults (api.md "First
-// replies", "Inheritance"): each of autoResponse, businessHours and responseTarget is taken whole
-// from the connection if it sets it, else from the tenant, else the built-in default.
+// The reply settings a connection sets or inherits (api.md "First replies", "Clients"): each of
+// autoResponse, businessHours and responseTarget is taken whole from the connection if it sets it,
+// else from its client's defaults, else from its tenant's, else the built-in default.
 import { type BusinessHours, isOpen } from "./business-hours.js";
 import { type MergeValues, renderTemplate } from "./template.js";
 
@@ -17,7 +17,7 @@ export interface ResponseTarget {
   seconds: number;
 }
 
-/** The inheritable settings, as a connection or a tenant's `defaults` store them. */
+/** The inheritable settings, as a connection, a client's or a tenant's `defaults` store them. */
 export interface ReplySettings {
   autoResponse?: AutoResponse;
   businessHours?: BusinessHours;
@@ -26,17 +26,24 @@ export interface ReplySettings {
 
 export const REPLY_SETTINGS = ["autoResponse", "businessHours", "responseTarget"] as const;
 export type ReplySetting = (typeof REPLY_SETTINGS)[number];
-export type SettingSource = "connection" | "tenant" | "default";
+export type SettingSource = "connection" | "client" | "tenant" | "default";
+
+/** What a connection inherits: its client's defaults, then its tenant's. */
+export interface InheritedSettings {
+  client: ReplySettings | null | undefined;
+  tenant: ReplySettings | null | undefined;
+}
 
 export const DEFAULT_RESPONSE_TARGET: ResponseTarget = { seconds: 300 };
 
 /**
  * effectiveSettings' response target as an SQL expression (float8 seconds) over a connection's
- * `settings` and its tenant's `defaults` columns, for statements that filter or count by it.
+ * `settings`, its client's and its tenant's `defaults` columns, for statements that filter or count by it.
  */
-export const responseTargetSql = (settings: string, defaults: string): string =>
+export const responseTargetSql = (settings: string, clientDefaults: string, tenantDefaults: string): string =>
   `COALESCE((${settings} -> 'responseTarget' ->> 'seconds')::float8,
-            (${defaults} -> 'responseTarget' ->> 'seconds')::float8, ${DEFAULT_RESPONSE_TARGET.seconds}::float8)`;
+            (${clientDefaults} -> 'responseTarget' ->> 'seconds')::float8,
+            (${tenantDefaults} -> 'responseTarget' ->> 'seconds')::float8, ${DEFAULT_RESPONSE_TARGET.seconds}::float8)`;
 
 export interface EffectiveSettings {
   autoResponse: AutoResponse | null;
@@ -47,14 +54,17 @@ export interface EffectiveSettings {
 
 export function effectiveSettings(
   connection: ReplySettings,
-  tenant: ReplySettings | null | undefined,
+  inherited: InheritedSettings,
 ): EffectiveSettings {
+  const { client, tenant } = inherited;
   const pick = <K extends ReplySetting>(key: K): [ReplySettings[K] | undefined, SettingSource] =>
     connection[key] != null
       ? [connection[key], "connection"]
-      : tenant?.[key] != null
-        ? [tenant[key], "tenant"]
-        : [undefined, "default"];
+      : client?.[key] != null
+        ? [client[key], "client"]
+        : tenant?.[key] != null
+          ? [tenant[key], "tenant"]
+          : [undefined, "default"];
   const [autoResponse, autoResponseSource] = pick("autoResponse");
   const [businessHours, businessHoursSource] = pick("businessHours");
   const [responseTarget, responseTargetSource] = pick("responseTarget");

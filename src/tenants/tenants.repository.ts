@@ -99,8 +99,8 @@ export class TenantsRepository {
     refuse(replySettingsErrors(named, "defaults"));
     if (scope !== PLATFORM && scope !== id) throw notFound("tenant");
     return this.transactions.run(async (tx) => {
-      // Locked: a connection's PATCH reads the defaults FOR SHARE, so its delay check and this
-      // one see each other's change (defaultsOf).
+      // Locked: a connection's create or PATCH reads the defaults FOR SHARE, so its delay check and
+      // this one see each other's change (ClientsRepository.inherited).
       const [locked] = await tx.$queryRaw<{ defaults: ReplySettings }[]>`
         SELECT defaults FROM tenants WHERE id = ${id}::uuid FOR UPDATE`;
       if (!locked) throw notFound("tenant");
@@ -127,7 +127,7 @@ export class TenantsRepository {
     });
   }
 
-  /** The defaults' own delay against their target, then every live connection that inherits either. */
+  /** The defaults' own delay against their target, then every live connection that inherits either (through its client or not). */
   private async delayConflicts(
     tx: Tx,
     tenantId: string,
@@ -135,34 +135,24 @@ export class TenantsRepository {
     named: object,
   ): Promise<FieldErrors> {
     const problems: string[] = [];
-    const own = delayProblem(effectiveSettings({}, defaults));
+    const own = delayProblem(effectiveSettings({}, { client: undefined, tenant: defaults }));
     if (own) problems.push(`the defaults themselves: ${own}`);
     const connections = await tx.connection.findMany({
       where: { tenantId, status: { not: "disabled" } },
-      select: { id: true, displayName: true, settings: true },
+      select: { id: true, displayName: true, settings: true, client: { select: { defaults: true } } },
       orderBy: { createdAt: "asc" },
     });
     for (const connection of connections) {
-      const effective = effectiveSettings(connection.settings as ReplySettings, defaults);
+      const effective = effectiveSettings(connection.settings as ReplySettings, {
+        client: connection.client.defaults as ReplySettings,
+        tenant: defaults,
+      });
       const inherits =
         effective.source.autoResponse !== "connection" || effective.source.responseTarget !== "connection";
       const problem = inherits ? delayProblem(effective) : undefined;
       if (problem) problems.push(`connection ${connection.id} (${connection.displayName}): ${problem}`);
     }
     return problems.length > 0 ? { [delayField(named, "defaults")]: problems } : {};
-  }
-
-  /**
-   * The tenant's defaults (what its connections inherit). `share`: locked against a concurrent
-   * tenant PATCH until the transaction ends, so a connection's delay check sees the defaults that
-   * stay in force.
-   */
-  async defaultsOf(db: Tx | PrismaService, tenantId: string, lock?: "share"): Promise<ReplySettings> {
-    const rows = lock
-      ? await db.$queryRaw<{ defaults: ReplySettings }[]>`
-          SELECT defaults FROM tenants WHERE id = ${tenantId}::uuid FOR SHARE`
-      : await db.tenant.findMany({ where: { id: tenantId }, select: { defaults: true } });
-    return (rows[0]?.defaults ?? {}) as ReplySettings;
   }
 
   find(scope: TenantScope, id: string) {

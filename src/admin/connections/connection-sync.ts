@@ -18,7 +18,7 @@ import { hasApi } from "../../providers/capabilities.js";
 import type { Provider } from "../../providers/provider-event.js";
 import { Reconciliation } from "../../reconciliation/reconciliation.service.js";
 import { AuditRepository } from "../../audit/audit.repository.js";
-import { TenantsRepository } from "../../tenants/tenants.repository.js";
+import { ClientsRepository } from "../../clients/clients.repository.js";
 import { connectionView, type ConnectionView } from "./connection-view.js";
 import { RATE_WINDOW_SECONDS, RUNS_PER_WINDOW, SyncRuns } from "../../connections/sync-runs.js";
 
@@ -49,7 +49,7 @@ export class ConnectionSync {
     private readonly runs: SyncRuns,
     private readonly audit: AuditRepository,
     private readonly queue: JobQueue,
-    private readonly tenants: TenantsRepository,
+    private readonly clients: ClientsRepository,
   ) {}
 
   /**
@@ -122,7 +122,7 @@ export class ConnectionSync {
     return connectionView(
       row,
       this.connections.webhookUrl(row.provider as Provider, row.id, { type: "none" }),
-      await this.tenants.defaultsOf(tx, row.tenantId),
+      await this.clients.inherited(tx, row.clientId),
     );
   }
 }

@@ -26,12 +26,13 @@ import { PROVIDERS, type Provider } from "../../providers/provider-event.js";
 import {
   type EffectiveSettings,
   effectiveSettings,
+  type InheritedSettings,
   type ReplySetting,
   type ReplySettings,
   type SettingSource,
 } from "../../replies/reply-settings.js";
 
-const SOURCES: SettingSource[] = ["connection", "tenant", "default"];
+const SOURCES: SettingSource[] = ["connection", "client", "tenant", "default"];
 
 /** What is weak in a connection's setup: `apiKey_only`: its only sender secret is in the public form. */
 export type ConnectionWarning = "apiKey_only";
@@ -171,6 +172,9 @@ export class ConnectionView {
   @ApiProperty({ format: "uuid" })
   tenantId!: string;
 
+  @ApiProperty({ format: "uuid", description: "the client (business) it belongs to" })
+  clientId!: string;
+
   @ApiProperty({ enum: PROVIDERS })
   provider!: Provider;
 
@@ -244,11 +248,11 @@ function shownSettings(settings: ConnectionSettings): ConnectionSettings {
   return crm ? { ...settings, crmDestination: { ...crm, url: maskQuery(crm.url) } } : settings;
 }
 
-/** `tenantDefaults`: the connection's tenant's `defaults` (what it inherits). */
+/** `inherited`: its client's and its tenant's `defaults` (what it inherits). */
 export function connectionView(
   row: Connection,
   webhookUrl: string,
-  tenantDefaults: ReplySettings | null,
+  inherited: InheritedSettings,
 ): ConnectionView {
   const now = new Date();
   const until = (secret: string | null, expires: Date | null) =>
@@ -257,6 +261,7 @@ export function connectionView(
   return {
     id: row.id,
     tenantId: row.tenantId,
+    clientId: row.clientId,
     provider: row.provider as Provider,
     externalAccountId: row.externalAccountId,
     displayName: row.displayName,
@@ -280,7 +285,7 @@ export function connectionView(
     },
     reconciliation: reconciliationView(row),
     settings: shownSettings(row.settings as ConnectionSettings),
-    effectiveSettings: effectiveSettings(row.settings as ConnectionSettings, tenantDefaults),
+    effectiveSettings: effectiveSettings(row.settings as ConnectionSettings, inherited),
     previousSecretExpiresAt: until(row.previousSecrets, row.previousSecretsExpireAt),
     previousCrmSigningSecretExpiresAt: until(row.previousCrmSecret, row.previousCrmExpireAt),
     // Static Forms puts the apiKey in the public HTML form: anyone can read it there (README, Secrets).

@@ -39,7 +39,12 @@ import type { Provider } from "../../providers/provider-event.js";
 import { AuditRepository } from "../../audit/audit.repository.js";
 import { notFound } from "../../common/id.pipe.js";
 import { pageAfter, toPage, type Page } from "../../common/pagination.js";
-import { effectiveSettings, type ReplySettings } from "../../replies/reply-settings.js";
+import { ClientsRepository } from "../../clients/clients.repository.js";
+import {
+  effectiveSettings,
+  type InheritedSettings,
+  type ReplySettings,
+} from "../../replies/reply-settings.js";
 import {
   connectionSettingsErrors,
   delayErrors,
@@ -57,8 +62,15 @@ import type {
 
 const DEFAULT_GRACE_SECONDS = 86_400;
 
-/** A connection read with its tenant's defaults, for its view's effectiveSettings (one query more per read, not per row). */
-const WITH_DEFAULTS = { tenant: { select: { defaults: true } } } satisfies Prisma.ConnectionInclude;
+/** A connection read with its client's and tenant's defaults, for its view's effectiveSettings. */
+const WITH_DEFAULTS = {
+  tenant: { select: { defaults: true } },
+  client: { select: { defaults: true } },
+} satisfies Prisma.ConnectionInclude;
+export const inheritedOf = (row: ConnectionWithDefaults): InheritedSettings => ({
+  client: row.client.defaults as ReplySettings,
+  tenant: row.tenant.defaults as ReplySettings,
+});
 export type ConnectionWithDefaults = Prisma.ConnectionGetPayload<{ include: typeof WITH_DEFAULTS }>;
 
 const crmSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
@@ -77,6 +89,7 @@ export class ConnectionsAdminService {
     private readonly access: AccountAccessCheck,
     private readonly syncs: ProviderSyncJobs,
     private readonly store: ConnectionStore,
+    private readonly clients: ClientsRepository,
   ) {}
 
   async create(by: Principal, body: CreateConnectionBody): Promise<CreatedConnection> {
@@ -92,14 +105,18 @@ export class ConnectionsAdminService {
       // First: the creation locks the tenant's row for its cap (FOR NO KEY UPDATE), which a FOR
       // SHARE taken before it would deadlock with. A refused delay rolls the creation back.
       const created = await this.connections.create(tenantId, { ...input, settings }, tx);
-      const defaults = await this.tenants.defaultsOf(tx, tenantId, "share");
+      const defaults = await this.clients.inherited(tx, created.connection.clientId, "share");
       refuse(delayErrors(effectiveSettings(settings, defaults), named, "settings"));
       await this.audit.record(tx, by, {
         action: "connection.create",
         tenantId,
         targetType: "connection",
         targetId: created.connection.id,
-        details: { provider: body.provider, externalAccountId: body.externalAccountId },
+        details: {
+          provider: body.provider,
+          externalAccountId: body.externalAccountId,
+          clientId: created.connection.clientId,
+        },
       });
       const connection = this.view(created.connection, defaults);
       return {
@@ -118,6 +135,7 @@ export class ConnectionsAdminService {
         AND: [tenantWhere(scope), page.where],
         provider: query.provider,
         tenantId: query.tenantId,
+        clientId: query.clientId,
       },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: page.take,
@@ -125,14 +143,14 @@ export class ConnectionsAdminService {
     });
     const items = toPage(rows, query, (row) => row.createdAt);
     return {
-      items: items.items.map((row) => this.view(row, row.tenant.defaults as ReplySettings)),
+      items: items.items.map((row) => this.view(row, inheritedOf(row))),
       nextCursor: items.nextCursor,
     };
   }
 
   async get(scope: TenantScope, id: string): Promise<ConnectionView> {
     const row = await this.find(this.prisma, scope, id);
-    return this.view(row, row.tenant.defaults as ReplySettings);
+    return this.view(row, inheritedOf(row));
   }
 
   /** Display name, provider credentials, settings; adding a CRM destination creates its signing secret (shown once). */
@@ -154,8 +172,14 @@ export class ConnectionsAdminService {
       refuse(connectionSettingsErrors(row.provider as Provider, named));
       const settings = settingsWithoutNulls({ ...(row.settings as ConnectionSettings), ...named });
       refuse(storedSizeErrors(settings, "settings"));
-      const defaults = await this.tenants.defaultsOf(tx, row.tenantId, "share");
-      if ("autoResponse" in named || "responseTarget" in named) {
+      // Moved to another client of its tenant (another tenant's, or a deleted one: 404): it inherits
+      // that client's defaults from now on.
+      const clientId =
+        body.clientId === undefined
+          ? row.clientId
+          : await this.clients.clientFor(tx, row.tenantId, body.clientId);
+      const defaults = await this.clients.inherited(tx, clientId, "share");
+      if ("autoResponse" in named || "responseTarget" in named || clientId !== row.clientId) {
         refuse(delayErrors(effectiveSettings(settings, defaults), named, "settings"));
       }
       const secrets: ShownSecrets = {};
@@ -170,6 +194,7 @@ export class ConnectionsAdminService {
         body.credentials ? "replaceCredentials" : "update",
         {
           displayName: body.displayName,
+          clientId,
           ...(body.credentials ? credentialColumns(this.box, row.id, body.credentials) : {}),
           settings: settings as Prisma.InputJsonObject,
           crmSigningSecret,
@@ -203,7 +228,7 @@ export class ConnectionsAdminService {
         targetId: row.id,
         details: { from: row.status },
       });
-      return { connection: this.view(updated, await this.tenants.defaultsOf(tx, row.tenantId)) };
+      return { connection: this.view(updated, await this.clients.inherited(tx, row.clientId)) };
     });
   }
 
@@ -219,7 +244,7 @@ export class ConnectionsAdminService {
         targetId: row.id,
         details: { from: row.status, requeuedJobs: requeued.length },
       });
-      const connection = this.view(updated, await this.tenants.defaultsOf(tx, row.tenantId));
+      const connection = this.view(updated, await this.clients.inherited(tx, row.clientId));
       return { result: { connection, requeuedJobs: requeued.length }, jobs: requeued };
     });
     await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
@@ -349,7 +374,7 @@ export class ConnectionsAdminService {
           crm: row.previousCrmSecret !== null && (row.previousCrmExpireAt ?? now) > now,
         },
       });
-      return { connection: this.view(updated, await this.tenants.defaultsOf(tx, row.tenantId)) };
+      return { connection: this.view(updated, await this.clients.inherited(tx, row.clientId)) };
     });
   }
 
@@ -393,11 +418,11 @@ export class ConnectionsAdminService {
     await this.access.require(provider, externalAccountId, credentials.accessToken);
   }
 
-  private view(row: Connection, tenantDefaults: ReplySettings): ConnectionView {
+  private view(row: Connection, inherited: InheritedSettings): ConnectionView {
     return connectionView(
       row,
       this.connections.webhookUrl(row.provider as Provider, row.id, { type: "none" }),
-      tenantDefaults,
+      inherited,
     );
   }
 

@@ -18,7 +18,7 @@ import {
 } from "../../replies/reply-settings.js";
 import { notFound } from "../../common/id.pipe.js";
 import { autoResponseErrors, delayErrors, refuse } from "../../replies/reply-settings-check.js";
-import { ConnectionsAdminService } from "./connections-admin.service.js";
+import { ConnectionsAdminService, inheritedOf } from "./connections-admin.service.js";
 import type { ReplyPreviewBody } from "../../connections/connections.dto.js";
 
 /** The lead a preview renders for when it names none. */
@@ -44,7 +44,7 @@ export class ReplyPreviews {
 
   /**
    * `409 no_reply_channel` for a provider without one (Static Forms); `409 no_auto_response` when
-   * the body gives none and the connection has none in force (its own or its tenant's); `404` for a
+   * the body gives none and the connection has none in force (its own, its client's or its tenant's); `404` for a
    * lead that is not this connection's. The variant is the one the hours give at `sendAt`, when the
    * worker renders the reply (after the delay).
    */
@@ -54,7 +54,7 @@ export class ReplyPreviews {
     if (!hasApi(provider)) {
       throw new AppError(409, "no_reply_channel", `${provider} has no reply channel: nothing is ever sent.`);
     }
-    const effective = effectiveSettings(row.settings as ReplySettings, row.tenant.defaults as ReplySettings);
+    const effective = effectiveSettings(row.settings as ReplySettings, inheritedOf(row));
     if (body.autoResponse) {
       const given = { autoResponse: body.autoResponse };
       refuse(autoResponseErrors(body.autoResponse, "autoResponse"));

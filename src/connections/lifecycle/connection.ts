@@ -31,6 +31,8 @@ export interface InboundAuthConfig {
 
 export interface NewConnection {
   provider: Provider;
+  /** The client it belongs to, of its tenant; absent: the tenant's first client. */
+  clientId?: string;
   externalAccountId: string;
   displayName: string;
   inboundAuth: { type: InboundAuthType; headerName?: string; apiKey?: string };

@@ -21,6 +21,7 @@ export const SIDE_EFFECT_OF = (alias: string) =>
 export const CONNECTION_NOW = (
   alias: string,
 ) => `(SELECT json_build_object('status', c.status, 'settings', c.settings,
+    'client_defaults', (SELECT cl.defaults FROM clients cl WHERE cl.id = c.client_id),
     'tenant_defaults', (SELECT t.defaults FROM tenants t WHERE t.id = c.tenant_id), 'display_name', c.display_name,
     'credentials', c.credentials, 'crm_signing_secret', c.crm_signing_secret,
     'previous_crm_signing_secret', CASE WHEN c.previous_crm_signing_secret_expire_at > now()
