@@ -139,6 +139,7 @@ describe("admin API: connections", () => {
     const ids: Record<string, string> = {
       alerts: alertId,
       tenants: tenant.tenantId,
+      clients: (await tenant.admin.get("/admin/clients")).body.items[0].id,
       "api-keys": tenant.keyId,
       connections: created[2]!.body.connection.id,
       receipts: delivered.body.receiptIds[0]!,

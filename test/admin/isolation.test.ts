@@ -70,6 +70,7 @@ describe("admin API: isolation matrix over the route table", () => {
     Object.assign(idsOfA, {
       users: user.body.user.id,
       tenants: a.tenantId,
+      clients: (await a.admin.get("/admin/clients")).body.items[0].id,
       "api-keys": key.body.id,
       connections: connection.body.connection.id,
       receipts: accepted.body.receiptIds[0],
