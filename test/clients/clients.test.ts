@@ -80,7 +80,8 @@ describe("admin API: clients", () => {
     const made = await tenant.admin.post("/admin/connections", thumbtack(clientId));
     expect(made.status).toBe(201);
     const id = made.body.connection.id as string;
-    const effective = async () => (await tenant.admin.get(`/admin/connections/${id}`)).body.effectiveSettings;
+    const effective = async () =>
+      (await tenant.admin.get(`/admin/connections/${id}`)).body.effectiveSettings as unknown;
 
     expect(await effective()).toEqual({
       autoResponse: REPLY,
@@ -157,7 +158,7 @@ describe("admin API: clients", () => {
       `SELECT details FROM audit_entries WHERE target_id = $1 AND action = 'connection.update'`,
       [id],
     );
-    expect(audit.rows.map((row) => row.details)).toEqual([{ fields: ["clientId"] }]);
+    expect(audit.rows.map((row) => row.details as unknown)).toEqual([{ fields: ["clientId"] }]);
     // ?clientId on the connections list.
     const listed = await tenant.admin.get(`/admin/connections?clientId=${plumber.id}`);
     expect(listed.body.items.map((item: { id: string }) => item.id)).toEqual([id]);
