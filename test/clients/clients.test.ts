@@ -4,6 +4,8 @@
 // every validation error writing nothing, and ?clientId on the lists and the report.
 import { randomBytes } from "node:crypto";
 import { adminAs, createTenant, OPERATOR_KEY } from "../support/admin.js";
+import { fixture } from "../support/fixtures.js";
+import { post } from "../support/http.js";
 import { useApp } from "../support/harness.js";
 
 const HOURS = { timezone: "America/Chicago", weekly: { mon: [["08:00", "18:00"]] } };
@@ -162,6 +164,70 @@ describe("admin API: clients", () => {
     // ?clientId on the connections list.
     const listed = await tenant.admin.get(`/admin/connections?clientId=${plumber.id}`);
     expect(listed.body.items.map((item: { id: string }) => item.id)).toEqual([id]);
+  });
+
+  it("?clientId narrows the leads list and the speed-to-lead report to that client's connections", async () => {
+    const tenant = await createTenant(app.url);
+    const roofer = (await tenant.admin.post("/admin/clients", { name: "Roofer" })).body.client.id as string;
+    const plumber = (await tenant.admin.post("/admin/clients", { name: "Plumber" })).body.client.id as string;
+    const roof = (await tenant.admin.post("/admin/connections", thumbtack(roofer))).body.connection
+      .id as string;
+    const pipe = (await tenant.admin.post("/admin/connections", thumbtack(plumber))).body.connection
+      .id as string;
+    // Leads as lead-upsert stores them (the ingest path is tested elsewhere): 2 of the roofer's, 1 of the plumber's.
+    for (const [connectionId, name] of [
+      [roof, "Rita"],
+      [roof, "Ron"],
+      [pipe, "Pia"],
+    ] as const) {
+      await app.sql.query(
+        `INSERT INTO leads (tenant_id, connection_id, provider, external_lead_id, last_event_at, name, provider_created_at)
+         VALUES ($1, $2, 'thumbtack', $3, now(), $4, now() - interval '1 hour')`,
+        [tenant.tenantId, connectionId, `lead-${name}`, name],
+      );
+    }
+    const names = async (query: string) =>
+      ((await tenant.admin.get(`/admin/leads${query}`)).body.items as { name: string }[])
+        .map((lead) => lead.name)
+        .sort();
+    expect(await names(`?clientId=${roofer}`)).toEqual(["Rita", "Ron"]);
+    expect(await names(`?clientId=${plumber}`)).toEqual(["Pia"]);
+    expect(await names(`?clientId=${plumber}&connectionId=${roof}`)).toEqual([]);
+    expect(await names("")).toEqual(["Pia", "Rita", "Ron"]);
+    const report = async (clientId: string) => {
+      const answer = await tenant.admin.get(`/admin/speed-to-lead?clientId=${clientId}`);
+      expect(answer.status).toBe(200);
+      return answer.body as { overall: { leads: number }; items: { connectionId: string }[] };
+    };
+    const ofRoofer = await report(roofer);
+    expect(ofRoofer.overall.leads).toBe(2);
+    expect(ofRoofer.items.map((row) => row.connectionId)).toEqual([roof]);
+    expect((await report(plumber)).overall.leads).toBe(1);
+  });
+
+  it("ingest plans a first reply from the client's defaults when neither the connection nor the tenant has one", async () => {
+    const tenant = await createTenant(app.url);
+    const client = await tenant.admin.post("/admin/clients", {
+      name: "Deck builder",
+      defaults: { autoResponse: REPLY },
+    });
+    const made = await tenant.admin.post("/admin/connections", {
+      ...thumbtack(client.body.client.id as string),
+      externalAccountId: "700000000000000404",
+    });
+    expect(made.body.connection.effectiveSettings.source.autoResponse).toBe("client");
+    const { username, password } = made.body.secrets as { username: string; password: string };
+    const answer = await post(
+      `${app.url}/webhooks/thumbtack/${made.body.connection.id}`,
+      fixture("thumbtack/negotiation-created-v4.json").text,
+      { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}` },
+    );
+    expect(answer.status).toBe(202);
+    const { rows } = await app.sql.query(
+      `SELECT operation FROM jobs WHERE tenant_id = $1 ORDER BY operation`,
+      [tenant.tenantId],
+    );
+    expect(rows.map((row) => row.operation as string)).toEqual(["initial-response", "lead-upsert"]);
   });
 
   it("another tenant's client answers 404 in paths and in bodies, and nothing is written", async () => {
