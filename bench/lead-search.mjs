@@ -14,7 +14,15 @@
 // another: that list's median and worst time, and what the big tenant's searches were answered.
 // Prints figures, asserts nothing. Needs `npm run build`. BENCH_SEARCH_KEEP=1 keeps the database.
 import pg from "pg";
-import { dropDatabase, dropRedisKeys, freePort, migratedDatabase, start, stop } from "./processes.mjs";
+import {
+  adminClient,
+  dropDatabase,
+  dropRedisKeys,
+  freePort,
+  migratedDatabase,
+  start,
+  stop,
+} from "./processes.mjs";
 
 const LEADS = Number(process.env.BENCH_SEARCH_LEADS ?? 300_000);
 const RUNS = Number(process.env.BENCH_SEARCH_RUNS ?? 7);
@@ -146,16 +154,7 @@ async function main() {
   await sql.connect();
   const port = await freePort();
   const api = await start("dist/main.js", { ...env, PORT: String(port) }, /api listening/);
-  const admin = async (method, path, body) => {
-    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${OPERATOR_KEY}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text);
-  };
+  const admin = adminClient(port, OPERATOR_KEY);
   try {
     const tenants = [];
     for (let t = 0; t < TENANTS; t++) {
