@@ -67,6 +67,23 @@ export const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? "postgresql://postgre
  */
 export const RUN_ID = `${process.pid}`;
 
+/**
+ * An admin API client of a started API on `port` with `key` (an operator's): `admin(method, path,
+ * body?)` answers the parsed JSON body, and throws on any status from 300 up.
+ */
+export function adminClient(port, key) {
+  return async (method, path, body) => {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text);
+  };
+}
+
 /** A TCP port free on loopback now. */
 export async function freePort() {
   const server = createServer();

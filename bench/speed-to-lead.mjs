@@ -7,7 +7,7 @@
 // operator's view of every tenant. Median of BENCH_STL_RUNS runs (default 7) after a warm-up.
 // Prints figures, asserts nothing. Needs `npm run build`. BENCH_STL_KEEP=1 keeps the database.
 import pg from "pg";
-import { freePort, dropDatabase, dropRedisKeys, start, migratedDatabase } from "./processes.mjs";
+import { adminClient, freePort, dropDatabase, dropRedisKeys, start, migratedDatabase } from "./processes.mjs";
 
 const LEADS = Number(process.env.BENCH_STL_LEADS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_STL_RUNS ?? 7);
@@ -32,16 +32,7 @@ async function main() {
   const api = await start("dist/main.js", env, /api listening/);
   const sql = new pg.Client({ connectionString: databaseUrl });
   await sql.connect();
-  const admin = async (method, path, body) => {
-    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${OPERATOR_KEY}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text);
-  };
+  const admin = adminClient(port, OPERATOR_KEY);
   try {
     const tenants = [];
     for (let t = 0; t < TENANTS; t++) {

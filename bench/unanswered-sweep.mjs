@@ -10,7 +10,15 @@
 import "reflect-metadata";
 import pg from "pg";
 import { NestFactory } from "@nestjs/core";
-import { dropDatabase, dropRedisKeys, freePort, migratedDatabase, start, stop } from "./processes.mjs";
+import {
+  adminClient,
+  dropDatabase,
+  dropRedisKeys,
+  freePort,
+  migratedDatabase,
+  start,
+  stop,
+} from "./processes.mjs";
 
 const LEADS = Number(process.env.BENCH_SWEEP_LEADS ?? 100_000);
 const CONNECTIONS = Number(process.env.BENCH_SWEEP_CONNECTIONS ?? 50);
@@ -43,16 +51,8 @@ async function main() {
   const api = await start("dist/main.js", { ...env, PORT: String(port) }, /api listening/);
   const sql = new pg.Client({ connectionString: databaseUrl });
   await sql.connect();
-  const admin = async (path, body) => {
-    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${OPERATOR_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`POST ${path}: ${response.status} ${text}`);
-    return JSON.parse(text);
-  };
+  const post = adminClient(port, OPERATOR_KEY);
+  const admin = (path, body) => post("POST", path, body);
   let worker;
   try {
     for (let t = 0; t < TENANTS; t++) {

@@ -24,7 +24,6 @@ import { ConflictsRepository } from "../ingestion/payload-conflicts.js";
 import { ConflictsController } from "./conflicts.js";
 import { ConnectionSync } from "./connections/connection-sync.js";
 import { ConnectionsAdminService } from "./connections/connections-admin.service.js";
-import { SyncRuns } from "../connections/sync-runs.js";
 import { ConnectionsController } from "./connections/connections.controller.js";
 import { ReplyPreviews } from "./connections/reply-preview.js";
 import { JobsAdminRepository } from "../jobs/job-reads.js";
@@ -91,7 +90,6 @@ import { ProvidersController } from "./providers.js";
     ConnectionsAdminService,
     ReplyPreviews,
     ConnectionSync,
-    SyncRuns,
     ReceiptsRepository,
     JobsAdminRepository,
     JobsSummaryRepository,

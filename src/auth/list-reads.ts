@@ -1,10 +1,15 @@
 // Where an admin list or report reads (api.md "Running", DATABASE_REPLICA_URL): the read replica
 // when there is one, else (and for 5 s after the caller's own write) the primary. The routes that
-// read through here: GET /admin/leads, /admin/receipts, /admin/jobs (the lists), /admin/jobs/summary,
-// /admin/speed-to-lead and /admin/overview (reports of those). Detail views, sessions, API keys and
-// every read that decides a write (a replay's selection and its dry run) never do.
-import { Injectable, Logger } from "@nestjs/common";
+// read through here: GET /admin/leads (its search `q` too), /admin/receipts, /admin/jobs (the lists),
+// /admin/jobs/summary, /admin/speed-to-lead and /admin/overview (reports of those). Detail views,
+// sessions, API keys and every read that decides a write (a replay's selection and its dry run)
+// never do. These are the admin reads that scan, so each tenant runs at most ADMIN_READS_PER_TENANT
+// of them at once in this process: one tenant's searches cannot hold the whole admin pool.
+import { CONFIG, type AuthConfig } from "../config/sections.js";
+import { Inject, Injectable, Logger } from "@nestjs/common";
 import { Gauge } from "prom-client";
+import { AppError } from "../common/app-error.js";
+import { DestinationLimits } from "../common/outbound/destination-limits.js";
 import type { Principal } from "./principal.js";
 import { RecentWrites } from "./recent-writes.js";
 import { PrismaService } from "../database/prisma.service.js";
@@ -13,6 +18,17 @@ import { Metrics } from "../observability/metrics.js";
 
 /** After a replica failure, this process's lists read the primary this long before trying it again. */
 const REPLICA_RETRY_MS = 10_000;
+
+/**
+ * How long a read over its tenant's share waits for one of the tenant's reads to end: as long as a
+ * read waits for a connection of a full pool (PrismaService's connectionTimeoutMillis). Not at all
+ * when the tenant's reads in flight have all run longer than that already (DestinationLimits).
+ */
+const SHARE_WAIT_MS = 2_000;
+
+/** Whose share of the admin pool a read takes: its tenant's; an operator's own (key or user). */
+const shareOf = (principal: Principal): string =>
+  principal.tenantId ?? `operator:${principal.keyId ?? principal.userId}`;
 
 const logger = new Logger("read-replica");
 
@@ -62,22 +78,49 @@ function replicaLagGauge(metrics: Metrics, replica: PrismaService): void {
 @Injectable()
 export class ListReads {
   private replicaFailedAt = Number.NEGATIVE_INFINITY;
+  /** Each tenant's reads running now in this process, under its share's key (shareOf). */
+  private readonly shares: DestinationLimits;
 
   constructor(
     private readonly primary: PrismaService,
     private readonly replica: ReadReplica,
     private readonly writes: RecentWrites,
     private readonly metrics: Metrics,
+    @Inject(CONFIG.auth) private readonly config: AuthConfig,
   ) {
     if (replica.client) replicaLagGauge(metrics, replica.client);
+    this.shares = new DestinationLimits(config.adminReadsPerTenant, SHARE_WAIT_MS);
   }
 
   /**
-   * Runs a list or report read (`read` only reads) on the replica, or on the primary when there is
-   * none, when `principal` wrote in the last 5 s, or when the replica failed in the last 10 s. A read
-   * that fails on the replica is run again on the primary: the list answers while the replica is down.
+   * Runs a list or report read (`read` only reads) in one of its tenant's ADMIN_READS_PER_TENANT
+   * slots, so the admin pool keeps connections for the other tenants whatever one of them sends at
+   * once; without a slot in time: `429 rate_limited` with Retry-After, nothing read.
    */
   async run<T>(principal: Principal, read: (db: PrismaService) => Promise<T>): Promise<T> {
+    const release = await this.shares.acquire(shareOf(principal));
+    if (!release) {
+      throw new AppError(
+        429,
+        "rate_limited",
+        `This tenant already runs ${this.config.adminReadsPerTenant} admin lists or searches at once (ADMIN_READS_PER_TENANT); retry when one has answered.`,
+        undefined,
+        { "retry-after": "1" },
+      );
+    }
+    try {
+      return await this.routed(principal, read);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The read on the replica, or on the primary when there is none, when `principal` wrote in the
+   * last 5 s, or when the replica failed in the last 10 s. A read that fails on the replica is run
+   * again on the primary: the list answers while the replica is down.
+   */
+  private async routed<T>(principal: Principal, read: (db: PrismaService) => Promise<T>): Promise<T> {
     const replica = this.replica.client;
     if (
       replica === undefined ||

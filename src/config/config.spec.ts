@@ -118,6 +118,8 @@ describe("loadConfig", () => {
     ["ADMIN_RATE_LIMIT", "1200/min"],
     ["ADMIN_TENANT_RATE_LIMIT", "0"],
     ["ADMIN_TENANT_RATE_LIMIT", "5x"],
+    ["ADMIN_READS_PER_TENANT", "0"],
+    ["ADMIN_READS_PER_TENANT", "two"],
     ["MAX_API_KEYS_PER_TENANT", "0"],
     ["MAX_API_KEYS_PER_TENANT", "fifty"],
     ["MAX_CHANNELS_PER_TENANT", "0"],
@@ -376,6 +378,11 @@ describe("loadConfig", () => {
         MAX_API_KEYS_PER_TENANT: "3",
       }),
     ).toMatchObject({ adminRateLimit: 60, adminTenantRateLimit: 100, maxApiKeysPerTenant: 3 });
+  });
+
+  it("admin reads a tenant runs at once: 2 of the admin pool's 4 unless ADMIN_READS_PER_TENANT says otherwise", () => {
+    expect(loadConfig(BASE)).toMatchObject({ adminReadsPerTenant: 2 });
+    expect(loadConfig({ ...BASE, ADMIN_READS_PER_TENANT: "1" })).toMatchObject({ adminReadsPerTenant: 1 });
   });
 
   it("notification channels per tenant: 20 unless MAX_CHANNELS_PER_TENANT says otherwise", () => {

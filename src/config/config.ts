@@ -96,6 +96,11 @@ export interface AppConfig {
   adminRateLimit: number;
   /** Admin API requests per tenant per minute, across its keys (operator keys are no tenant's); more answer 429. */
   adminTenantRateLimit: number;
+  /**
+   * Admin list and report reads (the searches among them) one tenant runs at once in one API process,
+   * on its admin pool of 4 (operators: per key or user); more wait up to 2 s for one to end, then 429.
+   */
+  adminReadsPerTenant: number;
   /** Active (non-revoked) API keys a tenant may have; one more is 422 limit_reached. */
   maxApiKeysPerTenant: number;
   /** Which proxies' X-Forwarded-For to believe (for client addresses): none, a hop count, or addresses/CIDRs. */
@@ -312,6 +317,7 @@ export function loadConfig(env: Env, providers: readonly ProviderConfigSpec[]): 
     circuitProbeSeconds: integer(env, "CIRCUIT_PROBE_SECONDS", 30, 1, 86_400),
     adminRateLimit,
     adminTenantRateLimit: integer(env, "ADMIN_TENANT_RATE_LIMIT", 5 * adminRateLimit, 1, 50_000_000),
+    adminReadsPerTenant: integer(env, "ADMIN_READS_PER_TENANT", 2, 1, 100),
     maxApiKeysPerTenant: integer(env, "MAX_API_KEYS_PER_TENANT", 50, 1, 100_000),
     smtpUrl: read(env, "SMTP_URL") === undefined ? undefined : url(env, "SMTP_URL", "", ["smtp:", "smtps:"]),
     alertEmailFrom: emailAddress(env, "ALERT_EMAIL_FROM"),

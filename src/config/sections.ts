@@ -13,6 +13,7 @@ export const CONFIG_SECTIONS = {
     "bootstrapOperatorKey",
     "adminRateLimit",
     "adminTenantRateLimit",
+    "adminReadsPerTenant",
     "maxApiKeysPerTenant",
     "preauthFailureLimit",
   ],

@@ -18,6 +18,7 @@ import { ProviderSyncProcessor } from "./provider-sync.processor.js";
 import { ProviderTokens } from "./provider-tokens.js";
 import { RegistrationSweep } from "./registration-sweep.js";
 import { RegistrationRepository } from "./registration.js";
+import { SyncRuns } from "./sync-runs.js";
 import { TokenRefreshSweep } from "./token-refresh-sweep.js";
 
 const SHARED = [
@@ -31,9 +32,13 @@ const SHARED = [
   ProviderSyncJobs,
   ConnectionCleanup,
   RegistrationRepository,
+  SyncRuns,
 ];
 
-/** What both processes use: the store (the one writer of a connection), lookups, OAuth, tokens, provider-sync jobs. */
+/**
+ * What both processes use: the store (the one writer of a connection), lookups, OAuth, tokens,
+ * provider-sync jobs, the runs of /sync.
+ */
 @Module({
   imports: [ProviderApisModule, AlertsModule, JobsModule, ClientsModule],
   providers: SHARED,

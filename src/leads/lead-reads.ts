@@ -176,7 +176,12 @@ export function leadView<Row extends LeadRow>(row: Row): Omit<Row, FirstResponse
 export class LeadsAdminRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** The list, on `db`: the primary, or the read replica (ListReads). */
+  /**
+   * The list, on `db`: the primary, or the read replica (ListReads). `q` is a case-insensitive
+   * substring (ILIKE '%q%') of four columns: each arm of the OR is a scan of leads_search_trgm_idx
+   * (pg_trgm) when q has a trigram (3 characters or more) and the tenant's newest-first index would
+   * read more rows; a 1- or 2-character q reads the tenant's leads newest first until the page is full.
+   */
   async list(scope: TenantScope, query: LeadsQuery, db: PrismaService = this.prisma): Promise<LeadView[]> {
     const page = pageAfter("createdAt", query);
     const q = query.q && { contains: query.q, mode: "insensitive" as const };

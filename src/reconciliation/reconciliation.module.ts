@@ -11,6 +11,7 @@ import { ReconciliationSweep } from "./reconciliation-sweep.js";
 import { ReconciliationProcessor } from "./reconciliation.processor.js";
 import { ReconciliationRepository } from "./reconciliation.repository.js";
 import { Reconciliation } from "./reconciliation.service.js";
+import { SyncRunFollowUps } from "./sync-run-follow-ups.js";
 
 /** What both processes use: the scan of a provider's lead list, the records, start-now. */
 @Module({
@@ -22,7 +23,8 @@ export class ReconciliationModule {}
 
 /**
  * The worker's side: the `reconciliation` operation's processor (handed to WorkerJobsModule by the
- * worker entry point: featureProcessor), the periodic sweep, and the ingest of pulled events.
+ * worker entry point: featureProcessor), the periodic sweep, the start of /sync's follow-up runs,
+ * and the ingest of pulled events.
  */
 @Module({
   imports: [ReconciliationModule, ReceiptStoreModule, JobsModule, ConnectionsModule],
@@ -32,7 +34,8 @@ export class ReconciliationModule {}
     ReconciliationProcessor,
     { provide: featureProcessor("reconciliation"), useExisting: ReconciliationProcessor },
     ReconciliationSweep,
+    SyncRunFollowUps,
   ],
-  exports: [featureProcessor("reconciliation"), ReconciliationSweep],
+  exports: [featureProcessor("reconciliation"), ReconciliationSweep, SyncRunFollowUps],
 })
 export class ReconciliationWorkerModule {}

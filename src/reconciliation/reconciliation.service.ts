@@ -4,6 +4,8 @@
 import { randomUUID } from "node:crypto";
 import { Injectable } from "@nestjs/common";
 import { AppError } from "../common/app-error.js";
+import { ProviderSyncJobs } from "../connections/provider-sync.js";
+import type { RunJobs } from "../connections/sync-runs.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
 import { type EnqueueableJob, JobQueue } from "../jobs/job-queue.js";
@@ -20,7 +22,30 @@ export class Reconciliation {
     private readonly prisma: PrismaService,
     private readonly state: JobStateMachine,
     private readonly queue: JobQueue,
+    private readonly syncs: ProviderSyncJobs,
   ) {}
+
+  /**
+   * The jobs of /sync run `runId` of a connection the caller locked, in its transaction: the
+   * registration's provider-sync job (none when Leadgate does not register the connection:
+   * registration `manual`) and the run's reconciliation job. Answers their ids for the run's row,
+   * and the jobs to enqueue after the commit.
+   */
+  async syncRun(
+    tx: Tx,
+    connection: { tenantId: string; id: string; registrationStatus: string },
+    runId: string,
+  ): Promise<RunJobs & { jobs: EnqueueableJob[] }> {
+    const target = { tenantId: connection.tenantId, connectionId: connection.id };
+    const registration =
+      connection.registrationStatus !== "manual" ? await this.syncs.start(tx, target, "sync") : [];
+    const reconciliation = await this.runNow(tx, connection.tenantId, connection.id, runId);
+    return {
+      registrationJobId: registration[0]?.id ?? null,
+      reconciliationJobId: reconciliation[0]?.id ?? null,
+      jobs: [...registration, ...reconciliation],
+    };
+  }
 
   /**
    * Creates (and enqueues) a reconciliation run of the tenant's connection now, a job of its own.

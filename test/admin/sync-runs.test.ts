@@ -1,8 +1,10 @@
 // POST /admin/connections/{id}/sync runs (api.md): a call joins the connection's run while one is
-// queued or running, starts a new one once it finished (whatever the clock says), and only the runs
-// this route starts count toward 6 per connection in 60 s. Accounts connected through the real
-// OAuth flow against fake OAuth, Thumbtack and Yelp servers on loopback; the outcomes asserted are
-// the answers, the rows and the provider calls the fakes received.
+// queued; a call while it is running makes one follow-up run that reads the provider once the
+// running one ended, and later calls join that follow-up; a call after every run finished starts a
+// new one (whatever the clock says); only the runs this route makes count toward 6 per connection in
+// 60 s. Accounts connected through the real OAuth flow against fake OAuth, Thumbtack and Yelp
+// servers on loopback; the outcomes asserted are the answers, the rows and the provider calls the
+// fakes received.
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { providerEnv, useFakeOAuth, useFakeThumbtack, useFakeYelp } from "../support/fake-providers.js";
 import { useApp } from "../support/harness.js";
@@ -93,7 +95,7 @@ describe("POST /admin/connections/{id}/sync: runs", () => {
       await app.startWorker();
     });
 
-    it("right after connect a call reconciles; a call while its run is running joins it; once it finished, the next call starts a new run that reconciles again, within the same minute", async () => {
+    it("right after connect a call reconciles; once its run finished, the next call starts a new run that reconciles again, within the same minute", async () => {
       const tenant = await createTenant(app.url);
       const c = await connect(tenant);
       await allEnded(c.id, 1); // the connect's registration
@@ -107,30 +109,78 @@ describe("POST /admin/connections/{id}/sync: runs", () => {
       await allEnded(c.id, 3);
       expect(negotiationReads(c.business)).toBe(1);
 
-      // The next call to Thumbtack (one of this run's jobs) answers after 3 s, with a 500.
-      thumbtack.server.reply({ status: 500, text: "slow", delayMs: 3_000 });
-      const received = thumbtack.server.received.length;
       const second = await sync();
       expect(second.body.run).toEqual({ id: expect.any(String), status: "queued", coalesced: false });
       expect(second.body.run.id).not.toBe(first.body.run.id);
-      await waitFor(
-        () => Promise.resolve(thumbtack.server.received.length),
-        (n) => n > received,
-      );
-      const joined = await sync();
-      expect([joined.status, joined.body.run]).toEqual([
-        202,
-        { id: second.body.run.id, status: "running", coalesced: true },
-      ]);
       await allEnded(c.id, 5);
-      expect(negotiationReads(c.business)).toBeGreaterThanOrEqual(2);
+      expect(negotiationReads(c.business)).toBe(2);
+    });
 
-      const third = await sync();
-      expect(third.body.run).toEqual({ id: expect.any(String), status: "queued", coalesced: false });
-      expect([first.body.run.id, second.body.run.id]).not.toContain(third.body.run.id);
-      const reads = negotiationReads(c.business);
+    it("a call while a run is running makes one follow-up (two calls at once too), later calls join it, and it reads the provider once the running run ended", async () => {
+      const tenant = await createTenant(app.url);
+      const c = await connect(tenant);
+      await allEnded(c.id, 1);
+      const sync = () => tenant.admin.post(`/admin/connections/${c.id}/sync`);
+      // The business's negotiations list (the run's provider read) answers only once released.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      thumbtack.state.negotiations = { status: 404, body: {}, until: held };
+      let first: string;
+      let followUp: string;
+      try {
+        const started = await sync();
+        expect(started.body.run).toEqual({ id: expect.any(String), status: "queued", coalesced: false });
+        first = started.body.run.id as string;
+        // The run is running: it is reading the provider.
+        await waitFor(
+          () => Promise.resolve(negotiationReads(c.business)),
+          (n) => n === 1,
+        );
+
+        const racing = await Promise.all([sync(), sync()]);
+        expect(racing.map((answer) => answer.status)).toEqual([202, 202]);
+        followUp = racing[0].body.run.id;
+        expect(followUp).not.toBe(first);
+        const runs = racing.map((answer) => answer.body.run as { coalesced: boolean });
+        expect(runs.sort((x, y) => Number(x.coalesced) - Number(y.coalesced))).toEqual([
+          { id: followUp, status: "queued", coalesced: false },
+          { id: followUp, status: "queued", coalesced: true },
+        ]);
+        const later = await sync();
+        expect([later.status, later.body.run]).toEqual([
+          202,
+          { id: followUp, status: "queued", coalesced: true },
+        ]);
+        const followUps = await app.sql.query("SELECT id FROM sync_runs WHERE follows_run_id = $1", [first]);
+        expect(followUps.rows).toEqual([{ id: followUp }]);
+        // Nothing of the follow-up is made while the first run runs.
+        expect((await jobsOf(c.id)).filter((job) => job.operation === "reconciliation")).toHaveLength(1);
+      } finally {
+        release();
+        thumbtack.state.negotiations = undefined;
+      }
+
+      // The follow-up's jobs run and read the provider again, after every job of the first run ended.
+      await allEnded(c.id, 5);
+      expect((await jobsOf(c.id)).map((job) => job.job_key)).toContain(
+        `reconciliation:${c.id}.run.${followUp}`,
+      );
+      const reads = thumbtack.server.received.filter((request) =>
+        request.path.startsWith(`/api/v4/businesses/${c.business}/negotiations`),
+      );
+      expect(reads).toHaveLength(2);
+      const ended = await app.sql.query<{ at: Date }>(
+        `SELECT max(j.completed_at) AS at FROM sync_runs r
+         JOIN jobs j ON j.id IN (r.registration_job_id, r.reconciliation_job_id) WHERE r.id = $1`,
+        [first],
+      );
+      expect(reads[1]!.at).toBeGreaterThanOrEqual(ended.rows[0]!.at.getTime());
+
+      // Every run finished: the next call starts a new one.
+      const next = await sync();
+      expect(next.body.run).toEqual({ id: expect.any(String), status: "queued", coalesced: false });
+      expect([first, followUp]).not.toContain(next.body.run.id);
       await allEnded(c.id, 7);
-      expect(negotiationReads(c.business)).toBe(reads + 1);
     });
 
     it("six runs started by the route in 60 s; the seventh call is 429 rate_limited with Retry-After and writes nothing; the connect's run counts for nothing", async () => {

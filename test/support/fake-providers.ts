@@ -78,14 +78,24 @@ export interface ThumbtackHook {
 export function useFakeThumbtack(reaches: (request: ReceivedRequest, business: string) => boolean) {
   /** Webhooks by business, then by id. */
   const hooks = new Map<string, Map<string, ThumbtackHook>>();
-  /** `down`: writes answer 500; `forbidden`: writes answer 403 (a grant without the webhook scope). */
-  const state = { down: false, forbidden: false, next: 7000 };
+  /**
+   * `down`: writes answer 500; `forbidden`: writes answer 403 (a grant without the webhook scope);
+   * `negotiations`: what a business's negotiations list (reconciliation's read) answers, else 404.
+   */
+  const state: { down: boolean; forbidden: boolean; next: number; negotiations?: FakeReply } = {
+    down: false,
+    forbidden: false,
+    next: 7000,
+  };
   const of = (business: string) => hooks.get(business) ?? hooks.set(business, new Map()).get(business)!;
   const server = useFakeServer({ status: 404, body: {} }, (request): FakeReply | undefined => {
     const url = new URL(request.path, "http://fake");
     // A negotiation's messages (the auto-reply reads them, then sends): none yet, and sent.
     if (/^\/api\/v4\/negotiations\/[^/]+\/messages$/.test(url.pathname)) {
       return request.method === "GET" ? { status: 200, body: { messages: [] } } : { status: 201, body: {} };
+    }
+    if (state.negotiations && /^\/api\/v4\/businesses\/[^/]+\/negotiations$/.test(url.pathname)) {
+      return state.negotiations;
     }
     const list = /^\/api\/v4\/businesses\/([^/]+)\/webhooks$/.exec(url.pathname);
     const item = /^\/api\/v4\/businesses\/([^/]+)\/webhooks\/([^/]+)$/.exec(url.pathname);

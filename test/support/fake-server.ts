@@ -18,6 +18,8 @@ export interface FakeReply {
   headers?: Record<string, string>;
   /** Wait this long before answering (to provoke client timeouts). */
   delayMs?: number;
+  /** Answer only once this settles (then after `delayMs`): a call held until the test lets it go. */
+  until?: Promise<unknown>;
 }
 
 export interface FakeServer {
@@ -60,13 +62,17 @@ export async function startFakeServer(
       };
       received.push(entry);
       const reply = queue.shift() ?? route?.(entry) ?? fallback;
-      const timer = setTimeout(() => {
-        pending.delete(timer);
-        inFlight -= 1;
-        response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
-        response.end(reply.text ?? (reply.body === undefined ? "" : JSON.stringify(reply.body)));
-      }, reply.delayMs ?? 0);
-      pending.add(timer);
+      const answer = () => {
+        const timer = setTimeout(() => {
+          pending.delete(timer);
+          inFlight -= 1;
+          response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
+          response.end(reply.text ?? (reply.body === undefined ? "" : JSON.stringify(reply.body)));
+        }, reply.delayMs ?? 0);
+        pending.add(timer);
+      };
+      if (reply.until) void reply.until.finally(answer).catch(() => undefined);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

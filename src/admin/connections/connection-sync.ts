@@ -1,8 +1,10 @@
 // POST /admin/connections/{id}/sync (api.md `/sync` row): a run of the connection's registration
-// (a provider-sync job) and reconciliation now. A call while the connection's run is queued or
-// running joins it; a call after it finished starts a new one. Runs this route starts are limited
-// per connection (SyncRuns); joining one, the connect's registration and periodic runs count for
-// nothing. Every call commits with its audit row.
+// (a provider-sync job) and reconciliation now. A call while the connection's newest run is queued
+// joins it; a call while it is running (it may have read the provider already) makes one follow-up
+// run, queued, whose jobs are made once the running one ended (SyncRunFollowUps, in the worker), and
+// later calls join that one; a call after every run finished starts a new one. Runs this route
+// makes, follow-ups included, are limited per connection (SyncRuns); joining one, the connect's
+// registration and periodic runs count for nothing. Every call commits with its audit row.
 import { ApiProperty } from "@nestjs/swagger";
 import { ConnectionAnswer } from "./connection-answers.js";
 import { randomUUID } from "node:crypto";
@@ -11,7 +13,6 @@ import { type Principal, type TenantScope, tenantWhere } from "../../auth/princi
 import { AppError } from "../../common/app-error.js";
 import { ConnectionStore } from "../../connections/connection-store.js";
 import { ConnectionsService } from "../../connections/connections.service.js";
-import { ProviderSyncJobs } from "../../connections/provider-sync.js";
 import { Transactions, type Tx } from "../../database/transactions.js";
 import { JobQueue } from "../../jobs/job-queue.js";
 import { hasApi } from "../../providers/capabilities.js";
@@ -29,7 +30,7 @@ export class SyncRunView {
   @ApiProperty({ enum: ["queued", "running"] })
   status!: "queued" | "running";
 
-  @ApiProperty({ description: "true: the call joined a run already queued or running" })
+  @ApiProperty({ description: "true: the call joined a run already queued (a follow-up included)" })
   coalesced!: boolean;
 }
 
@@ -44,7 +45,6 @@ export class ConnectionSync {
     private readonly transactions: Transactions,
     private readonly store: ConnectionStore,
     private readonly connections: ConnectionsService,
-    private readonly syncs: ProviderSyncJobs,
     private readonly reconciliation: Reconciliation,
     private readonly runs: SyncRuns,
     private readonly audit: AuditRepository,
@@ -79,7 +79,7 @@ export class ConnectionSync {
           targetId: row.id,
           details: { run: run.id, coalesced: run.coalesced },
         });
-      if (open) {
+      if (open?.status === "queued") {
         const run = { ...open, coalesced: true };
         await record(run);
         return { answer: { connection: await this.view(tx, row), run }, jobs: [] };
@@ -95,24 +95,22 @@ export class ConnectionSync {
         );
       }
       const runId = randomUUID();
-      const target = { tenantId: row.tenantId, connectionId: row.id };
-      const registration =
-        row.registrationStatus !== "manual" ? await this.syncs.start(tx, target, "sync") : [];
-      const reconciliation = await this.reconciliation.runNow(tx, row.tenantId, row.id, runId);
-      await this.runs.create(tx, {
-        id: runId,
-        tenantId: row.tenantId,
-        connectionId: row.id,
-        apiKeyId: by.keyId,
-        registrationJobId: registration[0]?.id ?? null,
-        reconciliationJobId: reconciliation[0]?.id ?? null,
-      });
       const run = { id: runId, status: "queued" as const, coalesced: false };
+      const created = { id: runId, tenantId: row.tenantId, connectionId: row.id, apiKeyId: by.keyId };
+      if (open) {
+        // Running: a follow-up, whose jobs are made once that run ended.
+        const none = { registrationJobId: null, reconciliationJobId: null };
+        await this.runs.create(tx, { ...created, ...none, followsRunId: open.id });
+        await record(run);
+        return { answer: { connection: await this.view(tx, row), run }, jobs: [] };
+      }
+      const { jobs, ...ids } = await this.reconciliation.syncRun(tx, row, runId);
+      await this.runs.create(tx, { ...created, ...ids, followsRunId: null });
       await record(run);
       // The registration job made it `pending`: the answer shows the row as it is now.
       const updated = await tx.connection.findFirstOrThrow({ where: { ...tenantWhere(scope), id } });
       const connection = await this.view(tx, updated);
-      return { answer: { connection, run }, jobs: [...registration, ...reconciliation] };
+      return { answer: { connection, run }, jobs };
     });
     await this.queue.enqueue(jobs); // after commit; the dispatcher covers a failure here
     return answer;

@@ -145,13 +145,13 @@ export class ConnectionsController {
   @HttpCode(202)
   @ApiAcceptedResponse({
     description:
-      '`{ connection, run: { id, status: "queued" | "running", coalesced } }`: a run of registration and reconciliation of this connection; a call while one is queued or running joins it (`coalesced: true`); `registration` shows the outcome',
+      '`{ connection, run: { id, status: "queued" | "running", coalesced } }`: a run of registration and reconciliation of this connection; a call while one is queued joins it (`coalesced: true`); a call while one is running makes one follow-up run, queued until the running one ended, which later calls join; `registration` shows the outcome',
     type: SyncAnswer,
   })
   @ApiConflictResponse({ description: "`connection_disabled`, `sync_not_supported` (Static Forms)" })
   @ApiTooManyRequestsResponse({
     description:
-      "`rate_limited` (with Retry-After): this route started 6 runs of the connection in the last 60 s",
+      "`rate_limited` (with Retry-After): this route made 6 runs of the connection (follow-ups included) in the last 60 s",
   })
   sync(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.syncs.sync(principal, scopeOf(principal), id);
