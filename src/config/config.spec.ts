@@ -381,8 +381,8 @@ describe("loadConfig", () => {
   });
 
   it("admin reads a tenant runs at once: 2 of the admin pool's 4 unless ADMIN_READS_PER_TENANT says otherwise", () => {
-    expect(loadConfig(BASE)).toMatchObject({ adminReadsPerTenant: 2 });
-    expect(loadConfig({ ...BASE, ADMIN_READS_PER_TENANT: "1" })).toMatchObject({ adminReadsPerTenant: 1 });
+    expect(appConfig(BASE)).toMatchObject({ adminReadsPerTenant: 2 });
+    expect(appConfig({ ...BASE, ADMIN_READS_PER_TENANT: "1" })).toMatchObject({ adminReadsPerTenant: 1 });
   });
 
   it("notification channels per tenant: 20 unless MAX_CHANNELS_PER_TENANT says otherwise", () => {
