@@ -4,6 +4,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from "@ne
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
+  ApiOperation,
   ApiProperty,
   ApiPropertyOptional,
   ApiTags,
@@ -50,6 +51,10 @@ export class ApiKeysController {
     private readonly audit: AuditRepository,
   ) {}
 
+  @ApiOperation({
+    description:
+      "Creates an API key (operators: either role; a tenant-admin: its own tenant's tenant-admin keys); the key is shown once.",
+  })
   @Post()
   @HttpCode(201)
   @ApiCreatedResponse({ description: "`{ id, key }`: the key is shown this once" })
@@ -71,6 +76,9 @@ export class ApiKeysController {
     });
   }
 
+  @ApiOperation({
+    description: "Lists the API keys of the caller's scope, newest first, without the keys themselves.",
+  })
   @Get()
   async list(
     @CurrentPrincipal() principal: Principal,
@@ -80,6 +88,7 @@ export class ApiKeysController {
     return toPage(rows, query, (row) => row.createdAt);
   }
 
+  @ApiOperation({ description: "Revokes an API key: it stops working at once." })
   @Delete(":id")
   @HttpCode(204)
   @ApiNoContentResponse({ description: "revoked; the key stops working at once" })

@@ -1,6 +1,12 @@
 // The backfill routes (api.md): start one (or count, dry run) and read its progress.
 import { Body, Controller, Get, Param, Post, Res } from "@nestjs/common";
-import { ApiAcceptedResponse, ApiConflictResponse, ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import {
+  ApiAcceptedResponse,
+  ApiConflictResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from "@nestjs/swagger";
 import type { FastifyReply } from "fastify";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -14,6 +20,10 @@ import { IdPipe } from "../common/id.pipe.js";
 export class BackfillsController {
   constructor(private readonly backfills: BackfillsService) {}
 
+  @ApiOperation({
+    description:
+      'Pulls the provider\'s leads of a window through the normal ingest path (receipts with `source: "backfill"`), or counts them (dry run).',
+  })
   @Post("connections/:id/backfill")
   @ApiOkResponse({ description: "dry run counted within 10 s: `{ matched }`" })
   @ApiAcceptedResponse({
@@ -32,6 +42,9 @@ export class BackfillsController {
     return started.body;
   }
 
+  @ApiOperation({
+    description: "A backfill's progress: its status and the leads matched, ingested and found duplicate.",
+  })
   @Get("backfills/:id")
   @ApiOkResponse({ description: "`{ id, connectionId, status, matched, ingested, duplicates, error? }`" })
   get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {

@@ -1,6 +1,6 @@
 // Conflicts: the same idempotency key delivered with a different payload digest (kept, never applied).
 import { Controller, Get, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiOperation, ApiTags } from "@nestjs/swagger";
 import { listScope, TenantListQuery } from "../auth/list-filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -14,6 +14,10 @@ import { type ConflictView, ConflictsRepository } from "../ingestion/payload-con
 export class ConflictsController {
   constructor(private readonly conflicts: ConflictsRepository) {}
 
+  @ApiOperation({
+    description:
+      "Lists payload conflicts: the same idempotency key delivered with a different payload digest.",
+  })
   @Get()
   @ApiOkResponse({ description: "same key, different payload digest: the stored receipt and both digests" })
   async list(

@@ -1,6 +1,6 @@
 // Receipts: what was accepted, with its jobs and how often it was delivered again.
 import { Controller, Get, Param, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiOperation, ApiTags } from "@nestjs/swagger";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
@@ -19,6 +19,10 @@ export class ReceiptsController {
     private readonly reads: ListReads,
   ) {}
 
+  @ApiOperation({
+    description:
+      "Lists receipts (what was accepted), newest first, filtered by connection, provider, kind, lead and time.",
+  })
   @Get()
   @ApiOkResponse({ type: PageOf(ReceiptView) })
   async list(
@@ -33,6 +37,9 @@ export class ReceiptsController {
     );
   }
 
+  @ApiOperation({
+    description: "Reads one receipt with its payload (until purged), its jobs and its duplicate count.",
+  })
   @Get(":id")
   @ApiOkResponse({
     description: "the receipt with its payload (until purged), its jobs and its duplicate count",

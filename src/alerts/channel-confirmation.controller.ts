@@ -6,6 +6,7 @@ import { Controller, Get, HttpCode, Post, Query, Req, Res } from "@nestjs/common
 import {
   ApiBadRequestResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiQuery,
   ApiTags,
   ApiTooManyRequestsResponse,
@@ -27,6 +28,10 @@ const OVER_BUDGET = {
 export class ChannelConfirmationController {
   constructor(private readonly confirmations: ChannelConfirmations) {}
 
+  @ApiOperation({
+    description:
+      "The page behind an e-mail channel's confirmation link: a button that POSTs the same URL; opening it confirms nothing.",
+  })
   @Get()
   @ApiQuery(TOKEN_QUERY)
   @ApiOkResponse({ description: "a short HTML page whose button POSTs this URL; confirms nothing by itself" })
@@ -46,6 +51,9 @@ export class ChannelConfirmationController {
     );
   }
 
+  @ApiOperation({
+    description: "Confirms the e-mail channel of the token: it becomes active and receives alerts.",
+  })
   @Post()
   @HttpCode(200)
   @ApiQuery(TOKEN_QUERY)

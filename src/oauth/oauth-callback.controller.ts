@@ -3,6 +3,7 @@ import {
   ApiBadRequestResponse,
   ApiFoundResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiTags,
   ApiTooManyRequestsResponse,
 } from "@nestjs/swagger";
@@ -15,6 +16,10 @@ import { type CallbackOutcome, OAuthService } from "./oauth.service.js";
 export class OAuthCallbackController {
   constructor(private readonly oauth: OAuthService) {}
 
+  @ApiOperation({
+    description:
+      "The provider's redirect after the consent screen: exchanges the code, proves the grant reaches the account, creates or updates the connection, then redirects to `returnUrl` (or shows a short page).",
+  })
   @Get(":provider/callback")
   @ApiFoundResponse({
     description:

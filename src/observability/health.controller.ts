@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { Controller, Get, Inject } from "@nestjs/common";
+import { ApiOperation } from "@nestjs/swagger";
 import type { RedisClient } from "../redis/redis.js";
 import { AppError } from "../common/app-error.js";
 import { withTimeout } from "../common/with-timeout.js";
@@ -27,12 +28,16 @@ export class HealthController {
   ) {}
 
   /** Liveness: answers while the process runs. */
+  @ApiOperation({ description: "Liveness: answers 200 while the process runs." })
   @Get()
   live(): { status: "ok" } {
     return { status: "ok" };
   }
 
   /** Readiness: Postgres and Redis both answer; otherwise 503 naming the one that failed. */
+  @ApiOperation({
+    description: "Readiness: 200 when Postgres and Redis answer, else 503 naming the one that failed.",
+  })
   @Get("ready")
   async ready(): Promise<{ status: "ok"; checks: Record<string, CheckResult> }> {
     const [postgres, redis] = await Promise.all([

@@ -1,10 +1,15 @@
 import { Controller, Get, Header } from "@nestjs/common";
+import { ApiOperation } from "@nestjs/swagger";
 import { Metrics } from "./metrics.js";
 
 @Controller("metrics")
 export class MetricsController {
   constructor(private readonly metrics: Metrics) {}
 
+  @ApiOperation({
+    description:
+      "Prometheus metrics in the text format; with METRICS_TOKEN set, only for `Authorization: Bearer <METRICS_TOKEN>`.",
+  })
   @Get()
   @Header("content-type", "text/plain; version=0.0.4; charset=utf-8")
   render(): Promise<string> {

@@ -4,6 +4,7 @@ import {
   ApiAcceptedResponse,
   ApiConflictResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiProperty,
   ApiPropertyOptional,
   ApiTags,
@@ -90,6 +91,10 @@ export class BulkReplayBody {
 export class ReplaysController {
   constructor(private readonly replay: ReplayService) {}
 
+  @ApiOperation({
+    description:
+      "Replays one job under the same job key, from dead, blocked or cancelled (and succeeded with `force`).",
+  })
   @Post("jobs/:id/replay")
   @HttpCode(202)
   @ApiAcceptedResponse({ description: "`{ job }`: queued again under the same job key", type: ReplayedJob })
@@ -105,6 +110,7 @@ export class ReplaysController {
     return { job: await this.replay.replayJob(principal, scopeOf(principal), id, body.force ?? false) };
   }
 
+  @ApiOperation({ description: "Replays the receipt's jobs that did not succeed." })
   @Post("receipts/:id/replay")
   @HttpCode(202)
   @ApiAcceptedResponse({
@@ -114,6 +120,10 @@ export class ReplaysController {
     return { jobs: await this.replay.replayReceipt(principal, scopeOf(principal), id) };
   }
 
+  @ApiOperation({
+    description:
+      "Replays the jobs a filter matches, paced in the background, or counts and samples them (dry run).",
+  })
   @Post("replays")
   @ApiOkResponse({ description: "dry run: `{ matched, sample }`", type: ReplayPreview })
   @ApiAcceptedResponse({
@@ -138,6 +148,7 @@ export class ReplaysController {
     return this.replay.createBatch(principal, scope, filter, limit);
   }
 
+  @ApiOperation({ description: "A bulk replay's progress: matched, queued, skipped, succeeded and failed." })
   @Get("replays/:id")
   @ApiOkResponse({
     description: "`{ id, status, matched, queued, skipped, succeeded, failed }`",

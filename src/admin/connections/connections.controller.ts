@@ -5,6 +5,7 @@ import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiTags,
   ApiTooManyRequestsResponse,
 } from "@nestjs/swagger";
@@ -43,6 +44,10 @@ export class ConnectionsController {
     private readonly previews: ReplyPreviews,
   ) {}
 
+  @ApiOperation({
+    description:
+      "Creates a connection of a provider account to a tenant; its webhook URL and generated secrets are returned once.",
+  })
   @Post()
   @HttpCode(201)
   @ApiCreatedResponse({
@@ -54,18 +59,29 @@ export class ConnectionsController {
     return this.connections.create(principal, body);
   }
 
+  @ApiOperation({
+    description: "Lists the connections of the caller's scope, newest first; secrets are never shown.",
+  })
   @Get()
   @ApiOkResponse({ type: PageOf(ConnectionView) })
   list(@CurrentPrincipal() principal: Principal, @Query() query: ConnectionsQuery) {
     return this.connections.list(scopeOf(principal), query);
   }
 
+  @ApiOperation({
+    description:
+      "Reads one connection with its OAuth, registration and reconciliation state and its effective settings; secrets are never shown.",
+  })
   @Get(":id")
   @ApiOkResponse({ type: ConnectionView })
   get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.connections.get(scopeOf(principal), id);
   }
 
+  @ApiOperation({
+    description:
+      "Updates a connection's display name, inbound authentication, credentials or settings (each given setting replaces the stored one; null returns it to inheriting).",
+  })
   @Patch(":id")
   @ApiOkResponse({
     description:
@@ -80,6 +96,9 @@ export class ConnectionsController {
     return this.connections.update(principal, scopeOf(principal), id, body);
   }
 
+  @ApiOperation({
+    description: "Pauses a connection: deliveries are still stored, their jobs held until resume.",
+  })
   @Post(":id/pause")
   @HttpCode(200)
   @ApiOkResponse({
@@ -90,6 +109,7 @@ export class ConnectionsController {
     return this.connections.pause(principal, scopeOf(principal), id);
   }
 
+  @ApiOperation({ description: "Resumes a connection: its held and blocked jobs are queued again." })
   @Post(":id/resume")
   @HttpCode(200)
   @ApiOkResponse({
@@ -100,6 +120,10 @@ export class ConnectionsController {
     return this.connections.resume(principal, scopeOf(principal), id);
   }
 
+  @ApiOperation({
+    description:
+      "Rotates the connection's inbound secret; the old secret keeps working for the grace period (default 24 h).",
+  })
   @Post(":id/rotate-secret")
   @HttpCode(200)
   @ApiOkResponse({
@@ -114,6 +138,10 @@ export class ConnectionsController {
     return this.connections.rotateSecret(principal, scopeOf(principal), id, body);
   }
 
+  @ApiOperation({
+    description:
+      "Rotates the CRM signing secret; during the grace period (default 24 h) each CRM delivery carries both signatures.",
+  })
   @Post(":id/rotate-crm-secret")
   @HttpCode(200)
   @ApiOkResponse({
@@ -129,6 +157,9 @@ export class ConnectionsController {
     return this.connections.rotateCrmSecret(principal, scopeOf(principal), id, body);
   }
 
+  @ApiOperation({
+    description: "Ends a rotation's grace period now: a leaked old secret stops working at once.",
+  })
   @Post(":id/revoke-previous-secret")
   @HttpCode(200)
   @ApiOkResponse({
@@ -141,6 +172,10 @@ export class ConnectionsController {
     return this.connections.revokePreviousSecret(principal, scopeOf(principal), id);
   }
 
+  @ApiOperation({
+    description:
+      "Runs registration and reconciliation for this connection now; a call while a run is queued joins it.",
+  })
   @Post(":id/sync")
   @HttpCode(202)
   @ApiAcceptedResponse({
@@ -157,6 +192,10 @@ export class ConnectionsController {
     return this.syncs.sync(principal, scopeOf(principal), id);
   }
 
+  @ApiOperation({
+    description:
+      "Renders the first reply a lead (or a sample lead) would get at a given time, with the saved or an unsaved template; writes nothing.",
+  })
   @Post(":id/reply-preview")
   @HttpCode(200)
   @ApiOkResponse({
@@ -173,6 +212,10 @@ export class ConnectionsController {
     return this.previews.preview(scopeOf(principal), id, body);
   }
 
+  @ApiOperation({
+    description:
+      "Disables a connection (deliveries answer 410) and removes its provider webhook where the provider offers it; history is kept.",
+  })
   @Delete(":id")
   @HttpCode(204)
   @ApiNoContentResponse({ description: "disabled; deliveries answer 410, history is kept" })
