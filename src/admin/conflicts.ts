@@ -5,8 +5,8 @@ import { listScope, TenantListQuery } from "../auth/list-filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal } from "../auth/principal.js";
-import { type Page, pageAfter, toPage } from "../common/pagination.js";
-import { type ConflictView, ConflictsRepository } from "../ingestion/payload-conflicts.js";
+import { type Page, PageOf, pageAfter, toPage } from "../common/pagination.js";
+import { ConflictView, ConflictsRepository } from "../ingestion/payload-conflicts.js";
 
 @ApiTags("conflicts")
 @AdminApi()
@@ -19,7 +19,10 @@ export class ConflictsController {
       "Lists payload conflicts: the same idempotency key delivered with a different payload digest.",
   })
   @Get()
-  @ApiOkResponse({ description: "same key, different payload digest: the stored receipt and both digests" })
+  @ApiOkResponse({
+    description: "same key, different payload digest: the stored receipt and both digests",
+    type: PageOf(ConflictView),
+  })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: TenantListQuery,

@@ -1,6 +1,6 @@
 // Leads: the tenant's lead store, with each lead's messages and events.
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from "@nestjs/common";
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from "@nestjs/swagger";
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from "@nestjs/swagger";
 import { listScope } from "../auth/list-filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -10,6 +10,11 @@ import { LeadMarkReplied, MarkRepliedBody } from "./lead-mark-replied.js";
 import { ListReads } from "../auth/list-reads.js";
 import { type Page, PageOf, toPage } from "../common/pagination.js";
 import { LeadsQuery, LeadView, LeadDetail, LeadsAdminRepository } from "../leads/lead-reads.js";
+
+export class MarkedReplied {
+  @ApiProperty({ type: () => LeadDetail, description: "the lead with its first response" })
+  lead!: LeadDetail;
+}
 
 @ApiTags("leads")
 @AdminApi()
@@ -51,6 +56,7 @@ export class LeadsController {
   @ApiAcceptedResponse({
     description:
       "`{ lead }`: the business answered outside the provider; its first response is recorded unless an earlier one exists, and Yelp is told (provider-mark-replied, one job per lead)",
+    type: MarkedReplied,
   })
   async markReplied(
     @CurrentPrincipal() principal: Principal,

@@ -9,6 +9,7 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiProperty,
   ApiPropertyOptional,
   ApiTags,
   ApiTooManyRequestsResponse,
@@ -45,6 +46,7 @@ import {
 import { type Page, PageOf, positionAfter, toPage } from "../common/pagination.js";
 
 export class CreateChannelBody {
+  @ApiProperty({ enum: CHANNEL_TYPES, description: "where alerts go: a signed webhook, Slack, or e-mail" })
   @IsIn(CHANNEL_TYPES)
   type!: ChannelType;
 

@@ -8,7 +8,7 @@ import { listScope } from "../auth/list-filters.js";
 import { IdPipe, notFound } from "../common/id.pipe.js";
 import { ListReads } from "../auth/list-reads.js";
 import { type Page, PageOf, toPage } from "../common/pagination.js";
-import { ReceiptsQuery, ReceiptView, ReceiptsRepository } from "../ingestion/receipt-reads.js";
+import { ReceiptDetail, ReceiptsQuery, ReceiptView, ReceiptsRepository } from "../ingestion/receipt-reads.js";
 
 @ApiTags("receipts")
 @AdminApi()
@@ -43,6 +43,7 @@ export class ReceiptsController {
   @Get(":id")
   @ApiOkResponse({
     description: "the receipt with its payload (until purged), its jobs and its duplicate count",
+    type: ReceiptDetail,
   })
   async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     const receipt = await this.receipts.find(scopeOf(principal), id);

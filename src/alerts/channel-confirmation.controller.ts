@@ -14,6 +14,7 @@ import {
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ChannelConfirmations, CONFIRM_PATH } from "./channel-confirmations.js";
 
+const HTML = { "text/html": { schema: { type: "string" } } };
 const TOKEN_QUERY = { name: "token", required: true, description: "the token of the mailed link" } as const;
 const INVALID = {
   description: "invalid_token: unknown, already used, replaced by a newer link, or expired (7 days)",
@@ -34,7 +35,10 @@ export class ChannelConfirmationController {
   })
   @Get()
   @ApiQuery(TOKEN_QUERY)
-  @ApiOkResponse({ description: "a short HTML page whose button POSTs this URL; confirms nothing by itself" })
+  @ApiOkResponse({
+    description: "a short HTML page whose button POSTs this URL; confirms nothing by itself",
+    content: HTML,
+  })
   @ApiBadRequestResponse(INVALID)
   @ApiTooManyRequestsResponse(OVER_BUDGET)
   async page(
@@ -57,7 +61,10 @@ export class ChannelConfirmationController {
   @Post()
   @HttpCode(200)
   @ApiQuery(TOKEN_QUERY)
-  @ApiOkResponse({ description: "the channel is confirmed (active): a short HTML page saying so" })
+  @ApiOkResponse({
+    description: "the channel is confirmed (active): a short HTML page saying so",
+    content: HTML,
+  })
   @ApiBadRequestResponse(INVALID)
   @ApiTooManyRequestsResponse(OVER_BUDGET)
   async confirm(

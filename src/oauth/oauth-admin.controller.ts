@@ -1,5 +1,12 @@
 import { Body, Controller, HttpCode, Param, Post } from "@nestjs/common";
-import { ApiConflictResponse, ApiCreatedResponse, ApiOperation, ApiResponse, ApiTags } from "@nestjs/swagger";
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from "@nestjs/swagger";
 import { IdPipe } from "../common/id.pipe.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -24,6 +31,9 @@ export class OAuthAdminController {
   @Post("oauth")
   @HttpCode(201)
   @ApiCreatedResponse({ description: STARTED, type: OAuthStarted })
+  @ApiUnprocessableEntityResponse({
+    description: "`limit_reached`: the tenant has MAX_CONNECTIONS_PER_TENANT connections; nothing written",
+  })
   @ApiResponse(NOT_CONFIGURED)
   start(@CurrentPrincipal() principal: Principal, @Body() body: StartOAuthBody): Promise<OAuthStarted> {
     return this.oauth.start(principal, body);

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from "@nestjs/platform-fastify";
 import { DocumentBuilder, type OpenAPIObject, type ResponseObject, SwaggerModule } from "@nestjs/swagger";
-import { completeResponses, errorAnswer } from "./openapi-responses.js";
+import { completeResponses, errorAnswer, nullableReferences } from "./openapi-responses.js";
 
 /** OpenAPI paths and component schemas written by hand, for routes that are not Nest controllers. */
 export interface HandWrittenDocument {
@@ -99,6 +99,7 @@ export function mountDocs(app: NestFastifyApplication, byHand: HandWrittenDocume
       },
     );
     completeResponses(generated);
+    nullableReferences(generated);
     return generated;
   };
   SwaggerModule.setup("docs", app, document, { raw: ["json"], jsonDocumentUrl: "docs-json" });

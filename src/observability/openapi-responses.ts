@@ -103,3 +103,29 @@ export function completeResponses(document: OpenAPIObject): void {
 function sorted(responses: Responses): Responses {
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
 }
+
+/** The schema only `null` matches, in OAS 3.0.3's terms (`nullable` adds null to `type`; `enum` allows only it). */
+const NULL_ONLY = { type: "object", nullable: true, enum: [null] };
+
+/**
+ * `@ApiProperty({ type: () => X, nullable: true })` comes out of Nest as `nullable` beside
+ * `allOf: [$ref X]`, which OAS 3.0.3 reads as never null (`nullable` adds null only to the `type`
+ * beside it; the `$ref` still refuses null). Each such schema becomes `anyOf: [$ref X, null only]`,
+ * its description kept. Changes the document in place.
+ */
+export function nullableReferences(document: OpenAPIObject): void {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== "object") return;
+    const schema = node as Record<string, unknown>;
+    const parts = schema.allOf;
+    if (schema.nullable === true && Array.isArray(parts) && parts.length === 1) {
+      const { nullable: _nullable, type: _type, allOf: _allOf, ...rest } = schema;
+      for (const key of Object.keys(schema)) delete schema[key];
+      Object.assign(schema, rest, { anyOf: [parts[0], NULL_ONLY] });
+    }
+    Object.values(schema).forEach(visit);
+  };
+  visit(document.components?.schemas);
+  visit(document.paths);
+}

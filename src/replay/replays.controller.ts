@@ -32,7 +32,7 @@ import { ownTenant } from "../tenants/tenants.repository.js";
 import { IdPipe } from "../common/id.pipe.js";
 import { JobsQuery } from "../jobs/job-reads.js";
 import { ReceiptsQuery } from "../ingestion/receipt-reads.js";
-import { BatchStatus, ReplayCreated, ReplayedJob, ReplayPreview } from "./replay-answers.js";
+import { BatchStatus, ReplayCreated, ReplayedJob, ReplayedReceipt, ReplayPreview } from "./replay-answers.js";
 import { ReplayService } from "./replay.service.js";
 import { Optional } from "../common/validation.js";
 
@@ -115,6 +115,7 @@ export class ReplaysController {
   @HttpCode(202)
   @ApiAcceptedResponse({
     description: "`{ jobs }`: the receipt's dead, blocked and cancelled jobs, queued again",
+    type: ReplayedReceipt,
   })
   async replayReceipt(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return { jobs: await this.replay.replayReceipt(principal, scopeOf(principal), id) };

@@ -6,8 +6,10 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiServiceUnavailableResponse,
   ApiTags,
   ApiTooManyRequestsResponse,
+  ApiUnprocessableEntityResponse,
 } from "@nestjs/swagger";
 import { AdminApi } from "../../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../../auth/current-principal.js";
@@ -18,6 +20,7 @@ import {
   ConnectionAnswer,
   CreatedConnection,
   ResumedConnection,
+  RotatedCrmSecret,
   RotatedSecrets,
   UpdatedConnection,
 } from "./connection-answers.js";
@@ -33,6 +36,11 @@ import {
   RotateSecretBody,
   UpdateConnectionBody,
 } from "../../connections/connections.dto.js";
+
+const PASTED_OR_CAPPED =
+  "`limit_reached`: the tenant has MAX_CONNECTIONS_PER_TENANT connections; `account_not_accessible`: a tenant-admin's pasted credentials do not reach the account; nothing written";
+const PROVIDER_UNAVAILABLE =
+  "`provider_unavailable`: the provider could not be asked whether pasted credentials reach the account; `unavailable`: the database; Retry-After";
 
 @ApiTags("connections")
 @AdminApi()
@@ -55,6 +63,9 @@ export class ConnectionsController {
       '`{ connection, webhookUrl, secrets, warnings }`: the secrets are shown this once; `warnings: ["apiKey_only"]` for a Static Forms apiKey connection',
     type: CreatedConnection,
   })
+  @ApiConflictResponse({ description: "`connection_exists`: an active connection holds the account" })
+  @ApiUnprocessableEntityResponse({ description: PASTED_OR_CAPPED })
+  @ApiServiceUnavailableResponse({ description: PROVIDER_UNAVAILABLE })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateConnectionBody) {
     return this.connections.create(principal, body);
   }
@@ -88,6 +99,9 @@ export class ConnectionsController {
       "`{ connection, secrets }`: secrets holds a new CRM signing secret, once, if one was created",
     type: UpdatedConnection,
   })
+  @ApiConflictResponse({ description: "`connection_disabled`" })
+  @ApiUnprocessableEntityResponse({ description: PASTED_OR_CAPPED })
+  @ApiServiceUnavailableResponse({ description: PROVIDER_UNAVAILABLE })
   update(
     @CurrentPrincipal() principal: Principal,
     @Param("id", IdPipe) id: string,
@@ -105,6 +119,7 @@ export class ConnectionsController {
     description: "`{ connection }`: paused (deliveries are stored, their jobs held)",
     type: ConnectionAnswer,
   })
+  @ApiConflictResponse({ description: "`connection_disabled`" })
   pause(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.connections.pause(principal, scopeOf(principal), id);
   }
@@ -116,6 +131,7 @@ export class ConnectionsController {
     description: "`{ connection, requeuedJobs }`: held and blocked jobs are queued again",
     type: ResumedConnection,
   })
+  @ApiConflictResponse({ description: "`connection_disabled`" })
   resume(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return this.connections.resume(principal, scopeOf(principal), id);
   }
@@ -129,6 +145,9 @@ export class ConnectionsController {
   @ApiOkResponse({
     description: "`{ secrets, webhookUrl }`: the new secrets, shown this once",
     type: RotatedSecrets,
+  })
+  @ApiConflictResponse({
+    description: "`connection_disabled`, `nothing_to_rotate` (Yelp: the platform URL token)",
   })
   rotateSecret(
     @CurrentPrincipal() principal: Principal,
@@ -147,6 +166,7 @@ export class ConnectionsController {
   @ApiOkResponse({
     description:
       "`{ secrets: { crmSigningSecret } }`, shown this once; CRM deliveries carry the old secret's signature too during the grace period",
+    type: RotatedCrmSecret,
   })
   @ApiConflictResponse({ description: "`no_crm_destination`, `connection_disabled`" })
   rotateCrmSecret(
