@@ -71,6 +71,15 @@ function commonAnswers(path: string, method: string, operation: Operation): Reco
   return answers;
 }
 
+/** 429 and 503 tell when to try again (api.md: `429` + `Retry-After`, `503` + `Retry-After`). */
+const RETRY_STATUSES = new Set(["429", "503"]);
+const RETRY_AFTER = {
+  "Retry-After": {
+    description: "seconds to wait before trying again (every 429 and a database `unavailable` 503 carry it)",
+    schema: { type: "integer", minimum: 1 },
+  },
+};
+
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"] as const;
 
 /**
@@ -91,8 +100,10 @@ export function completeResponses(document: OpenAPIObject): void {
         responses[status] ??= { description };
       }
       for (const [status, answer] of Object.entries(responses)) {
-        if (!answer || !/^[45]/.test(status) || "$ref" in answer || answer.content) continue;
-        responses[status] = { ...answer, content: errorAnswer(answer.description).content };
+        if (!answer || !/^[45]/.test(status) || "$ref" in answer) continue;
+        if (!answer.content)
+          responses[status] = { ...answer, content: errorAnswer(answer.description).content };
+        if (RETRY_STATUSES.has(status)) responses[status] = { headers: RETRY_AFTER, ...responses[status]! };
       }
       operation.responses = sorted(responses);
     }
