@@ -1,7 +1,9 @@
-// The answers every operation of a kind can give, added to the OpenAPI document in one place (the
-// routes declare only their own: a 409's codes, a 422, a 501, a provider's 502/503), and api.md's
-// one error shape referenced by every error answer. A status a route declares itself is kept as it
-// is; an error answer declared without a body gets ErrorBody.
+// The OpenAPI document's last steps (src/observability/docs.ts), each in one place:
+// - completeResponses: the answers every operation of a kind can give (the routes declare only
+//   their own: a 409's codes, a 422, a 501, a provider's 502/503), and api.md's one error shape
+//   referenced by every error answer. A status a route declares itself is kept as it is; an error
+//   answer declared without a body gets ErrorBody;
+// - nullableReferences: a nullable object field in the form OAS 3.0.3 reads as nullable.
 import type { OpenAPIObject } from "@nestjs/swagger";
 
 type Operation = NonNullable<OpenAPIObject["paths"][string]["get"]>;
