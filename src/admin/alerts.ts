@@ -1,6 +1,6 @@
 // Alerts (api.md "Alerts and notification channels"): list, read, acknowledge, resolve by hand.
 import { Controller, Get, HttpCode, Injectable, Param, Post, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsUUID } from "class-validator";
 import { AlertBook } from "../alerts/alert-book.js";
 import {
@@ -85,6 +85,7 @@ export class AlertsController {
     private readonly service: AlertsAdminService,
   ) {}
 
+  @ApiOperation({ description: "Lists alerts, newest first, filtered by status, type and connection." })
   @Get()
   @ApiOkResponse({
     description:
@@ -103,6 +104,9 @@ export class AlertsController {
     return toPage(rows, query, (row) => row.firstSeenAt);
   }
 
+  @ApiOperation({
+    description: "Reads one alert: its type, status, group, count and when it was first and last seen.",
+  })
   @Get(":id")
   @ApiOkResponse({ type: AlertView })
   async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<AlertView> {
@@ -112,6 +116,7 @@ export class AlertsController {
     return alert;
   }
 
+  @ApiOperation({ description: "Acknowledges an alert: someone is on it." })
   @Post(":id/acknowledge")
   @HttpCode(200)
   @ApiOkResponse({
@@ -122,6 +127,7 @@ export class AlertsController {
     return this.service.settle(principal, scopeOf(principal), id, "acknowledged");
   }
 
+  @ApiOperation({ description: "Resolves an alert by hand; its channels are told." })
   @Post(":id/resolve")
   @HttpCode(200)
   @ApiOkResponse({

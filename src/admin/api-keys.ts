@@ -4,9 +4,12 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from "@ne
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
   ApiProperty,
   ApiPropertyOptional,
   ApiTags,
+  ApiUnprocessableEntityResponse,
 } from "@nestjs/swagger";
 import { IsIn, IsString, IsUUID, Length } from "class-validator";
 import { listScope, TenantListQuery } from "../auth/list-filters.js";
@@ -19,9 +22,11 @@ import { AppError } from "../common/app-error.js";
 import { Transactions } from "../database/transactions.js";
 import { AuditRepository } from "../audit/audit.repository.js";
 import { IdPipe, notFound } from "../common/id.pipe.js";
-import { type Page, pageAfter, toPage } from "../common/pagination.js";
+import { type Page, PageOf, pageAfter, toPage } from "../common/pagination.js";
 import { ownTenant, TenantsRepository } from "../tenants/tenants.repository.js";
 import { Optional } from "../common/validation.js";
+import { NullableDate, NullableId } from "../common/api-properties.js";
+import { CreatedApiKeyView } from "./tenants.js";
 
 export class CreateApiKeyBody {
   @ApiProperty({ example: "zapier export" })
@@ -39,6 +44,33 @@ export class CreateApiKeyBody {
   tenantId?: string;
 }
 
+/** A key as lists show it: never the key, its prefix only. */
+export class ApiKeyView {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @NullableId("null for an operator key")
+  tenantId!: string | null;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ enum: ROLES })
+  role!: string;
+
+  @ApiProperty({ description: "the key's first characters, to tell keys apart" })
+  prefix!: string;
+
+  @ApiProperty()
+  createdAt!: Date;
+
+  @NullableDate()
+  revokedAt!: Date | null;
+
+  @NullableDate()
+  lastUsedAt!: Date | null;
+}
+
 @ApiTags("api-keys")
 @AdminApi()
 @Controller("admin/api-keys")
@@ -50,9 +82,16 @@ export class ApiKeysController {
     private readonly audit: AuditRepository,
   ) {}
 
+  @ApiOperation({
+    description:
+      "Creates an API key (operators: either role; a tenant-admin: its own tenant's tenant-admin keys); the key is shown once.",
+  })
   @Post()
   @HttpCode(201)
-  @ApiCreatedResponse({ description: "`{ id, key }`: the key is shown this once" })
+  @ApiCreatedResponse({ description: "`{ id, key }`: the key is shown this once", type: CreatedApiKeyView })
+  @ApiUnprocessableEntityResponse({
+    description: "`limit_reached`: the tenant has MAX_API_KEYS_PER_TENANT active keys; nothing written",
+  })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateApiKeyBody,
@@ -71,15 +110,20 @@ export class ApiKeysController {
     });
   }
 
+  @ApiOperation({
+    description: "Lists the API keys of the caller's scope, newest first, without the keys themselves.",
+  })
   @Get()
+  @ApiOkResponse({ type: PageOf(ApiKeyView) })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: TenantListQuery,
-  ): Promise<Page<{ id: string }>> {
+  ): Promise<Page<ApiKeyView>> {
     const rows = await this.keys.list(listScope(principal, query.tenantId), pageAfter("createdAt", query));
     return toPage(rows, query, (row) => row.createdAt);
   }
 
+  @ApiOperation({ description: "Revokes an API key: it stops working at once." })
   @Delete(":id")
   @HttpCode(204)
   @ApiNoContentResponse({ description: "revoked; the key stops working at once" })

@@ -1,6 +1,6 @@
 // GET /admin/audit: the audit log (src/audit/), newest first.
 import { Controller, Get, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiProperty, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from "@nestjs/swagger";
 import { AuditRepository, type AUDIT_VIEW } from "../audit/audit.repository.js";
 import { NullableId } from "../common/api-properties.js";
 import { listScope, TenantListQuery } from "../auth/list-filters.js";
@@ -46,6 +46,7 @@ export class AuditEntryView implements Prisma.AuditEntryGetPayload<{ select: typ
 export class AuditController {
   constructor(private readonly audit: AuditRepository) {}
 
+  @ApiOperation({ description: "The audit log, newest first: who did what admin action when." })
   @Get()
   @ApiOkResponse({
     description: "admin actions, newest first: action, target, the API key or user that did it",

@@ -1,7 +1,7 @@
 // GET /admin/jobs/summary (api.md "Console and users"): matching jobs counted by connection, operation
 // and error code, for the console's failures screen.
 import { Controller, Get, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiOperation, ApiTags } from "@nestjs/swagger";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal } from "../auth/principal.js";
@@ -19,6 +19,10 @@ export class JobsSummaryController {
     private readonly reads: ListReads,
   ) {}
 
+  @ApiOperation({
+    description:
+      "Counts the matching jobs grouped by connection, operation and error code, for a failures screen.",
+  })
   @Get()
   @ApiOkResponse({ type: JobsSummary })
   async get(

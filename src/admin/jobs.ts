@@ -1,6 +1,6 @@
 // Jobs: every side effect with its status and its attempt history.
 import { Controller, Get, Param, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiOperation, ApiTags } from "@nestjs/swagger";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
@@ -19,6 +19,10 @@ export class JobsController {
     private readonly reads: ListReads,
   ) {}
 
+  @ApiOperation({
+    description:
+      "Lists jobs (side effects), newest first, filtered by status, operation, connection, receipt and time.",
+  })
   @Get()
   @ApiOkResponse({ type: PageOf(JobView) })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: JobsQuery): Promise<Page<JobView>> {
@@ -30,6 +34,7 @@ export class JobsController {
     );
   }
 
+  @ApiOperation({ description: "Reads one job with every attempt: time, outcome, error code, duration." })
   @Get(":id")
   @ApiOkResponse({
     description: "the job with every attempt: time, outcome, error code, duration",

@@ -8,6 +8,8 @@ import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
   ApiPropertyOptional,
   ApiTags,
   ApiTooManyRequestsResponse,
@@ -44,6 +46,7 @@ import {
 import { type Page, PageOf, positionAfter, toPage } from "../common/pagination.js";
 
 export class CreateChannelBody {
+  @ApiProperty({ enum: CHANNEL_TYPES, description: "where alerts go: a signed webhook, Slack, or e-mail" })
   @IsIn(CHANNEL_TYPES)
   type!: ChannelType;
 
@@ -95,6 +98,10 @@ export class NotificationChannelsController {
     private readonly service: NotificationChannelsAdminService,
   ) {}
 
+  @ApiOperation({
+    description:
+      "Creates a notification channel (webhook, Slack or e-mail) that receives alerts; a webhook channel's signing secret is returned once.",
+  })
   @Post()
   @HttpCode(201)
   @ApiCreatedResponse({
@@ -109,6 +116,7 @@ export class NotificationChannelsController {
     return this.service.create(principal, body);
   }
 
+  @ApiOperation({ description: "Lists the notification channels of the caller's scope, newest first." })
   @Get()
   @ApiOkResponse({ type: PageOf(ChannelView) })
   async list(
@@ -123,6 +131,7 @@ export class NotificationChannelsController {
     return { items: page.items.map(channelView), nextCursor: page.nextCursor };
   }
 
+  @ApiOperation({ description: "Deletes a notification channel." })
   @Delete(":id")
   @HttpCode(204)
   @ApiNoContentResponse({ description: "deleted; its pending notifications send nothing" })
@@ -130,6 +139,7 @@ export class NotificationChannelsController {
     return this.service.delete(principal, id);
   }
 
+  @ApiOperation({ description: "Sends one test notification to the channel and answers with its outcome." })
   @Post(":id/test")
   @HttpCode(200)
   @ApiOkResponse({
@@ -145,6 +155,9 @@ export class NotificationChannelsController {
     return this.service.test(principal, id);
   }
 
+  @ApiOperation({
+    description: "Mails a new confirmation link to an e-mail channel's address; the old one stops working.",
+  })
   @Post(":id/resend-confirmation")
   @HttpCode(202)
   @ApiAcceptedResponse({

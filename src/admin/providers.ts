@@ -1,7 +1,7 @@
 // GET /admin/providers (api.md): the providers this installation has, from the plugin list
 // (src/providers/plugins.ts), so that the console builds its provider screens from data.
 import { Controller, Get, Inject } from "@nestjs/common";
-import { ApiOkResponse, ApiProperty, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from "@nestjs/swagger";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CONFIG, type OAuthConfig } from "../config/sections.js";
 import { INBOUND_AUTH_TYPES, type InboundAuthType } from "../providers/inbound-auth.js";
@@ -49,6 +49,10 @@ export class ProviderList {
 export class ProvidersController {
   constructor(@Inject(CONFIG.oauth) private readonly config: OAuthConfig) {}
 
+  @ApiOperation({
+    description:
+      "The providers this installation has, from the registry: how an account connects, the sender authentications, replies and sync.",
+  })
   @Get()
   @ApiOkResponse({ description: "the providers this installation has", type: ProviderList })
   list(): ProviderList {

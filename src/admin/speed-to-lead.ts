@@ -1,7 +1,7 @@
 // GET /admin/speed-to-lead (api.md "First replies: templates, business hours, speed to lead"): how
 // fast the window's leads got their first response, per connection and overall.
 import { Controller, Get, Injectable, Query } from "@nestjs/common";
-import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from "@nestjs/swagger";
 import { IsIn, IsUUID } from "class-validator";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -216,6 +216,10 @@ export class SpeedToLeadService {
 export class SpeedToLeadController {
   constructor(private readonly service: SpeedToLeadService) {}
 
+  @ApiOperation({
+    description:
+      "The speed-to-lead report: per connection and overall, leads, responses, median and p90 seconds and the share within target, on the wall or the business-hours clock.",
+  })
   @Get()
   @ApiOkResponse({
     description: "per connection and overall: leads, responded, median and p90 seconds, shares",

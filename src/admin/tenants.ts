@@ -4,6 +4,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from "@nes
 import {
   ApiCreatedResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiProperty,
   ApiPropertyOptional,
   ApiTags,
@@ -89,6 +90,9 @@ export class TenantAnswer {
 export class TenantsController {
   constructor(private readonly tenants: TenantsRepository) {}
 
+  @ApiOperation({
+    description: "Creates a tenant (an agency) with its first tenant-admin key, shown once (operators only).",
+  })
   @Post()
   @OperatorOnly()
   @HttpCode(201)
@@ -103,6 +107,7 @@ export class TenantsController {
     return this.tenants.create(principal, body.name);
   }
 
+  @ApiOperation({ description: "Lists the tenants, newest first; a tenant-admin sees its own tenant only." })
   @Get()
   @ApiOkResponse({
     description: "tenants, newest first (a tenant-admin key: its own)",
@@ -113,6 +118,10 @@ export class TenantsController {
     return toPage(rows, query, (row) => row.createdAt);
   }
 
+  @ApiOperation({
+    description:
+      "Updates a tenant's name and `defaults`, the reply settings every connection of the tenant inherits unless it sets its own.",
+  })
   @Patch(":id")
   @ApiOkResponse({
     description: "`{ tenant }` with its `defaults` (a tenant-admin key: its own tenant)",
@@ -126,6 +135,9 @@ export class TenantsController {
     return this.tenants.update(principal, scopeOf(principal), id, body);
   }
 
+  @ApiOperation({
+    description: "Reads one tenant with its `defaults`; a tenant-admin reads its own tenant only.",
+  })
   @Get(":id")
   @ApiOkResponse({ type: TenantView })
   async get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<TenantView> {

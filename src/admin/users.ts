@@ -7,6 +7,7 @@ import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiProperty,
   ApiPropertyOptional,
   ApiTags,
@@ -67,6 +68,10 @@ export class UsersController {
     private readonly mail: UserInvitationMail,
   ) {}
 
+  @ApiOperation({
+    description:
+      "Invites a console user: the user and a single-use invitation URL (72 h), also mailed when SMTP_URL is set.",
+  })
   @Post()
   @HttpCode(201)
   @ApiCreatedResponse({
@@ -92,6 +97,9 @@ export class UsersController {
     return created;
   }
 
+  @ApiOperation({
+    description: "Issues a new invitation for a user who has not accepted; the old one stops working.",
+  })
   @Post(":id/invitation")
   @HttpCode(201)
   @ApiCreatedResponse({
@@ -119,6 +127,7 @@ export class UsersController {
     return { invitation };
   }
 
+  @ApiOperation({ description: "Lists the console users of the caller's scope, newest first." })
   @Get()
   @ApiOkResponse({ type: PageOf(UserView) })
   async list(
@@ -131,6 +140,10 @@ export class UsersController {
     return toPage(rows, query, (row) => row.createdAt);
   }
 
+  @ApiOperation({
+    description:
+      "Disables a user: its sessions and pending OAuth attempts end at once, and with `revokeKeys` the API keys it created are revoked.",
+  })
   @Delete(":id")
   @HttpCode(204)
   @ApiNoContentResponse({ description: "disabled: its sessions and pending OAuth attempts end at once" })

@@ -6,6 +6,7 @@ import { Controller, Get, HttpCode, Post, Query, Req, Res } from "@nestjs/common
 import {
   ApiBadRequestResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiQuery,
   ApiTags,
   ApiTooManyRequestsResponse,
@@ -13,6 +14,7 @@ import {
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ChannelConfirmations, CONFIRM_PATH } from "./channel-confirmations.js";
 
+const HTML = { "text/html": { schema: { type: "string" } } };
 const TOKEN_QUERY = { name: "token", required: true, description: "the token of the mailed link" } as const;
 const INVALID = {
   description: "invalid_token: unknown, already used, replaced by a newer link, or expired (7 days)",
@@ -27,9 +29,16 @@ const OVER_BUDGET = {
 export class ChannelConfirmationController {
   constructor(private readonly confirmations: ChannelConfirmations) {}
 
+  @ApiOperation({
+    description:
+      "The page behind an e-mail channel's confirmation link: a button that POSTs the same URL; opening it confirms nothing.",
+  })
   @Get()
   @ApiQuery(TOKEN_QUERY)
-  @ApiOkResponse({ description: "a short HTML page whose button POSTs this URL; confirms nothing by itself" })
+  @ApiOkResponse({
+    description: "a short HTML page whose button POSTs this URL; confirms nothing by itself",
+    content: HTML,
+  })
   @ApiBadRequestResponse(INVALID)
   @ApiTooManyRequestsResponse(OVER_BUDGET)
   async page(
@@ -46,10 +55,16 @@ export class ChannelConfirmationController {
     );
   }
 
+  @ApiOperation({
+    description: "Confirms the e-mail channel of the token: it becomes active and receives alerts.",
+  })
   @Post()
   @HttpCode(200)
   @ApiQuery(TOKEN_QUERY)
-  @ApiOkResponse({ description: "the channel is confirmed (active): a short HTML page saying so" })
+  @ApiOkResponse({
+    description: "the channel is confirmed (active): a short HTML page saying so",
+    content: HTML,
+  })
   @ApiBadRequestResponse(INVALID)
   @ApiTooManyRequestsResponse(OVER_BUDGET)
   async confirm(

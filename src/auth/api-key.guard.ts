@@ -12,7 +12,6 @@ import { Reflector } from "@nestjs/core";
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
-  ApiNotFoundResponse,
   ApiExtension,
   ApiForbiddenResponse,
   ApiTooManyRequestsResponse,
@@ -43,6 +42,8 @@ export const OperatorOnly = () =>
 /**
  * Marks a controller as admin API: a Bearer API key or a console session cookie required, input
  * validated by the admin rules; each change marks its caller's write (read-your-writes with a replica).
+ * The answers every route can give beyond these (404 for an id, 413, 415, 503) are added to the
+ * document in one place: src/observability/openapi-responses.ts.
  */
 export const AdminApi = () =>
   applyDecorators(
@@ -62,9 +63,6 @@ export const AdminApi = () =>
         "rate_limited: the key is over ADMIN_RATE_LIMIT requests per minute, or its tenant over ADMIN_TENANT_RATE_LIMIT across its keys; Retry-After says when to retry",
     }),
     ApiBadRequestResponse({ description: "validation_failed: `details` maps each field to its errors" }),
-    ApiNotFoundResponse({
-      description: "no such id in the key's scope (another tenant's ids answer 404 too)",
-    }),
   );
 
 export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };

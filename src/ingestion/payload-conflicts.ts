@@ -1,5 +1,6 @@
 // Payload conflicts: deliveries whose event id matched a receipt with a different payload digest,
 // as GET /admin/conflicts lists them.
+import { ApiProperty } from "@nestjs/swagger";
 import { Injectable } from "@nestjs/common";
 import { type TenantScope, tenantWhere } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
@@ -14,7 +15,29 @@ const VIEW = {
   incomingDigest: true,
   createdAt: true,
 } satisfies Prisma.PayloadConflictSelect;
-export type ConflictView = Prisma.PayloadConflictGetPayload<{ select: typeof VIEW }>;
+/** The same idempotency key delivered with a different payload digest: kept, never applied. */
+export class ConflictView implements Prisma.PayloadConflictGetPayload<{ select: typeof VIEW }> {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @ApiProperty({ format: "uuid" })
+  tenantId!: string;
+
+  @ApiProperty({ format: "uuid", description: "the receipt stored first" })
+  receiptId!: string;
+
+  @ApiProperty()
+  idempotencyKey!: string;
+
+  @ApiProperty({ description: "the stored payload's digest" })
+  storedDigest!: string;
+
+  @ApiProperty({ description: "the later delivery's digest" })
+  incomingDigest!: string;
+
+  @ApiProperty()
+  createdAt!: Date;
+}
 
 @Injectable()
 export class ConflictsRepository {

@@ -1,13 +1,13 @@
 // What the admin API shows of receipts: the list query (GET /admin/receipts), its filters and view.
 import { Injectable } from "@nestjs/common";
-import { ApiProperty, ApiPropertyOptional } from "@nestjs/swagger";
+import { ApiProperty, ApiPropertyOptional, OmitType } from "@nestjs/swagger";
 import { IsIn, IsString, Length } from "class-validator";
 import { type TenantScope, tenantWhere } from "../auth/principal.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import { EVENT_KINDS, type EventKind, PROVIDERS, type Provider } from "../providers/provider-event.js";
 import { TimeRangeQuery, timeRange } from "../auth/list-filters.js";
-import { JOB_VIEW } from "../jobs/job-reads.js";
+import { JOB_VIEW, JobView } from "../jobs/job-reads.js";
 import { payloadOf, withPurgeTimes } from "./receipt-payloads.js";
 import { pageAfter } from "../common/pagination.js";
 import { NullableDate, NullableString } from "../common/api-properties.js";
@@ -106,6 +106,23 @@ export class ReceiptView implements ReceiptRow {
 
   @ApiProperty({ enum: ["webhook", "reconcile", "backfill"] })
   source!: string;
+}
+
+/** A receipt's job in its detail view: the job list's columns without `result` (GET /admin/jobs/{id} has it). */
+export class ReceiptJob extends OmitType(JobView, ["result"] as const) {}
+
+/** One receipt with its jobs and its raw payload. */
+export class ReceiptDetail extends ReceiptView {
+  @ApiProperty({ type: () => ReceiptJob, isArray: true, description: "its jobs, oldest first" })
+  jobs!: ReceiptJob[];
+
+  @ApiProperty({
+    type: "object",
+    additionalProperties: true,
+    nullable: true,
+    description: "the payload as the provider sent it; null once purged (retention)",
+  })
+  payload!: unknown;
 }
 
 @Injectable()

@@ -175,10 +175,14 @@ const pathParameter = (name: string, description: string) => ({
   schema: { type: "string" },
 });
 
-const delivery = (operationId: string, summary: string, parameter: ReturnType<typeof pathParameter>) => ({
+const delivery = (
+  { operationId, summary, description }: (typeof ALL_PLUGINS)[number]["webhook"],
+  parameter: ReturnType<typeof pathParameter>,
+) => ({
   post: {
     tags: ["Webhooks"],
     summary,
+    description,
     operationId,
     parameters: [parameter],
     requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
@@ -192,7 +196,7 @@ const connectionId = pathParameter("connectionId", "The connection's id (its web
 function webhookPaths({ id, webhook }: (typeof ALL_PLUGINS)[number]): HandWrittenDocument["paths"] {
   if (webhook.by === "connection") {
     return {
-      [`/webhooks/${id}/{connectionId}`]: delivery(webhook.operationId, webhook.summary, connectionId),
+      [`/webhooks/${id}/{connectionId}`]: delivery(webhook, connectionId),
     };
   }
   const token = pathParameter("token", webhook.token);
@@ -204,7 +208,7 @@ function webhookPaths({ id, webhook }: (typeof ALL_PLUGINS)[number]): HandWritte
     } as NonNullable<OpenAPIObject["paths"][string]["get"]>,
   };
   return {
-    [`/webhooks/${id}/{token}`]: { ...handshake, ...delivery(webhook.operationId, webhook.summary, token) },
+    [`/webhooks/${id}/{token}`]: { ...handshake, ...delivery(webhook, token) },
   };
 }
 
@@ -221,11 +225,6 @@ export const WEBHOOK_DOCUMENT: HandWrittenDocument = {
         ignored: { type: "boolean", enum: [true] },
         receiptIds: { type: "array", items: { type: "string", format: "uuid" } },
       },
-    },
-    WebhookError: {
-      type: "object",
-      required: ["error", "message"],
-      properties: { error: { type: "string" }, message: { type: "string" }, details: {} },
     },
   },
 };

@@ -106,7 +106,13 @@ export class JobView {
   @ApiProperty({ enum: JOB_STATUSES })
   status!: string;
 
-  @ApiProperty({ type: String, enum: WAITING_FOR, nullable: true, description: "why a `waiting` job waits" })
+  // OAS 3.0.3: a nullable enum lists null among its values.
+  @ApiProperty({
+    type: String,
+    enum: [...WAITING_FOR, null],
+    nullable: true,
+    description: "why a `waiting` job waits",
+  })
   waitingFor!: string | null;
 
   @ApiProperty()

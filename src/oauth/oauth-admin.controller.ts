@@ -1,5 +1,12 @@
 import { Body, Controller, HttpCode, Param, Post } from "@nestjs/common";
-import { ApiConflictResponse, ApiCreatedResponse, ApiResponse, ApiTags } from "@nestjs/swagger";
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from "@nestjs/swagger";
 import { IdPipe } from "../common/id.pipe.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
@@ -17,14 +24,25 @@ const NOT_CONFIGURED = { status: 501, description: "`oauth_not_configured`: no c
 export class OAuthAdminController {
   constructor(private readonly oauth: OAuthService) {}
 
+  @ApiOperation({
+    description:
+      "Starts connecting a Yelp or Thumbtack account with OAuth: send the owner's browser to `authorizeUrl` (single use, 10 minutes).",
+  })
   @Post("oauth")
   @HttpCode(201)
   @ApiCreatedResponse({ description: STARTED, type: OAuthStarted })
+  @ApiUnprocessableEntityResponse({
+    description: "`limit_reached`: the tenant has MAX_CONNECTIONS_PER_TENANT connections; nothing written",
+  })
   @ApiResponse(NOT_CONFIGURED)
   start(@CurrentPrincipal() principal: Principal, @Body() body: StartOAuthBody): Promise<OAuthStarted> {
     return this.oauth.start(principal, body);
   }
 
+  @ApiOperation({
+    description:
+      "Starts the consent again for an existing connection (e.g. after `reauthorization_required`); it keeps its id, webhook URL, settings and history.",
+  })
   @Post(":id/reconnect")
   @HttpCode(201)
   @ApiCreatedResponse({

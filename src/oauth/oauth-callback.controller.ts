@@ -2,12 +2,18 @@ import { Controller, Get, Param, Query, Req, Res } from "@nestjs/common";
 import {
   ApiBadRequestResponse,
   ApiFoundResponse,
+  ApiNotFoundResponse,
   ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
   ApiTags,
   ApiTooManyRequestsResponse,
 } from "@nestjs/swagger";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { ERROR_SCHEMA_REF } from "../observability/openapi-responses.js";
 import { type CallbackOutcome, OAuthService } from "./oauth.service.js";
+
+const HTML = { "text/html": { schema: { type: "string" } } };
 
 /** The provider's redirect after the consent screen: no API key, the `state` authenticates. */
 @ApiTags("oauth")
@@ -15,15 +21,23 @@ import { type CallbackOutcome, OAuthService } from "./oauth.service.js";
 export class OAuthCallbackController {
   constructor(private readonly oauth: OAuthService) {}
 
+  @ApiOperation({
+    description:
+      "The provider's redirect after the consent screen: exchanges the code, proves the grant reaches the account, creates or updates the connection, then redirects to `returnUrl` (or shows a short page).",
+  })
   @Get(":provider/callback")
   @ApiFoundResponse({
     description:
       "to returnUrl with `connectionId` and `status=connected`, or `status=error&error=` access_denied, token_exchange_failed, account_not_accessible, account_taken",
   })
-  @ApiOkResponse({ description: "without returnUrl: a short HTML page stating the result" })
+  @ApiOkResponse({ description: "without returnUrl: a short HTML page stating the result", content: HTML })
   @ApiBadRequestResponse({
-    description: "`invalid_oauth_state`: forged, reused or expired, or its API key revoked; nothing written",
+    description:
+      "`invalid_oauth_state`: forged, reused or expired, or its API key revoked; nothing written (JSON); without returnUrl, a failed connection's short HTML page",
+    content: { "application/json": { schema: { $ref: ERROR_SCHEMA_REF } }, ...HTML },
   })
+  @ApiNotFoundResponse({ description: "`not_found`: no such OAuth provider" })
+  @ApiResponse({ status: 501, description: "`oauth_not_configured`: no client id for the provider" })
   @ApiTooManyRequestsResponse({
     description:
       "rate_limited: this address is over PREAUTH_FAILURE_LIMIT failed authentications per minute (a valid state is never refused); Retry-After says when to retry",

@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { Controller, Get, Inject } from "@nestjs/common";
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse } from "@nestjs/swagger";
 import type { RedisClient } from "../redis/redis.js";
 import { AppError } from "../common/app-error.js";
 import { withTimeout } from "../common/with-timeout.js";
@@ -19,6 +20,24 @@ async function probe(check: () => Promise<unknown>): Promise<CheckResult> {
   }
 }
 
+export class Liveness {
+  @ApiProperty({ enum: ["ok"] })
+  status!: "ok";
+}
+
+export class ReadinessChecks {
+  @ApiProperty({ enum: ["ok", "down"] })
+  postgres!: CheckResult;
+
+  @ApiProperty({ enum: ["ok", "down"] })
+  redis!: CheckResult;
+}
+
+export class Readiness extends Liveness {
+  @ApiProperty({ type: () => ReadinessChecks })
+  checks!: ReadinessChecks;
+}
+
 @Controller("health")
 export class HealthController {
   constructor(
@@ -27,13 +46,22 @@ export class HealthController {
   ) {}
 
   /** Liveness: answers while the process runs. */
+  @ApiOperation({ description: "Liveness: answers 200 while the process runs." })
   @Get()
+  @ApiOkResponse({ description: "the process runs", type: Liveness })
   live(): { status: "ok" } {
     return { status: "ok" };
   }
 
   /** Readiness: Postgres and Redis both answer; otherwise 503 naming the one that failed. */
+  @ApiOperation({
+    description: "Readiness: 200 when Postgres and Redis answer, else 503 naming the one that failed.",
+  })
   @Get("ready")
+  @ApiOkResponse({ description: "Postgres and Redis answer", type: Readiness })
+  @ApiServiceUnavailableResponse({
+    description: "`unavailable`: `details.checks` names the one that is down; Retry-After",
+  })
   async ready(): Promise<{ status: "ok"; checks: Record<string, CheckResult> }> {
     const [postgres, redis] = await Promise.all([
       probe(() => this.prisma.$queryRaw`SELECT 1`),

@@ -5,27 +5,26 @@
 //   (and the sender) checked by the adapter's `platform`, the connection selected by the account id
 //   the adapter reads from the body; optionally a `GET` verification handshake on the same URL.
 
+import { errorAnswer } from "../observability/openapi-responses.js";
+
 /** An OpenAPI operation object, as written by hand (the routes are not Nest routes). */
 export type OperationDocument = Record<string, unknown>;
 
 /** A webhook error's documented answer (api.md's `{ error, message }` shape). */
-export function webhookError(description: string) {
-  return {
-    description,
-    content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookError" } } },
-  };
-}
+export const webhookError = errorAnswer;
 
 export type WebhookRoute =
   | {
       by: "connection";
-      /** The delivery's OpenAPI summary and operation id. */
+      /** The delivery's OpenAPI summary, description (api.md's sentence) and operation id. */
       summary: string;
+      description: string;
       operationId: string;
     }
   | {
       by: "platform";
       summary: string;
+      description: string;
       operationId: string;
       /** What the URL's `{token}` is, for the document (a variable's name, never its value). */
       token: string;

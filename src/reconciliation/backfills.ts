@@ -58,6 +58,48 @@ export interface BackfillView {
   error?: string;
 }
 
+/** A dry run counted within the request. */
+export class BackfillCount {
+  @ApiProperty({ description: "the window's leads" })
+  matched!: number;
+}
+
+/** A backfill, or a dry run's count, going on in the worker. */
+export class BackfillRunning {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @ApiProperty({ type: Number, nullable: true, description: "null while a dry run's count goes on" })
+  matched!: number | null;
+}
+
+/** GET /admin/backfills/{id}: a backfill's (or a count's) progress. */
+export class BackfillProgress implements BackfillView {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @ApiProperty({ format: "uuid" })
+  connectionId!: string;
+
+  @ApiProperty({
+    enum: ["running", "counting", "done", "failed"],
+    description: "`counting`: a dry run's count that outlasted its request",
+  })
+  status!: BackfillView["status"];
+
+  @ApiProperty({ type: Number, nullable: true, description: "null until counted" })
+  matched!: number | null;
+
+  @ApiProperty()
+  ingested!: number;
+
+  @ApiProperty()
+  duplicates!: number;
+
+  @ApiPropertyOptional({ description: "why it failed" })
+  error?: string;
+}
+
 /** What the route answers: a dry run's count (200), or a backfill or count going on (202). */
 export type BackfillStarted =
   { status: 200; body: { matched: number } } | { status: 202; body: { id: string; matched: number | null } };

@@ -8,6 +8,14 @@ export class ReplayedJob {
   job!: JobDetail;
 }
 
+/** A job queued again by a receipt's replay. */
+export class RequeuedJob extends PickType(JobView, ["id", "jobKey", "operation"] as const) {}
+
+export class ReplayedReceipt {
+  @ApiProperty({ type: () => RequeuedJob, isArray: true, description: "the jobs queued again" })
+  jobs!: RequeuedJob[];
+}
+
 /** One job a bulk replay would take (a dry run's sample): the list view's identifying columns. */
 export class ReplaySampleJob extends PickType(JobView, [
   "id",

@@ -4,6 +4,7 @@ import {
   ApiAcceptedResponse,
   ApiConflictResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiProperty,
   ApiPropertyOptional,
   ApiTags,
@@ -31,7 +32,7 @@ import { ownTenant } from "../tenants/tenants.repository.js";
 import { IdPipe } from "../common/id.pipe.js";
 import { JobsQuery } from "../jobs/job-reads.js";
 import { ReceiptsQuery } from "../ingestion/receipt-reads.js";
-import { BatchStatus, ReplayCreated, ReplayedJob, ReplayPreview } from "./replay-answers.js";
+import { BatchStatus, ReplayCreated, ReplayedJob, ReplayedReceipt, ReplayPreview } from "./replay-answers.js";
 import { ReplayService } from "./replay.service.js";
 import { Optional } from "../common/validation.js";
 
@@ -90,6 +91,10 @@ export class BulkReplayBody {
 export class ReplaysController {
   constructor(private readonly replay: ReplayService) {}
 
+  @ApiOperation({
+    description:
+      "Replays one job under the same job key, from dead, blocked or cancelled (and succeeded with `force`).",
+  })
   @Post("jobs/:id/replay")
   @HttpCode(202)
   @ApiAcceptedResponse({ description: "`{ job }`: queued again under the same job key", type: ReplayedJob })
@@ -105,15 +110,21 @@ export class ReplaysController {
     return { job: await this.replay.replayJob(principal, scopeOf(principal), id, body.force ?? false) };
   }
 
+  @ApiOperation({ description: "Replays the receipt's jobs that did not succeed." })
   @Post("receipts/:id/replay")
   @HttpCode(202)
   @ApiAcceptedResponse({
     description: "`{ jobs }`: the receipt's dead, blocked and cancelled jobs, queued again",
+    type: ReplayedReceipt,
   })
   async replayReceipt(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string) {
     return { jobs: await this.replay.replayReceipt(principal, scopeOf(principal), id) };
   }
 
+  @ApiOperation({
+    description:
+      "Replays the jobs a filter matches, paced in the background, or counts and samples them (dry run).",
+  })
   @Post("replays")
   @ApiOkResponse({ description: "dry run: `{ matched, sample }`", type: ReplayPreview })
   @ApiAcceptedResponse({
@@ -138,6 +149,7 @@ export class ReplaysController {
     return this.replay.createBatch(principal, scope, filter, limit);
   }
 
+  @ApiOperation({ description: "A bulk replay's progress: matched, queued, skipped, succeeded and failed." })
   @Get("replays/:id")
   @ApiOkResponse({
     description: "`{ id, status, matched, queued, skipped, succeeded, failed }`",

@@ -7,6 +7,7 @@ import {
   ApiForbiddenResponse,
   ApiNoContentResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiProperty,
   ApiTags,
   ApiTooManyRequestsResponse,
@@ -70,6 +71,9 @@ export class ConsoleSessionController {
     @Inject(CONFIG.http) private readonly http: HttpConfig,
   ) {}
 
+  @ApiOperation({
+    description: "Accepts an invitation: sets the user's password; the invitation is used up.",
+  })
   @Post("invitations/accept")
   @HttpCode(204)
   @ApiNoContentResponse({ description: "the password is set; the invitation is used up" })
@@ -83,6 +87,9 @@ export class ConsoleSessionController {
     await this.invitations.accept(body.token, body.password);
   }
 
+  @ApiOperation({
+    description: "Signs in with e-mail and password: the user and its CSRF token, and the session cookie.",
+  })
   @Post("session")
   @HttpCode(200)
   @ApiOkResponse({
@@ -108,6 +115,7 @@ export class ConsoleSessionController {
     return { user, csrfToken };
   }
 
+  @ApiOperation({ description: "Who is signed in, with the session's CSRF token." })
   @Get("session")
   @ApiOkResponse({ description: "`{ user, csrfToken }`: who is signed in", type: SessionAnswer })
   @ApiUnauthorizedResponse({ description: "no live session" })
@@ -121,6 +129,7 @@ export class ConsoleSessionController {
     return { user: session.user, csrfToken: session.csrfToken };
   }
 
+  @ApiOperation({ description: "Signs out: the session ends and its cookie is cleared." })
   @Delete("session")
   @HttpCode(204)
   @ApiNoContentResponse({ description: "signed out: the session ends, the cookie is cleared" })

@@ -33,6 +33,16 @@ export class CreatedConnection extends UpdatedConnection {
   warnings!: ConnectionWarning[];
 }
 
+export class CrmSecret {
+  @ApiProperty({ description: "the new `whsec_` signing secret, shown this once" })
+  crmSigningSecret!: string;
+}
+
+export class RotatedCrmSecret {
+  @ApiProperty({ type: () => CrmSecret })
+  secrets!: CrmSecret;
+}
+
 export class RotatedSecrets {
   @ApiProperty(SHOWN_ONCE)
   secrets!: Record<string, string>;

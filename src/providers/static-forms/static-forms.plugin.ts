@@ -11,6 +11,8 @@ export const STATIC_FORMS: ProviderPlugin = {
   webhook: {
     by: "connection",
     summary: "A Static Forms submission (sender authenticated as the connection is configured)",
+    description:
+      "A Static Forms submission, authenticated by the connection's Bearer, Basic, custom header, `?token=` or `data.apiKey`; stored once as a receipt with its jobs before the answer.",
     operationId: "staticFormsDelivery",
   },
   adapter: StaticFormsAdapter,

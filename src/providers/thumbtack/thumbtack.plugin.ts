@@ -16,6 +16,8 @@ export const THUMBTACK: ProviderPlugin = {
   webhook: {
     by: "connection",
     summary: "A Thumbtack event (HTTP Basic, a custom header or a ?token= URL secret)",
+    description:
+      "A Thumbtack event, authenticated by the HTTP Basic credentials given to Thumbtack, a custom header or a `?token=` URL secret; stored once as a receipt with its jobs before the answer.",
     operationId: "thumbtackDelivery",
   },
   adapter: ThumbtackAdapter,

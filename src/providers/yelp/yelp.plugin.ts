@@ -17,10 +17,14 @@ export const YELP: ProviderPlugin = {
   webhook: {
     by: "platform",
     summary: "A Yelp lead event; its business id (data.id) selects the connection",
+    description:
+      "A Yelp lead event on the platform-wide URL secret `{token}` (and optional sender IP allowlist); the business id `data.id` selects the connection, and each update is stored once as a receipt with its jobs before the answer.",
     operationId: "yelpDelivery",
     token: "YELP_WEBHOOK_TOKEN (or YELP_WEBHOOK_TOKEN_PREVIOUS during a rotation)",
     handshake: {
       summary: "Yelp's verification handshake: the value echoed back",
+      description:
+        'Yelp\'s verification handshake: answers `200 {"verification": X}` with the value sent (`^[A-Za-z0-9]{1,256}$`, else `400`).',
       operationId: "yelpHandshake",
       parameters: [
         {
