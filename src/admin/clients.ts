@@ -7,6 +7,7 @@ import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiProperty,
   ApiPropertyOptional,
   ApiTags,
@@ -197,6 +198,10 @@ export class ClientsController {
   ) {}
 
   @Post()
+  @ApiOperation({
+    description:
+      "Creates a client of a tenant (an operator names the tenant; a tenant-admin creates in its own).",
+  })
   @HttpCode(201)
   @ApiCreatedResponse({ type: ClientAnswer })
   @ApiUnprocessableEntityResponse({ description: "`limit_reached`: MAX_CLIENTS_PER_TENANT live clients" })
@@ -212,6 +217,9 @@ export class ClientsController {
   }
 
   @Get()
+  @ApiOperation({
+    description: "Lists the clients the key may see, newest first; `?tenantId` narrows an operator's list.",
+  })
   @ApiOkResponse({
     description: "clients, newest first (a tenant-admin key: its own tenant's)",
     type: PageOf(ClientView),
@@ -225,12 +233,17 @@ export class ClientsController {
   }
 
   @Get(":id")
+  @ApiOperation({ description: "One client with its defaults, branding and time zone." })
   @ApiOkResponse({ type: ClientView })
   get(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<ClientRow> {
     return this.clients.find(scopeOf(principal), id);
   }
 
   @Patch(":id")
+  @ApiOperation({
+    description:
+      "Renames a client or changes its defaults, branding or time zone (each given field replaces the stored one; null removes it).",
+  })
   @ApiOkResponse({ type: ClientAnswer })
   async update(
     @CurrentPrincipal() principal: Principal,
@@ -241,6 +254,9 @@ export class ClientsController {
   }
 
   @Delete(":id")
+  @ApiOperation({
+    description: "Deletes a client that has no live connection and is not its tenant's only client.",
+  })
   @HttpCode(204)
   @ApiNoContentResponse({ description: "deleted (its disabled connections keep their history)" })
   @ApiConflictResponse({

@@ -12,6 +12,7 @@ export interface HandWrittenDocument {
 const TAGS: Record<string, string> = {
   Webhooks: "Provider-facing webhooks: a 2xx is a promise that the delivery is stored",
   tenants: "Tenants (agencies) and the reply settings their connections inherit",
+  clients: "Clients: the businesses a tenant serves, between the tenant and its connections",
   "api-keys": "API keys: created, listed, revoked",
   providers: "The providers this installation has",
   connections: "Provider accounts connected to a tenant: webhooks, secrets, OAuth, sync and backfills",
