@@ -28,7 +28,6 @@ import { PreauthBudget } from "./preauth-budget.js";
 import type { Principal } from "./principal.js";
 import { RecentWritesInterceptor } from "./recent-writes.js";
 import { isRead, SessionAuth } from "../users/session-auth.js";
-import { sessionTokenOf } from "../users/session-cookie.js";
 
 const OPERATOR_ONLY = "leadgate:operator-only";
 
@@ -124,7 +123,7 @@ export class ApiKeyGuard implements CanActivate {
     { csrf = true } = {},
   ): Promise<Principal> {
     const { headers, ip } = request;
-    if (headers.authorization !== undefined || sessionTokenOf(headers.cookie) === undefined) {
+    if (headers.authorization !== undefined || !this.sessions.hasCookie(headers)) {
       return this.authenticate(headers.authorization, ip);
     }
     const session = await this.sessions.fromHeaders(headers);

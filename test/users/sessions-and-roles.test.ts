@@ -53,10 +53,27 @@ describe("console sessions on the admin API", () => {
     expect((await user.get("/admin/tenants")).status).toBe(401);
   });
 
-  it("the session cookie is Secure when PUBLIC_BASE_URL is https", async () => {
+  it("behind an https PUBLIC_BASE_URL the session cookie is Secure and named __Host-; the plain name is not read", async () => {
     const user = await signedInUser(app.url, { role: "tenant-viewer", tenantId: tenant.tenantId });
     const again = await signIn(app.url, user.email, "correct horse battery staple");
-    expect(again.setCookie).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+    expect(again.setCookie).toMatch(
+      /^__Host-leadgate_session=[^;]+; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure$/,
+    );
+    const token = again.cookie!.split("=")[1]!;
+    expect((await callWithCookie(app.url, again.cookie!, "GET", "/admin/users")).status).toBe(200);
+    // The same token under the plain name, as a sibling subdomain could plant it: no session.
+    const planted = await callWithCookie(app.url, `leadgate_session=${token}`, "GET", "/console/api/session");
+    expect(planted.status).toBe(401);
+    expect((await callWithCookie(app.url, `leadgate_session=${token}`, "GET", "/admin/users")).status).toBe(
+      401,
+    );
+    const out = await callWithCookie(app.url, again.cookie!, "DELETE", "/console/api/session", {
+      csrf: again.body.csrfToken as string,
+    });
+    expect([out.status, out.headers.get("set-cookie")]).toEqual([
+      204,
+      expect.stringMatching(/^__Host-leadgate_session=; Path=\/; Max-Age=0; .*Secure$/),
+    ]);
   });
 
   it("a request with an Authorization header is judged by it alone, the cookie ignored", async () => {
