@@ -93,7 +93,8 @@ export class ConsoleSessionController {
     description: "invalid_credentials: a wrong e-mail or password (the same answer for both)",
   })
   @ApiTooManyRequestsResponse({
-    description: "rate_limited: 10 failures per e-mail or 50 per address in 15 minutes",
+    description:
+      "rate_limited (with Retry-After): 5 failures of this e-mail from this address (then a wait that doubles from 60 s up to 15 minutes), or 50 from this address (IPv6: its /64) in 15 minutes",
   })
   @ApiForbiddenResponse({ description: "cross_site_request: the request came from another site" })
   async create(

@@ -1,5 +1,5 @@
-// Console users (api.md "Console and users"): invitations, accepting them, signing in, and the
-// throttling of failed sign-ins; through HTTP as the console does.
+// Console users (api.md "Console and users"): invitations, accepting them and signing in, through
+// HTTP as the console does (the throttling of failed sign-ins: sign-in-throttling.test.ts).
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
@@ -172,41 +172,6 @@ describe("console users: invitations and sign-in", () => {
     // ~1 ms, a tenth of the other or less. The bound leaves room for a machine loaded by other tests.
     expect(Math.min(a, b)).toBeGreaterThan(5);
     expect(Math.min(a, b) / Math.max(a, b)).toBeGreaterThan(1 / 3);
-  });
-
-  it("10 failures per e-mail, then 429 even with the right password; 50 per address", async () => {
-    const user = await signedInUser(app.url, { role: "operator" });
-    for (let i = 0; i < 10; i++) {
-      expect((await signIn(app.url, user.email, "wrong password!", `192.0.2.${100 + i}`)).status).toBe(401);
-    }
-    const refused = await signIn(app.url, user.email.toUpperCase(), PASSWORD, "192.0.2.200");
-    expect([refused.status, refused.body.error]).toEqual([429, "rate_limited"]);
-    expect((await app.sql.query("SELECT 1 FROM sessions WHERE user_id = $1", [user.id])).rowCount).toBe(1);
-
-    const other = await signedInUser(app.url, { role: "operator" });
-    const ip = "192.0.2.250";
-    for (let i = 0; i < 50; i++)
-      expect((await signIn(app.url, uniqueEmail("x"), "nope", ip)).status).toBe(401);
-    expect((await signIn(app.url, other.email, PASSWORD, ip)).status).toBe(429);
-    expect((await signIn(app.url, other.email, PASSWORD, "192.0.2.251")).status).toBe(200);
-  });
-
-  it("a burst of parallel guesses cannot pass the limits together: at most 10 per e-mail, 50 per address are checked", async () => {
-    const user = await signedInUser(app.url, { role: "operator" });
-    const perEmail = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => signIn(app.url, user.email, `wrong-${i}`, `203.0.113.${101 + i}`)),
-    );
-    const statuses = (answers: { status: number }[]) =>
-      answers.reduce<Record<number, number>>(
-        (counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }),
-        {},
-      );
-    expect(statuses(perEmail)).toEqual({ 401: 10, 429: 30 });
-    const ip = "203.0.113.200";
-    const perAddress = await Promise.all(
-      Array.from({ length: 120 }, () => signIn(app.url, uniqueEmail("burst"), "nope", ip)),
-    );
-    expect(statuses(perAddress)).toEqual({ 401: 50, 429: 70 });
   });
 
   it("an invitation works once, not after a newer one, not after 72 h; a weak password writes nothing", async () => {
