@@ -44,6 +44,7 @@ import { ReceiptsRepository } from "../ingestion/receipt-reads.js";
 import { ReceiptsController } from "./receipts.js";
 import { TenantsModule } from "../tenants/tenants.module.js";
 import { TenantsController } from "./tenants.js";
+import { InvitationLimits } from "../users/invitation-limits.js";
 import { UserInvitationMail } from "../users/user-invitation-mail.js";
 import { UsersController } from "./users.js";
 import { ProvidersController } from "./providers.js";
@@ -84,6 +85,7 @@ import { ProvidersController } from "./providers.js";
   ],
   providers: [
     UserInvitationMail,
+    InvitationLimits,
     ConnectionsAdminService,
     ReplyPreviews,
     ConnectionSync,

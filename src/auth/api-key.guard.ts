@@ -39,6 +39,10 @@ export const OperatorOnly = () =>
     ApiForbiddenResponse({ description: "tenant-admin key on an operator-only route" }),
   );
 
+/** The `429` every admin route may answer (a route with limits of its own adds them to it). */
+export const ADMIN_RATE_LIMITED =
+  "rate_limited: the key is over ADMIN_RATE_LIMIT requests per minute, or its tenant over ADMIN_TENANT_RATE_LIMIT across its keys; Retry-After says when to retry";
+
 /**
  * Marks a controller as admin API: a Bearer API key or a console session cookie required, input
  * validated by the admin rules; each change marks its caller's write (read-your-writes with a replica).
@@ -56,10 +60,7 @@ export const AdminApi = () =>
       description:
         "csrf_failed: a session cookie without the session's X-CSRF-Token on a change; forbidden: a tenant-viewer on a change",
     }),
-    ApiTooManyRequestsResponse({
-      description:
-        "rate_limited: the key is over ADMIN_RATE_LIMIT requests per minute, or its tenant over ADMIN_TENANT_RATE_LIMIT across its keys; Retry-After says when to retry",
-    }),
+    ApiTooManyRequestsResponse({ description: ADMIN_RATE_LIMITED }),
     ApiBadRequestResponse({ description: "validation_failed: `details` maps each field to its errors" }),
     ApiNotFoundResponse({
       description: "no such id in the key's scope (another tenant's ids answer 404 too)",

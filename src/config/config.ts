@@ -129,6 +129,8 @@ export interface AppConfig {
   registrationSyncIntervalSeconds: number;
   /** Live (not disabled) connections a tenant may have; one more is 422 limit_reached. */
   maxConnectionsPerTenant: number;
+  /** Console users a tenant may have, pending or not (disabled ones do not count); one more is 422 limit_reached. */
+  maxUsersPerTenant: number;
   /**
    * Provider paths no readable document confirms (providers.md "[ASSUMPTION]"), configurable so an
    * operator can follow the provider without a release. `{name}` parts are filled in per call.
@@ -463,6 +465,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     alertEmailFrom: emailAddress(env, "ALERT_EMAIL_FROM"),
     maxChannelsPerTenant: integer(env, "MAX_CHANNELS_PER_TENANT", 20, 1, 10_000),
     maxConnectionsPerTenant: integer(env, "MAX_CONNECTIONS_PER_TENANT", 200, 1, 100_000),
+    maxUsersPerTenant: integer(env, "MAX_USERS_PER_TENANT", 100, 1, 100_000),
     unansweredSweepSeconds: integer(env, "UNANSWERED_SWEEP_SECONDS", 60, 1, 3600),
     yelpWebhookMode: oneOf(env, "YELP_WEBHOOK_MODE", YELP_WEBHOOK_MODES, "subscriptions"),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),

@@ -51,6 +51,7 @@ export const CONFIG_SECTIONS = {
   ],
   oauth: ["oauth", "oauthReturnUrlOrigins", "oauthRefreshMarginSeconds"],
   connections: ["registrationSyncIntervalSeconds", "maxConnectionsPerTenant"],
+  users: ["maxUsersPerTenant"],
   reconciliation: [
     "reconcileIntervalSeconds",
     "reconcileReplyMaxAgeSeconds",
@@ -90,6 +91,7 @@ export type JobsConfig = ConfigSection<"jobs">;
 export type OutboundConfig = ConfigSection<"outbound">;
 export type OAuthConfig = ConfigSection<"oauth">;
 export type ConnectionsConfig = ConfigSection<"connections">;
+export type UsersConfig = ConfigSection<"users">;
 export type ReconciliationConfig = ConfigSection<"reconciliation">;
 export type AlertsConfig = ConfigSection<"alerts">;
 export type RetentionConfig = ConfigSection<"retention">;

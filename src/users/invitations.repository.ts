@@ -29,7 +29,7 @@ const invalidInvitation = () =>
     `This invitation is unknown, already used, replaced by a newer one or expired (${INVITATION_HOURS} h): ask for a new one.`,
   );
 
-const alreadyAccepted = () =>
+export const alreadyAccepted = () =>
   new AppError(
     409,
     "already_accepted",
