@@ -106,6 +106,30 @@ export class UsersRepository {
   }
 
   /**
+   * Replaces the password of the user `id` and ends its sessions but `keepSessionId`, in one
+   * transaction; only while its hash is still `expectedHash` (the one the current password was
+   * checked against) and it is not disabled. Answers false otherwise: a concurrent change or a
+   * disabling won, nothing written.
+   */
+  async changePassword(
+    id: string,
+    change: { expectedHash: string; passwordHash: string; keepSessionId: string },
+  ): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const updated = await tx.user.updateMany({
+        where: { id, passwordHash: change.expectedHash, disabledAt: null },
+        data: { passwordHash: change.passwordHash },
+      });
+      if (updated.count === 0) return false;
+      await tx.session.updateMany({
+        where: { userId: id, revokedAt: null, id: { not: change.keepSessionId } },
+        data: { revokedAt: new Date() },
+      });
+      return true;
+    });
+  }
+
+  /**
    * True while the user `id` is not disabled, and keeps it so until the caller's transaction ends
    * (FOR SHARE: a disabling waits for it), as ApiKeysRepository.lockUnrevoked does for a key.
    */
