@@ -4,6 +4,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from "@ne
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
+  ApiOkResponse,
   ApiProperty,
   ApiPropertyOptional,
   ApiTags,
@@ -12,14 +13,14 @@ import { IsIn, IsString, IsUUID, Length } from "class-validator";
 import { listScope, TenantListQuery } from "../auth/list-filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { ROLES, type Role } from "../auth/api-key.js";
-import { ApiKeysRepository, type CreatedApiKey } from "../auth/api-keys.repository.js";
+import { ApiKeysRepository, ApiKeyView, type CreatedApiKey } from "../auth/api-keys.repository.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { Transactions } from "../database/transactions.js";
 import { AuditRepository } from "../audit/audit.repository.js";
 import { IdPipe, notFound } from "../common/id.pipe.js";
-import { type Page, pageAfter, toPage } from "../common/pagination.js";
+import { type Page, PageOf, pageAfter, toPage } from "../common/pagination.js";
 import { ownTenant, TenantsRepository } from "../tenants/tenants.repository.js";
 import { Optional } from "../common/validation.js";
 
@@ -59,7 +60,7 @@ export class ApiKeysController {
   ): Promise<CreatedApiKey> {
     const tenantId = await this.tenantOfNewKey(principal, body);
     return this.transactions.run(async (tx) => {
-      const created = await this.keys.create(tx, { tenantId, name: body.name, role: body.role });
+      const created = await this.keys.create(tx, { tenantId, name: body.name, role: body.role }, principal);
       await this.audit.record(tx, principal, {
         action: "api-key.create",
         tenantId,
@@ -72,10 +73,11 @@ export class ApiKeysController {
   }
 
   @Get()
+  @ApiOkResponse({ type: PageOf(ApiKeyView) })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: TenantListQuery,
-  ): Promise<Page<{ id: string }>> {
+  ): Promise<Page<ApiKeyView>> {
     const rows = await this.keys.list(listScope(principal, query.tenantId), pageAfter("createdAt", query));
     return toPage(rows, query, (row) => row.createdAt);
   }

@@ -1,7 +1,8 @@
 // Console users (api.md "Console and users"): operators invite anyone; a tenant-admin invites and
 // disables its own tenant's admins and viewers. The invitation URL is shown once, to the inviter
 // (and mailed when SMTP_URL is set). Invitations are limited (InvitationLimits: per user per hour,
-// per tenant per day) and so are a tenant's users (MAX_USERS_PER_TENANT).
+// per tenant per day) and so are a tenant's users (MAX_USERS_PER_TENANT). Disabling a user may
+// revoke the API keys it created (?revokeKeys=true).
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from "@nestjs/common";
 import {
   ApiConflictResponse,
@@ -16,6 +17,7 @@ import {
 } from "@nestjs/swagger";
 import { IsEmail, IsIn, IsUUID, Length } from "class-validator";
 import { ADMIN_RATE_LIMITED, AdminApi } from "../auth/api-key.guard.js";
+import { ApiKeysRepository } from "../auth/api-keys.repository.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, tenantParam } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
@@ -54,6 +56,16 @@ export class CreateUserBody {
   tenantId?: string;
 }
 
+export class DisableUserQuery {
+  @ApiPropertyOptional({
+    enum: ["true", "false"],
+    description: "true: also revoke the API keys this user created (key views name it in `createdBy`)",
+  })
+  @Optional()
+  @IsIn(["true", "false"])
+  revokeKeys?: "true" | "false";
+}
+
 export class InvitationAnswer {
   @ApiProperty({ type: () => Invitation })
   invitation!: Invitation;
@@ -76,6 +88,7 @@ export class UsersController {
     private readonly audit: AuditRepository,
     private readonly mail: UserInvitationMail,
     private readonly limits: InvitationLimits,
+    private readonly keys: ApiKeysRepository,
   ) {}
 
   @Post()
@@ -165,21 +178,42 @@ export class UsersController {
 
   @Delete(":id")
   @HttpCode(204)
-  @ApiNoContentResponse({ description: "disabled: its sessions and pending OAuth attempts end at once" })
+  @ApiNoContentResponse({
+    description:
+      "disabled: its sessions and pending OAuth attempts end at once; with revokeKeys=true, the API keys it created are revoked too",
+  })
   @ApiConflictResponse({ description: "cannot_disable_self: a signed-in user disabling themselves" })
-  async disable(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<void> {
+  async disable(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+    @Query() query: DisableUserQuery,
+  ): Promise<void> {
     // Locking oneself out (a tenant's last admin, say) takes another user or an API key.
     if (principal.userId === id)
       throw new AppError(409, "cannot_disable_self", "You cannot disable yourself: ask another admin.");
     await this.transactions.run(async (tx) => {
-      const user = await this.users.disable(tx, tenantParam(scopeOf(principal)), id);
+      const scope = scopeOf(principal);
+      const user = await this.users.disable(tx, tenantParam(scope), id);
       if (!user) throw notFound("user");
-      await this.audit.record(tx, principal, {
-        action: "user.disable",
-        tenantId: user.tenantId,
-        targetType: "user",
-        targetId: id,
-      });
+      const revoked = query.revokeKeys === "true" ? await this.keys.revokeCreatedBy(tx, scope, id) : [];
+      await this.audit.record(
+        tx,
+        principal,
+        {
+          action: "user.disable",
+          tenantId: user.tenantId,
+          targetType: "user",
+          targetId: id,
+          details: query.revokeKeys === "true" ? { revokedKeyIds: revoked.map((key) => key.id) } : {},
+        },
+        ...revoked.map((key) => ({
+          action: "api-key.revoke" as const,
+          tenantId: key.tenantId,
+          targetType: "api-key",
+          targetId: key.id,
+          details: { createdBy: id, with: "user.disable" },
+        })),
+      );
     });
   }
 
