@@ -6,7 +6,8 @@
 import { OPERATOR_KEY } from "../support/admin.js";
 import { PASSWORD, signedInUser, signIn, uniqueEmail } from "../support/console.js";
 import { useApp } from "../support/harness.js";
-import { keysMatching, testRedis } from "../support/redis.js";
+import { freePort } from "../support/process.js";
+import { deadRedisEnv, keysMatching, testRedis } from "../support/redis.js";
 
 const WRONG = "not the password at all";
 
@@ -121,6 +122,20 @@ describe("sign-in throttling", () => {
     }
     expect((await attempt(user.email, PASSWORD, "2001:db8:5:6:abcd::1")).status).toBe(429);
     expect((await attempt(user.email, PASSWORD, "2001:db8:5:7::1")).status).toBe(200);
+  });
+
+  it("while Redis does not answer, the API counts in its own memory: a pair is still locked after 5 failures", async () => {
+    const noRedis = await app.startApi(deadRedisEnv(await freePort()));
+    const user = await signedInUser(app.url, { role: "operator" });
+    const at = (password: string, ip: string) =>
+      fetch(`${noRedis.url}/console/api/session`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": ip },
+        body: JSON.stringify({ email: user.email, password }),
+      }).then((answer) => answer.status);
+    for (let i = 0; i < 5; i++) expect(await at(WRONG, "198.18.5.1")).toBe(401);
+    expect(await at(PASSWORD, "198.18.5.1")).toBe(429);
+    expect(await at(PASSWORD, "198.18.5.2")).toBe(200);
   });
 
   it("a burst of parallel guesses cannot pass the limits together: at most 5 per pair and 50 per address are checked", async () => {
