@@ -12,7 +12,9 @@ import { appConfigOrExit } from "./app-config.js";
 import { ConfigModule } from "./config/config.module.js";
 import { DatabaseModule } from "./database/database.module.js";
 import { PrismaService } from "./database/prisma.service.js";
+import { Metrics } from "./observability/metrics.js";
 import { InvitationsRepository } from "./users/invitations.repository.js";
+import { PasswordSlots } from "./users/password-slots.js";
 import { USER_ROLES, type UserRole } from "./users/user.js";
 import { UsersRepository } from "./users/users.repository.js";
 
@@ -64,7 +66,8 @@ if (process.argv[1]?.endsWith("user-invite.js")) {
     {
       module: UserInviteModule,
       imports: [ConfigModule.forRoot(config), DatabaseModule],
-      providers: [UsersRepository, InvitationsRepository, AuditRepository],
+      // PasswordSlots (and its Metrics) only because InvitationsRepository also accepts invitations.
+      providers: [UsersRepository, InvitationsRepository, AuditRepository, PasswordSlots, Metrics],
     },
     { logger: false },
   );

@@ -1,5 +1,5 @@
 // The signed-in frame: the session check (no session: the sign-in page), the navigation, the
-// operator's tenant picker, sign out.
+// operator's tenant picker, changing one's password, sign out.
 import { useEffect } from "react";
 import { NavLink, Navigate, Outlet, useLocation, useNavigate, useSearchParams } from "react-router";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -98,6 +98,7 @@ function Frame() {
           <span>
             {session.user.email} ({session.user.role})
           </span>
+          <NavLink to={link("/password")}>Change password</NavLink>
           <button type="button" disabled={signOut.isPending} onClick={() => signOut.mutate()}>
             Sign out
           </button>

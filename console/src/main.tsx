@@ -21,6 +21,7 @@ const Alerts = lazy(() => import("./pages/alerts"));
 const Channels = lazy(() => import("./pages/channels"));
 const Users = lazy(() => import("./pages/users"));
 const Audit = lazy(() => import("./pages/audit"));
+const ChangePassword = lazy(() => import("./pages/password"));
 
 const queries = new QueryClient({
   defaultOptions: {
@@ -56,6 +57,7 @@ const router = createBrowserRouter(
         { path: "channels", element: screen(<Channels />) },
         { path: "users", element: screen(<Users />) },
         { path: "audit", element: screen(<Audit />) },
+        { path: "password", element: screen(<ChangePassword />) },
         { path: "*", element: <p role="alert">No such page.</p> },
       ],
     },

@@ -45,6 +45,7 @@ import { TenantsModule } from "../tenants/tenants.module.js";
 import { TenantsController } from "./tenants.js";
 import { ClientsController } from "./clients.js";
 import { ClientsModule } from "../clients/clients.module.js";
+import { InvitationLimits } from "../users/invitation-limits.js";
 import { UserInvitationMail } from "../users/user-invitation-mail.js";
 import { UsersController } from "./users.js";
 import { ProvidersController } from "./providers.js";
@@ -87,6 +88,7 @@ import { ProvidersController } from "./providers.js";
   ],
   providers: [
     UserInvitationMail,
+    InvitationLimits,
     ConnectionsAdminService,
     ReplyPreviews,
     ConnectionSync,

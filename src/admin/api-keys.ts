@@ -15,7 +15,7 @@ import { IsIn, IsString, IsUUID, Length } from "class-validator";
 import { listScope, TenantListQuery } from "../auth/list-filters.js";
 import { AdminApi } from "../auth/api-key.guard.js";
 import { ROLES, type Role } from "../auth/api-key.js";
-import { ApiKeysRepository, type CreatedApiKey } from "../auth/api-keys.repository.js";
+import { ApiKeysRepository, ApiKeyView, type CreatedApiKey } from "../auth/api-keys.repository.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
@@ -42,33 +42,6 @@ export class CreateApiKeyBody {
   @Optional()
   @IsUUID()
   tenantId?: string;
-}
-
-/** A key as lists show it: never the key, its prefix only. */
-export class ApiKeyView {
-  @ApiProperty({ format: "uuid" })
-  id!: string;
-
-  @NullableId("null for an operator key")
-  tenantId!: string | null;
-
-  @ApiProperty()
-  name!: string;
-
-  @ApiProperty({ enum: ROLES })
-  role!: string;
-
-  @ApiProperty({ description: "the key's first characters, to tell keys apart" })
-  prefix!: string;
-
-  @ApiProperty()
-  createdAt!: Date;
-
-  @NullableDate()
-  revokedAt!: Date | null;
-
-  @NullableDate()
-  lastUsedAt!: Date | null;
 }
 
 @ApiTags("api-keys")
@@ -98,7 +71,7 @@ export class ApiKeysController {
   ): Promise<CreatedApiKey> {
     const tenantId = await this.tenantOfNewKey(principal, body);
     return this.transactions.run(async (tx) => {
-      const created = await this.keys.create(tx, { tenantId, name: body.name, role: body.role });
+      const created = await this.keys.create(tx, { tenantId, name: body.name, role: body.role }, principal);
       await this.audit.record(tx, principal, {
         action: "api-key.create",
         tenantId,

@@ -1,6 +1,8 @@
 // Console users (api.md "Console and users"): operators invite anyone; a tenant-admin invites and
 // disables its own tenant's admins and viewers. The invitation URL is shown once, to the inviter
-// (and mailed when SMTP_URL is set).
+// (and mailed when SMTP_URL is set). Invitations are limited (InvitationLimits: per user per hour,
+// per tenant per day) and so are a tenant's users (MAX_USERS_PER_TENANT). Disabling a user may
+// revoke the API keys it created (?revokeKeys=true).
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from "@nestjs/common";
 import {
   ApiConflictResponse,
@@ -11,15 +13,18 @@ import {
   ApiProperty,
   ApiPropertyOptional,
   ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnprocessableEntityResponse,
 } from "@nestjs/swagger";
 import { IsEmail, IsIn, IsUUID, Length } from "class-validator";
-import { AdminApi } from "../auth/api-key.guard.js";
+import { ADMIN_RATE_LIMITED, AdminApi } from "../auth/api-key.guard.js";
+import { ApiKeysRepository } from "../auth/api-keys.repository.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { type Principal, scopeOf, tenantParam } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { Optional } from "../common/validation.js";
 import { Transactions } from "../database/transactions.js";
-import { Invitation, InvitationsRepository } from "../users/invitations.repository.js";
+import { alreadyAccepted, Invitation, InvitationsRepository } from "../users/invitations.repository.js";
 import { USER_ROLES, type UserRole, UserView } from "../users/user.js";
 import { UsersRepository } from "../users/users.repository.js";
 import { AuditRepository } from "../audit/audit.repository.js";
@@ -27,7 +32,14 @@ import { IdPipe, notFound } from "../common/id.pipe.js";
 import { listScope, TenantListQuery } from "../auth/list-filters.js";
 import { type Page, PageOf, pageAfter, toPage } from "../common/pagination.js";
 import { ownTenant, TenantsRepository } from "../tenants/tenants.repository.js";
+import {
+  InvitationLimits,
+  INVITATIONS_PER_TENANT_DAY,
+  INVITATIONS_PER_USER_HOUR,
+} from "../users/invitation-limits.js";
 import { UserInvitationMail } from "../users/user-invitation-mail.js";
+
+const TOO_MANY_INVITATIONS = `${ADMIN_RATE_LIMITED}; or the user was sent ${INVITATIONS_PER_USER_HOUR} invitations in the last hour, or the tenant's users ${INVITATIONS_PER_TENANT_DAY} in the last day (nothing written or sent)`;
 
 export class CreateUserBody {
   @ApiProperty({ example: "ana@example.com" })
@@ -43,6 +55,16 @@ export class CreateUserBody {
   @Optional()
   @IsUUID()
   tenantId?: string;
+}
+
+export class DisableUserQuery {
+  @ApiPropertyOptional({
+    enum: ["true", "false"],
+    description: "true: also revoke the API keys this user created (key views name it in `createdBy`)",
+  })
+  @Optional()
+  @IsIn(["true", "false"])
+  revokeKeys?: "true" | "false";
 }
 
 export class InvitationAnswer {
@@ -66,6 +88,8 @@ export class UsersController {
     private readonly tenants: TenantsRepository,
     private readonly audit: AuditRepository,
     private readonly mail: UserInvitationMail,
+    private readonly limits: InvitationLimits,
+    private readonly keys: ApiKeysRepository,
   ) {}
 
   @ApiOperation({
@@ -79,20 +103,32 @@ export class UsersController {
     type: CreatedUser,
   })
   @ApiConflictResponse({ description: "user_exists: the e-mail is taken (in any case, in any tenant)" })
+  @ApiUnprocessableEntityResponse({
+    description:
+      "limit_reached: the tenant has MAX_USERS_PER_TENANT users (pending ones count); nothing written",
+  })
+  @ApiTooManyRequestsResponse({ description: TOO_MANY_INVITATIONS })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateUserBody): Promise<CreatedUser> {
     const tenantId = await this.tenantOfNewUser(principal, body);
-    const created = await this.transactions.run(async (tx) => {
-      const user = await this.users.create(tx, { email: body.email, role: body.role, tenantId });
-      const invitation = await this.invitations.issue(tx, user.id);
-      await this.audit.record(tx, principal, {
-        action: "user.create",
-        tenantId,
-        targetType: "user",
-        targetId: user.id,
-        details: { role: body.role },
+    const giveBack = await this.limits.take({ tenantId });
+    const created = await this.transactions
+      .run(async (tx) => {
+        const user = await this.users.create(tx, { email: body.email, role: body.role, tenantId });
+        const invitation = await this.invitations.issue(tx, user.id);
+        await this.audit.record(tx, principal, {
+          action: "user.create",
+          tenantId,
+          targetType: "user",
+          targetId: user.id,
+          details: { role: body.role },
+        });
+        return { user, invitation };
+      })
+      .catch(async (error: unknown) => {
+        await giveBack();
+        throw error;
       });
-      return { user, invitation };
-    });
+    await this.limits.first(created.user.id);
     await this.mail.send(created.user.id, created.user.email, created.invitation);
     return created;
   }
@@ -107,22 +143,31 @@ export class UsersController {
     type: InvitationAnswer,
   })
   @ApiConflictResponse({ description: "already_accepted: the user has set a password, or is disabled" })
+  @ApiTooManyRequestsResponse({ description: TOO_MANY_INVITATIONS })
   async invite(
     @CurrentPrincipal() principal: Principal,
     @Param("id", IdPipe) id: string,
   ): Promise<InvitationAnswer> {
     const user = await this.users.find(tenantParam(scopeOf(principal)), id);
     if (!user) throw notFound("user");
-    const invitation = await this.transactions.run(async (tx) => {
-      const issued = await this.invitations.issue(tx, id);
-      await this.audit.record(tx, principal, {
-        action: "user.invite",
-        tenantId: user.tenantId,
-        targetType: "user",
-        targetId: id,
+    // An accepted or disabled user gets its 409 before any limit is counted (issue() checks again, locked).
+    if (user.accepted || user.disabledAt !== null) throw alreadyAccepted();
+    const giveBack = await this.limits.take({ userId: id, tenantId: user.tenantId });
+    const invitation = await this.transactions
+      .run(async (tx) => {
+        const issued = await this.invitations.issue(tx, id);
+        await this.audit.record(tx, principal, {
+          action: "user.invite",
+          tenantId: user.tenantId,
+          targetType: "user",
+          targetId: id,
+        });
+        return issued;
+      })
+      .catch(async (error: unknown) => {
+        await giveBack();
+        throw error;
       });
-      return issued;
-    });
     await this.mail.send(id, user.email, invitation);
     return { invitation };
   }
@@ -146,21 +191,42 @@ export class UsersController {
   })
   @Delete(":id")
   @HttpCode(204)
-  @ApiNoContentResponse({ description: "disabled: its sessions and pending OAuth attempts end at once" })
+  @ApiNoContentResponse({
+    description:
+      "disabled: its sessions and pending OAuth attempts end at once; with revokeKeys=true, the API keys it created are revoked too",
+  })
   @ApiConflictResponse({ description: "cannot_disable_self: a signed-in user disabling themselves" })
-  async disable(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<void> {
+  async disable(
+    @CurrentPrincipal() principal: Principal,
+    @Param("id", IdPipe) id: string,
+    @Query() query: DisableUserQuery,
+  ): Promise<void> {
     // Locking oneself out (a tenant's last admin, say) takes another user or an API key.
     if (principal.userId === id)
       throw new AppError(409, "cannot_disable_self", "You cannot disable yourself: ask another admin.");
     await this.transactions.run(async (tx) => {
-      const user = await this.users.disable(tx, tenantParam(scopeOf(principal)), id);
+      const scope = scopeOf(principal);
+      const user = await this.users.disable(tx, tenantParam(scope), id);
       if (!user) throw notFound("user");
-      await this.audit.record(tx, principal, {
-        action: "user.disable",
-        tenantId: user.tenantId,
-        targetType: "user",
-        targetId: id,
-      });
+      const revoked = query.revokeKeys === "true" ? await this.keys.revokeCreatedBy(tx, scope, id) : [];
+      await this.audit.record(
+        tx,
+        principal,
+        {
+          action: "user.disable",
+          tenantId: user.tenantId,
+          targetType: "user",
+          targetId: id,
+          details: query.revokeKeys === "true" ? { revokedKeyIds: revoked.map((key) => key.id) } : {},
+        },
+        ...revoked.map((key) => ({
+          action: "api-key.revoke" as const,
+          tenantId: key.tenantId,
+          targetType: "api-key",
+          targetId: key.id,
+          details: { createdBy: id, with: "user.disable" },
+        })),
+      );
     });
   }
 

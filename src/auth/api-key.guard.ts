@@ -27,7 +27,6 @@ import { PreauthBudget } from "./preauth-budget.js";
 import type { Principal } from "./principal.js";
 import { RecentWritesInterceptor } from "./recent-writes.js";
 import { isRead, SessionAuth } from "../users/session-auth.js";
-import { sessionTokenOf } from "../users/session-cookie.js";
 
 const OPERATOR_ONLY = "leadgate:operator-only";
 
@@ -38,6 +37,10 @@ export const OperatorOnly = () =>
     ApiExtension("x-roles", ["operator"]),
     ApiForbiddenResponse({ description: "tenant-admin key on an operator-only route" }),
   );
+
+/** The `429` every admin route may answer (a route with limits of its own adds them to it). */
+export const ADMIN_RATE_LIMITED =
+  "rate_limited: the key is over ADMIN_RATE_LIMIT requests per minute, or its tenant over ADMIN_TENANT_RATE_LIMIT across its keys; Retry-After says when to retry";
 
 /**
  * Marks a controller as admin API: a Bearer API key or a console session cookie required, input
@@ -58,10 +61,7 @@ export const AdminApi = () =>
       description:
         "csrf_failed: a session cookie without the session's X-CSRF-Token on a change; forbidden: a tenant-viewer on a change",
     }),
-    ApiTooManyRequestsResponse({
-      description:
-        "rate_limited: the key is over ADMIN_RATE_LIMIT requests per minute, or its tenant over ADMIN_TENANT_RATE_LIMIT across its keys; Retry-After says when to retry",
-    }),
+    ApiTooManyRequestsResponse({ description: ADMIN_RATE_LIMITED }),
     ApiBadRequestResponse({ description: "validation_failed: `details` maps each field to its errors" }),
   );
 
@@ -122,7 +122,7 @@ export class ApiKeyGuard implements CanActivate {
     { csrf = true } = {},
   ): Promise<Principal> {
     const { headers, ip } = request;
-    if (headers.authorization !== undefined || sessionTokenOf(headers.cookie) === undefined) {
+    if (headers.authorization !== undefined || !this.sessions.hasCookie(headers)) {
       return this.authenticate(headers.authorization, ip);
     }
     const session = await this.sessions.fromHeaders(headers);

@@ -5,7 +5,10 @@ import { KnownIds } from "../database/known-ids.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { type Role, generateApiKey, hashApiKey, prefixOf } from "./api-key.js";
+import { ApiProperty } from "@nestjs/swagger";
+import { NullableDate, NullableId } from "../common/api-properties.js";
+import { ROLES, type Role, generateApiKey, hashApiKey, prefixOf } from "./api-key.js";
+import type { Principal } from "./principal.js";
 import { type TenantScope, tenantParam, tenantWhere } from "./principal.js";
 
 const API_KEY_VIEW = {
@@ -17,7 +20,62 @@ const API_KEY_VIEW = {
   createdAt: true,
   revokedAt: true,
   lastUsedAt: true,
+  createdByUserId: true,
+  createdByKeyId: true,
 } satisfies Prisma.ApiKeySelect;
+
+/** Who created a key: a console user or another API key. */
+export class KeyCreator {
+  @NullableId("the console user who created the key")
+  userId!: string | null;
+
+  @NullableId("the API key that created the key")
+  apiKeyId!: string | null;
+}
+
+/** An API key as the admin API lists it: never its secret or hash. */
+export class ApiKeyView {
+  @ApiProperty({ format: "uuid" })
+  id!: string;
+
+  @NullableId("null for an operator key")
+  tenantId!: string | null;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ enum: ROLES })
+  role!: Role;
+
+  @ApiProperty({ description: "the key's public prefix (`lg_<12 hex>`)" })
+  prefix!: string;
+
+  @ApiProperty()
+  createdAt!: Date;
+
+  @NullableDate()
+  revokedAt!: Date | null;
+
+  @NullableDate("recorded to the minute")
+  lastUsedAt!: Date | null;
+
+  @ApiProperty({
+    type: () => KeyCreator,
+    nullable: true,
+    description:
+      "who created the key; null for the bootstrap key and keys older than this record whose creation the audit log no longer held",
+  })
+  createdBy!: KeyCreator | null;
+}
+
+function toApiKeyView(row: Prisma.ApiKeyGetPayload<{ select: typeof API_KEY_VIEW }>): ApiKeyView {
+  const { createdByUserId, createdByKeyId, role, ...rest } = row;
+  const createdBy =
+    createdByUserId === null && createdByKeyId === null
+      ? null
+      : { userId: createdByUserId, apiKeyId: createdByKeyId };
+  return { ...rest, role: role as Role, createdBy };
+}
 
 /** A key shown to its creator, once: the only time `key` leaves the process. */
 export interface CreatedApiKey {
@@ -46,15 +104,25 @@ export class ApiKeysRepository {
   }
 
   /**
-   * Creates a key inside the caller's transaction. A tenant's key must fit under
-   * MAX_API_KEYS_PER_TENANT active keys (`422 limit_reached` otherwise); operator keys belong to no
-   * tenant and have no cap.
+   * Creates a key inside the caller's transaction, recording who created it (`by`: the key or user
+   * of the request). A tenant's key must fit under MAX_API_KEYS_PER_TENANT active keys (`422
+   * limit_reached` otherwise); operator keys belong to no tenant and have no cap.
    */
-  async create(tx: Tx, input: { tenantId: string | null; name: string; role: Role }): Promise<CreatedApiKey> {
+  async create(
+    tx: Tx,
+    input: { tenantId: string | null; name: string; role: Role },
+    by: Pick<Principal, "keyId" | "userId">,
+  ): Promise<CreatedApiKey> {
     if (input.tenantId !== null) await this.makeRoom(tx, input.tenantId);
     const key = generateApiKey();
     const row = await tx.apiKey.create({
-      data: { ...input, prefix: prefixOf(key), keyHash: hashApiKey(key) },
+      data: {
+        ...input,
+        prefix: prefixOf(key),
+        keyHash: hashApiKey(key),
+        createdByUserId: by.userId,
+        createdByKeyId: by.keyId,
+      },
       select: { id: true },
     });
     this.prefixes.add(prefixOf(key));
@@ -120,13 +188,17 @@ export class ApiKeysRepository {
     });
   }
 
-  list(scope: TenantScope, page: { take: number; where?: Prisma.ApiKeyWhereInput }) {
-    return this.prisma.apiKey.findMany({
+  async list(
+    scope: TenantScope,
+    page: { take: number; where?: Prisma.ApiKeyWhereInput },
+  ): Promise<ApiKeyView[]> {
+    const rows = await this.prisma.apiKey.findMany({
       where: { ...tenantWhere(scope), ...page.where },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       take: page.take,
       select: API_KEY_VIEW,
     });
+    return rows.map(toApiKeyView);
   }
 
   /**
@@ -152,6 +224,31 @@ export class ApiKeysRepository {
       WHERE api_key_id = ${id}::uuid AND (${tenantId}::uuid IS NULL OR tenant_id = ${tenantId}::uuid)
         AND consumed_at IS NULL AND expires_at > now()`;
     return found;
+  }
+
+  /**
+   * Revokes, in the caller's transaction, the unrevoked keys of the scope that the console user
+   * `userId` created, and ends the OAuth attempts they started that are still pending, as `revoke`
+   * does for one key. Answers the keys revoked (none: the user created none, or all are revoked).
+   */
+  async revokeCreatedBy(
+    tx: Tx,
+    scope: TenantScope,
+    userId: string,
+  ): Promise<{ id: string; tenantId: string | null }[]> {
+    const tenantId = tenantParam(scope);
+    const revoked = await tx.$queryRaw<{ id: string; tenant_id: string | null }[]>`
+      UPDATE api_keys SET revoked_at = now()
+      WHERE created_by_user_id = ${userId}::uuid AND revoked_at IS NULL
+        AND (${tenantId}::uuid IS NULL OR tenant_id = ${tenantId}::uuid)
+      RETURNING id, tenant_id`;
+    if (revoked.length > 0) {
+      const ids = revoked.map((key) => key.id);
+      await tx.$executeRaw`
+        UPDATE oauth_attempts SET expires_at = now()
+        WHERE api_key_id = ANY(${ids}::uuid[]) AND consumed_at IS NULL AND expires_at > now()`;
+    }
+    return revoked.map((key) => ({ id: key.id, tenantId: key.tenant_id }));
   }
 
   /**

@@ -124,6 +124,8 @@ describe("loadConfig", () => {
     ["MAX_API_KEYS_PER_TENANT", "fifty"],
     ["MAX_CHANNELS_PER_TENANT", "0"],
     ["MAX_CHANNELS_PER_TENANT", "twenty"],
+    ["MAX_USERS_PER_TENANT", "0"],
+    ["MAX_USERS_PER_TENANT", "a hundred"],
     ["YELP_WEBHOOK_MODE", "manual"],
     ["LOG_LEVEL", "verbose"],
     ["REGISTRATION_SYNC_INTERVAL_SECONDS", "172800"],
@@ -388,6 +390,11 @@ describe("loadConfig", () => {
   it("notification channels per tenant: 20 unless MAX_CHANNELS_PER_TENANT says otherwise", () => {
     expect(appConfig(BASE)).toMatchObject({ maxChannelsPerTenant: 20 });
     expect(appConfig({ ...BASE, MAX_CHANNELS_PER_TENANT: "3" })).toMatchObject({ maxChannelsPerTenant: 3 });
+  });
+
+  it("console users per tenant: 100 unless MAX_USERS_PER_TENANT says otherwise", () => {
+    expect(appConfig(BASE)).toMatchObject({ maxUsersPerTenant: 100 });
+    expect(appConfig({ ...BASE, MAX_USERS_PER_TENANT: "3" })).toMatchObject({ maxUsersPerTenant: 3 });
   });
 
   it("provider registration: Yelp subscriptions, a daily re-sync, the assumed paths by default", () => {

@@ -135,6 +135,8 @@ export interface AppConfig {
   maxConnectionsPerTenant: number;
   /** Clients (not deleted) a tenant may have; one more is 422 limit_reached. */
   maxClientsPerTenant: number;
+  /** Console users a tenant may have, pending or not (disabled ones do not count); one more is 422 limit_reached. */
+  maxUsersPerTenant: number;
   /** Each connection is reconciled once per this period, at an offset of its own (RECONCILE_INTERVAL_SECONDS). */
   reconcileIntervalSeconds: number;
   /** A lead found only by reconciliation or backfill whose event is older than this gets no auto-response. */
@@ -324,6 +326,7 @@ export function loadConfig(env: Env, providers: readonly ProviderConfigSpec[]): 
     maxChannelsPerTenant: integer(env, "MAX_CHANNELS_PER_TENANT", 20, 1, 10_000),
     maxConnectionsPerTenant: integer(env, "MAX_CONNECTIONS_PER_TENANT", 200, 1, 100_000),
     maxClientsPerTenant: integer(env, "MAX_CLIENTS_PER_TENANT", 200, 1, 100_000),
+    maxUsersPerTenant: integer(env, "MAX_USERS_PER_TENANT", 100, 1, 100_000),
     unansweredSweepSeconds: integer(env, "UNANSWERED_SWEEP_SECONDS", 60, 1, 3600),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     registrationSyncIntervalSeconds: integer(env, "REGISTRATION_SYNC_INTERVAL_SECONDS", 86_400, 60, 86_400),

@@ -39,6 +39,7 @@ export const CONFIG_SECTIONS = {
   ],
   oauth: ["oauth", "oauthReturnUrlOrigins", "oauthRefreshMarginSeconds"],
   connections: ["registrationSyncIntervalSeconds", "maxConnectionsPerTenant", "maxClientsPerTenant"],
+  users: ["maxUsersPerTenant"],
   reconciliation: [
     "reconcileIntervalSeconds",
     "reconcileReplyMaxAgeSeconds",
@@ -78,6 +79,7 @@ export type JobsConfig = ConfigSection<"jobs">;
 export type OutboundConfig = ConfigSection<"outbound">;
 export type OAuthConfig = ConfigSection<"oauth">;
 export type ConnectionsConfig = ConfigSection<"connections">;
+export type UsersConfig = ConfigSection<"users">;
 export type ReconciliationConfig = ConfigSection<"reconciliation">;
 export type AlertsConfig = ConfigSection<"alerts">;
 export type RetentionConfig = ConfigSection<"retention">;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { Injectable } from "@nestjs/common";
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /** The process's Prometheus metrics (served at GET /metrics). */
 @Injectable()
@@ -128,6 +128,24 @@ export class Metrics {
   readonly replicaFallbacks = new Counter({
     name: "leadgate_replica_fallbacks_total",
     help: "Admin list and report reads that failed on the read replica (DATABASE_REPLICA_URL) and were answered from the primary.",
+    registers: [this.registry],
+  });
+
+  readonly passwordChecksRunning = new Gauge({
+    name: "leadgate_password_checks_running",
+    help: "Console password hashes and verifications (argon2id) running now in this process (at most 4).",
+    registers: [this.registry],
+  });
+
+  readonly passwordChecksPeak = new Gauge({
+    name: "leadgate_password_checks_running_max",
+    help: "The most console password hashes and verifications (argon2id) that ran at once in this process since it started.",
+    registers: [this.registry],
+  });
+
+  readonly passwordChecksWaited = new Counter({
+    name: "leadgate_password_checks_waited_total",
+    help: "Console password hashes and verifications that waited for one of the process's 4 slots.",
     registers: [this.registry],
   });
 

@@ -64,11 +64,11 @@ export class TenantsRepository {
   ): Promise<{ tenant: Prisma.TenantGetPayload<{ select: typeof TENANT_VIEW }>; apiKey: CreatedApiKey }> {
     return this.transactions.run(async (tx) => {
       const tenant = await tx.tenant.create({ data: { name }, select: TENANT_VIEW });
-      const apiKey = await this.keys.create(tx, {
-        tenantId: tenant.id,
-        name: "first admin key",
-        role: "tenant-admin",
-      });
+      const apiKey = await this.keys.create(
+        tx,
+        { tenantId: tenant.id, name: "first admin key", role: "tenant-admin" },
+        by,
+      );
       await this.audit.record(tx, by, {
         action: "tenant.create",
         tenantId: tenant.id,

@@ -1,5 +1,6 @@
 // The console's sign-in routes (api.md "Console and users"): accepting an invitation, signing in,
-// who is signed in, signing out. Login and acceptance need no CSRF token; signing out does.
+// who is signed in, signing out, changing one's password. Login and acceptance need no CSRF token;
+// signing out and a password change do.
 import { CONFIG, type HttpConfig } from "../config/sections.js";
 import { Body, Controller, Delete, Get, HttpCode, Inject, Post, Req, Res, UsePipes } from "@nestjs/common";
 import {
@@ -19,6 +20,7 @@ import { AppError } from "../common/app-error.js";
 import { adminValidationPipe } from "../common/validation.js";
 import { refuseCrossSite } from "./cross-site.js";
 import { InvitationsRepository } from "./invitations.repository.js";
+import { PasswordChange } from "./password-change.js";
 import { SessionAuth } from "./session-auth.js";
 import { clearedSessionCookie, sessionCookie } from "./session-cookie.js";
 import { SessionsRepository } from "./sessions.repository.js";
@@ -57,6 +59,17 @@ export class SignInBody {
   password!: string;
 }
 
+export class ChangePasswordBody {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 1024)
+  currentPassword!: string;
+
+  @ApiProperty({ description: "at least 12 characters, not the e-mail" })
+  @IsString()
+  newPassword!: string;
+}
+
 const notSignedIn = () => new AppError(401, "unauthorized", "Not signed in: sign in at /console.");
 
 @ApiTags("console")
@@ -68,6 +81,7 @@ export class ConsoleSessionController {
     private readonly signIn: SignIn,
     private readonly sessions: SessionsRepository,
     private readonly auth: SessionAuth,
+    private readonly passwords: PasswordChange,
     @Inject(CONFIG.http) private readonly http: HttpConfig,
   ) {}
 
@@ -100,7 +114,8 @@ export class ConsoleSessionController {
     description: "invalid_credentials: a wrong e-mail or password (the same answer for both)",
   })
   @ApiTooManyRequestsResponse({
-    description: "rate_limited: 10 failures per e-mail or 50 per address in 15 minutes",
+    description:
+      "rate_limited (with Retry-After): 5 failures of this e-mail from this address (then a wait that doubles from 60 s up to 15 minutes), or 50 from this address (IPv6: its /64) in 15 minutes",
   })
   @ApiForbiddenResponse({ description: "cross_site_request: the request came from another site" })
   async create(
@@ -127,6 +142,28 @@ export class ConsoleSessionController {
     if (!session) throw notSignedIn();
     void reply.header("cache-control", "no-store");
     return { user: session.user, csrfToken: session.csrfToken };
+  }
+
+  @Post("password")
+  @ApiOperation({ description: "Changes the signed-in user's password and ends its other sessions." })
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: "the password is changed; the user's other sessions have ended" })
+  @ApiBadRequestResponse({
+    description: "validation_failed: the new password is too short or is the e-mail; nothing written",
+  })
+  @ApiUnauthorizedResponse({
+    description:
+      "invalid_credentials: the current password is wrong (it counts toward sign-in throttling); unauthorized: no live session",
+  })
+  @ApiTooManyRequestsResponse({
+    description: "rate_limited (with Retry-After): sign-in throttling, as for POST /console/api/session",
+  })
+  @ApiForbiddenResponse({ description: "csrf_failed: X-CSRF-Token missing or wrong" })
+  async changePassword(@Body() body: ChangePasswordBody, @Req() request: FastifyRequest): Promise<void> {
+    const session = await this.auth.fromHeaders(request.headers);
+    if (!session) throw notSignedIn();
+    this.auth.checkCsrf(session, request.method, request.headers);
+    await this.passwords.change(session, body.currentPassword, body.newPassword, request.ip);
   }
 
   @ApiOperation({ description: "Signs out: the session ends and its cookie is cleared." })

@@ -4,6 +4,7 @@ import { ApiProperty } from "@nestjs/swagger";
 import { AppError } from "../common/app-error.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
+import { PasswordSlots } from "./password-slots.js";
 import { checkNewPassword, hashPassword } from "./passwords.js";
 import { hashToken, newToken } from "./tokens.js";
 
@@ -28,7 +29,7 @@ const invalidInvitation = () =>
     `This invitation is unknown, already used, replaced by a newer one or expired (${INVITATION_HOURS} h): ask for a new one.`,
   );
 
-const alreadyAccepted = () =>
+export const alreadyAccepted = () =>
   new AppError(
     409,
     "already_accepted",
@@ -39,6 +40,7 @@ const alreadyAccepted = () =>
 export class InvitationsRepository {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly slots: PasswordSlots,
     @Inject(CONFIG.http) private readonly http: HttpConfig,
   ) {}
 
@@ -81,7 +83,8 @@ export class InvitationsRepository {
       WHERE i.token_hash = ${hash} AND i.used_at IS NULL AND i.voided_at IS NULL
         AND i.expires_at > now() AND u.disabled_at IS NULL`;
     if (!found) throw invalidInvitation();
-    const passwordHash = await hashPassword(checkNewPassword(password, found.email));
+    const chosen = checkNewPassword(password, found.email);
+    const passwordHash = await this.slots.run(() => hashPassword(chosen));
     const accepted = await this.prisma.$transaction(async (tx) => {
       // The user's row first, as issue() locks it: an acceptance and a re-invitation serialize.
       await tx.$queryRaw`

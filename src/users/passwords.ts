@@ -34,8 +34,11 @@ export async function passwordMatches(stored: string | null, password: string): 
   return stored !== null && ok;
 }
 
-/** `400 validation_failed` unless `password` may be chosen by the user of `email`. */
-export function checkNewPassword(password: unknown, email: string): string {
+/**
+ * `400 validation_failed` unless `password` may be chosen by the user of `email`; the details name
+ * the body's `field`.
+ */
+export function checkNewPassword(password: unknown, email: string, field = "password"): string {
   const problem =
     typeof password !== "string"
       ? "must be a string"
@@ -47,7 +50,7 @@ export function checkNewPassword(password: unknown, email: string): string {
             ? "must not be the e-mail address"
             : undefined;
   if (problem !== undefined) {
-    throw new AppError(400, "validation_failed", "Invalid input: password.", { password: [problem] });
+    throw new AppError(400, "validation_failed", `Invalid input: ${field}.`, { [field]: [problem] });
   }
   return password as string;
 }

@@ -1,8 +1,9 @@
-import { Injectable } from "@nestjs/common";
+import { CONFIG, type HttpConfig } from "../config/sections.js";
+import { Inject, Injectable } from "@nestjs/common";
 import type { IncomingHttpHeaders } from "node:http";
 import { AppError } from "../common/app-error.js";
 import { secretsEqual } from "../crypto/constant-time.js";
-import { sessionTokenOf } from "./session-cookie.js";
+import { sessionCookieName, sessionTokenOf } from "./session-cookie.js";
 import { type OpenSession, SessionsRepository } from "./sessions.repository.js";
 
 /** Whether `method` only reads: the methods a cookie needs no CSRF token for. */
@@ -13,11 +14,24 @@ export function isRead(method: string): boolean {
 /** The console session a request's cookie carries, and its CSRF check. */
 @Injectable()
 export class SessionAuth {
-  constructor(private readonly sessions: SessionsRepository) {}
+  /** The session cookie's name (`__Host-` prefixed behind https). */
+  private readonly cookieName: string;
+
+  constructor(
+    private readonly sessions: SessionsRepository,
+    @Inject(CONFIG.http) http: HttpConfig,
+  ) {
+    this.cookieName = sessionCookieName(http.publicBaseUrl);
+  }
+
+  /** Whether the request carries a session cookie (live or not). */
+  hasCookie(headers: IncomingHttpHeaders): boolean {
+    return sessionTokenOf(headers.cookie, this.cookieName) !== undefined;
+  }
 
   /** The live session of the request's cookie; undefined without a cookie or when it opens none. */
   async fromHeaders(headers: IncomingHttpHeaders): Promise<OpenSession | undefined> {
-    const token = sessionTokenOf(headers.cookie);
+    const token = sessionTokenOf(headers.cookie, this.cookieName);
     return token === undefined ? undefined : this.sessions.open(token);
   }
 

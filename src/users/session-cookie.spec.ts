@@ -1,5 +1,5 @@
 import { checkNewPassword } from "./passwords.js";
-import { clearedSessionCookie, sessionCookie, sessionTokenOf } from "./session-cookie.js";
+import { clearedSessionCookie, sessionCookie, sessionCookieName, sessionTokenOf } from "./session-cookie.js";
 
 describe("the session cookie", () => {
   it.each([
@@ -9,15 +9,26 @@ describe("the session cookie", () => {
     ["leadgate_session=", undefined],
     ["", undefined],
   ])("%s ⇒ %s", (header, token) => {
-    expect(sessionTokenOf(header)).toBe(token);
+    expect(sessionTokenOf(header, "leadgate_session")).toBe(token);
   });
 
-  it("is Secure only behind https", () => {
+  it("is Secure and named __Host- only behind https", () => {
     expect(sessionCookie("t", "https://leadgate.example")).toBe(
-      "leadgate_session=t; Path=/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure",
+      "__Host-leadgate_session=t; Path=/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure",
     );
-    expect(sessionCookie("t", "http://localhost:3000")).not.toContain("Secure");
+    expect(sessionCookie("t", "http://localhost:3000")).toBe(
+      "leadgate_session=t; Path=/; Max-Age=604800; HttpOnly; SameSite=Lax",
+    );
     expect(clearedSessionCookie("http://localhost:3000")).toContain("Max-Age=0");
+    expect(clearedSessionCookie("https://leadgate.example")).toMatch(
+      /^__Host-leadgate_session=; .*Max-Age=0/,
+    );
+  });
+
+  it("behind https, a cookie under the plain name (one a sibling subdomain could plant) is not read", () => {
+    const name = sessionCookieName("https://leadgate.example");
+    expect(sessionTokenOf("leadgate_session=planted", name)).toBeUndefined();
+    expect(sessionTokenOf("leadgate_session=planted; __Host-leadgate_session=own", name)).toBe("own");
   });
 });
 

@@ -1,4 +1,5 @@
-import { Injectable } from "@nestjs/common";
+import { CONFIG, type UsersConfig } from "../config/sections.js";
+import { Inject, Injectable } from "@nestjs/common";
 import { AppError } from "../common/app-error.js";
 import { PrismaService } from "../database/prisma.service.js";
 import type { Tx } from "../database/transactions.js";
@@ -13,10 +14,18 @@ const SELECT = { ...USER_VIEW, passwordHash: true } satisfies Prisma.UserSelect;
  */
 @Injectable()
 export class UsersRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(CONFIG.users) private readonly config: UsersConfig,
+  ) {}
 
-  /** Creates a user (no password yet); `409 user_exists` when the e-mail is taken, in any case. */
+  /**
+   * Creates a user (no password yet) in the caller's transaction; `409 user_exists` when the e-mail
+   * is taken, in any case. A tenant's user must fit under MAX_USERS_PER_TENANT (`422
+   * limit_reached` otherwise); operators belong to no tenant and have no cap.
+   */
   async create(tx: Tx, input: { email: string; role: UserRole; tenantId: string | null }): Promise<UserView> {
+    if (input.tenantId !== null) await this.makeRoom(tx, input.tenantId);
     try {
       const row = await tx.user.create({
         data: { ...input, email: normalizeEmail(input.email) },
@@ -28,6 +37,25 @@ export class UsersRepository {
         throw new AppError(409, "user_exists", "A user with this e-mail already exists.");
       }
       throw error;
+    }
+  }
+
+  /**
+   * Refuses a tenant's user beyond its cap: pending users count (each was sent an invitation),
+   * disabled ones do not. The database decides under concurrent creations: the tenant's row is
+   * locked first (FOR NO KEY UPDATE, which foreign-key checks of other writes do not wait for), so
+   * one tenant's creations run one after the other, each counting the users the earlier ones
+   * committed.
+   */
+  private async makeRoom(tx: Tx, tenantId: string): Promise<void> {
+    await tx.$queryRaw`SELECT id FROM tenants WHERE id = ${tenantId}::uuid FOR NO KEY UPDATE`;
+    const users = await tx.user.count({ where: { tenantId, disabledAt: null } });
+    if (users >= this.config.maxUsersPerTenant) {
+      throw new AppError(
+        422,
+        "limit_reached",
+        `This tenant has ${users} users, its limit (MAX_USERS_PER_TENANT): disable one before inviting another.`,
+      );
     }
   }
 
@@ -75,6 +103,30 @@ export class UsersRepository {
       WHERE user_id = ${id}::uuid AND (${tenant}::uuid IS NULL OR tenant_id = ${tenant}::uuid)
         AND consumed_at IS NULL AND expires_at > now()`;
     return toUserView({ ...found, disabledAt: found.disabledAt ?? new Date() });
+  }
+
+  /**
+   * Replaces the password of the user `id` and ends its sessions but `keepSessionId`, in one
+   * transaction; only while its hash is still `expectedHash` (the one the current password was
+   * checked against) and it is not disabled. Answers false otherwise: a concurrent change or a
+   * disabling won, nothing written.
+   */
+  async changePassword(
+    id: string,
+    change: { expectedHash: string; passwordHash: string; keepSessionId: string },
+  ): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const updated = await tx.user.updateMany({
+        where: { id, passwordHash: change.expectedHash, disabledAt: null },
+        data: { passwordHash: change.passwordHash },
+      });
+      if (updated.count === 0) return false;
+      await tx.session.updateMany({
+        where: { userId: id, revokedAt: null, id: { not: change.keepSessionId } },
+        data: { revokedAt: new Date() },
+      });
+      return true;
+    });
   }
 
   /**

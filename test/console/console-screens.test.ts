@@ -2,11 +2,12 @@
 // live preview and its business hours saved; a save that sends only the parts changed (an inherited
 // part stays inherited), an own part inheriting again, a refusal's reasons shown; a rotated secret shown once that works at once; a
 // notification channel added, tested (its outcome shown) and deleted; an alert acknowledged and
-// resolved; a filtered set of dead deliveries replayed after its dry-run count, with its progress.
+// resolved; a filtered set of dead deliveries replayed after its dry-run count, with its progress; a
+// password changed (the user's other session ends).
 import type { BrowserContext, Page } from "playwright-core";
 import { type Admin, adminAs, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
 import { newPage, useBrowser, usePublicOrigin } from "../support/browser.js";
-import { accept, invite, openScreen, signIn } from "../support/console-browser.js";
+import { accept, invite, openScreen, PASSWORD, signIn } from "../support/console-browser.js";
 import { useApp, useFakeServer } from "../support/harness.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
@@ -337,6 +338,54 @@ describe("console in a browser: the write screens", () => {
     await page.getByRole("button", { name: "Resolve" }).click();
     await waitFor(status, (s) => s === "resolved");
     await page.getByText("No acknowledged alerts.").waitFor();
+  }, 60_000);
+
+  it("the password changed from the Change password screen: a wrong current one is said so; the other session ends, this one goes on", async () => {
+    const user = await invite(app.url, OPERATOR_KEY, "tenant-admin", a.tenantId);
+    await accept(app.url, user);
+    const { context, page } = await newPage(browser());
+    await signIn(page, origin.url, user.email);
+    const other = await fetch(`${app.url}/console/api/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: user.email, password: PASSWORD }),
+    });
+    const otherCookie = other.headers.get("set-cookie")!.split(";")[0]!;
+    const otherSession = () =>
+      fetch(`${app.url}/console/api/session`, { headers: { cookie: otherCookie } }).then((r) => r.status);
+    expect(await otherSession()).toBe(200);
+
+    await page.getByRole("link", { name: "Change password" }).click();
+    await page.getByRole("heading", { name: "Change password", level: 1 }).waitFor();
+    const form = page.getByRole("form", { name: "Change password" });
+    const fill = async (current: string, next: string, again = next) => {
+      await form.getByLabel("Current password").fill(current);
+      await form.getByLabel("New password", { exact: true }).fill(next);
+      await form.getByLabel("Repeat the new password").fill(again);
+    };
+    const NEW = "the console's new passphrase";
+    await fill(PASSWORD, NEW, `${NEW}!`);
+    await form.getByRole("alert").filter({ hasText: "The new passwords differ." }).waitFor();
+    expect(await form.getByRole("button", { name: "Change password" }).isDisabled()).toBe(true);
+    await fill("not my password", NEW);
+    await form.getByRole("button", { name: "Change password" }).click();
+    await form.getByRole("alert").filter({ hasText: "The current password is wrong." }).waitFor();
+    expect(await otherSession()).toBe(200);
+
+    await fill(PASSWORD, NEW);
+    await form.getByRole("button", { name: "Change password" }).click();
+    await form.getByRole("status").filter({ hasText: "Your password is changed." }).waitFor();
+    expect(await otherSession()).toBe(401);
+    // This console goes on.
+    await page.getByRole("navigation", { name: "Screens" }).getByRole("link", { name: "Users" }).click();
+    await page.getByRole("heading", { name: "Users", level: 1 }).waitFor();
+    const again = await fetch(`${app.url}/console/api/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: user.email, password: NEW }),
+    });
+    expect(again.status).toBe(200);
+    await context.close();
   }, 60_000);
 
   it("a user invited from the Users screen, then re-invited: the new link works, the old not; disabling them sends their console to sign-in", async () => {

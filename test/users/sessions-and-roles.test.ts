@@ -53,10 +53,27 @@ describe("console sessions on the admin API", () => {
     expect((await user.get("/admin/tenants")).status).toBe(401);
   });
 
-  it("the session cookie is Secure when PUBLIC_BASE_URL is https", async () => {
+  it("behind an https PUBLIC_BASE_URL the session cookie is Secure and named __Host-; the plain name is not read", async () => {
     const user = await signedInUser(app.url, { role: "tenant-viewer", tenantId: tenant.tenantId });
     const again = await signIn(app.url, user.email, "correct horse battery staple");
-    expect(again.setCookie).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
+    expect(again.setCookie).toMatch(
+      /^__Host-leadgate_session=[^;]+; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure$/,
+    );
+    const token = again.cookie!.split("=")[1]!;
+    expect((await callWithCookie(app.url, again.cookie!, "GET", "/admin/users")).status).toBe(200);
+    // The same token under the plain name, as a sibling subdomain could plant it: no session.
+    const planted = await callWithCookie(app.url, `leadgate_session=${token}`, "GET", "/console/api/session");
+    expect(planted.status).toBe(401);
+    expect((await callWithCookie(app.url, `leadgate_session=${token}`, "GET", "/admin/users")).status).toBe(
+      401,
+    );
+    const out = await callWithCookie(app.url, again.cookie!, "DELETE", "/console/api/session", {
+      csrf: again.body.csrfToken as string,
+    });
+    expect([out.status, out.headers.get("set-cookie")]).toEqual([
+      204,
+      expect.stringMatching(/^__Host-leadgate_session=; Path=\/; Max-Age=0; .*Secure$/),
+    ]);
   });
 
   it("a request with an Authorization header is judged by it alone, the cookie ignored", async () => {
@@ -165,6 +182,77 @@ describe("console sessions on the admin API", () => {
       [admin.id],
     );
     expect(audit.rows).toEqual([{ user_id: operator.id, api_key_id: null }]);
+  });
+
+  it("disabling with revokeKeys=true revokes the API keys the user created (key views name it in createdBy) and ends their OAuth attempts; other keys stay", async () => {
+    const own = await createTenant(app.url);
+    const admin = await signedInUser(app.url, { role: "tenant-admin", tenantId: own.tenantId }, own.admin);
+    const made = [
+      await admin.post("/admin/api-keys", { name: "zapier", role: "tenant-admin" }),
+      await admin.post("/admin/api-keys", { name: "reports", role: "tenant-viewer" }),
+    ];
+    expect(made.map((answer) => answer.status)).toEqual([201, 201]);
+    const byKey = await own.admin.post("/admin/api-keys", {
+      name: "by the first key",
+      role: "tenant-viewer",
+    });
+    const [mine, theirs] = [made.map((answer) => answer.body.id as string), byKey.body.id as string];
+    const listed = await own.admin.get("/admin/api-keys");
+    const createdBy = Object.fromEntries(
+      listed.body.items.map((key: { id: string; createdBy: unknown }) => [key.id, key.createdBy]),
+    );
+    expect(createdBy).toEqual({
+      [mine[0]!]: { userId: admin.id, apiKeyId: null },
+      [mine[1]!]: { userId: admin.id, apiKeyId: null },
+      [theirs]: { userId: null, apiKeyId: own.keyId },
+      // The tenant's first key: made by the operator key that created the tenant.
+      [own.keyId]: { userId: null, apiKeyId: expect.any(String) },
+    });
+    const started = await adminAs(app.url, made[0]!.body.key as string).post("/admin/connections/oauth", {
+      provider: "yelp",
+      externalAccountId: "revokedKeyBiz01",
+      displayName: "Yelp by a key",
+    });
+    expect(started.status).toBe(201);
+
+    const operator = await signedInUser(app.url, { role: "operator" });
+    const unknown = await operator.delete(`/admin/users/${admin.id}?revokeKeys=maybe`);
+    expect([unknown.status, Object.keys(unknown.body.details)]).toEqual([400, ["revokeKeys"]]);
+    expect((await operator.delete(`/admin/users/${admin.id}?revokeKeys=true`)).status).toBe(204);
+
+    for (const answer of made) {
+      expect((await adminAs(app.url, answer.body.key as string).get("/admin/users")).status).toBe(401);
+    }
+    expect((await adminAs(app.url, byKey.body.key as string).get("/admin/users")).status).toBe(200);
+    expect((await own.admin.get("/admin/users")).status).toBe(200);
+    const revoked = await app.sql.query(
+      "SELECT id FROM api_keys WHERE tenant_id = $1 AND revoked_at IS NOT NULL",
+      [own.tenantId],
+    );
+    expect(revoked.rows.map((row: { id: string }) => row.id).sort()).toEqual([...mine].sort());
+    const attempt = await app.sql.query(
+      "SELECT expires_at <= now() AS ended FROM oauth_attempts WHERE api_key_id = $1",
+      [mine[0]],
+    );
+    expect(attempt.rows).toEqual([{ ended: true }]);
+    const audit = await app.sql.query(
+      "SELECT action, target_id, user_id, details FROM audit_entries WHERE tenant_id = $1 AND action IN ('user.disable', 'api-key.revoke') ORDER BY action, target_id",
+      [own.tenantId],
+    );
+    expect(audit.rows).toEqual([
+      ...[...mine].sort().map((id) => ({
+        action: "api-key.revoke",
+        target_id: id,
+        user_id: operator.id,
+        details: { createdBy: admin.id, with: "user.disable" },
+      })),
+      {
+        action: "user.disable",
+        target_id: admin.id,
+        user_id: operator.id,
+        details: { revokedKeyIds: expect.arrayContaining(mine) },
+      },
+    ]);
   });
 
   it("a session ends after 12 h idle and after 7 days in all", async () => {
