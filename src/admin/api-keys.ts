@@ -25,7 +25,6 @@ import { IdPipe, notFound } from "../common/id.pipe.js";
 import { type Page, PageOf, pageAfter, toPage } from "../common/pagination.js";
 import { ownTenant, TenantsRepository } from "../tenants/tenants.repository.js";
 import { Optional } from "../common/validation.js";
-import { NullableDate, NullableId } from "../common/api-properties.js";
 import { CreatedApiKeyView } from "./tenants.js";
 
 export class CreateApiKeyBody {
