@@ -10,14 +10,14 @@ import { api } from "../api/client";
 import type { AutoResponse, BusinessHours, Connection } from "../api/types";
 import { ConfirmButton, ErrorBox, seconds as duration } from "../ui";
 
-const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
+export const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 const PARTS = ["autoResponse", "businessHours"] as const;
 type Part = (typeof PARTS)[number];
 type Source = NonNullable<Connection["effectiveSettings"]>["source"]["autoResponse"];
 
 /** "08:00-12:00, 13:00-18:00" ⇔ [["08:00","12:00"],["13:00","18:00"]]; "" is closed. */
-const rangesText = (ranges: string[][] = []) => ranges.map(([a, b]) => `${a}-${b}`).join(", ");
-const parseRanges = (text: string): [string, string][] =>
+export const rangesText = (ranges: string[][] = []) => ranges.map(([a, b]) => `${a}-${b}`).join(", ");
+export const parseRanges = (text: string): [string, string][] =>
   text
     .split(",")
     .map((part) => part.trim())
@@ -31,11 +31,11 @@ const parseRanges = (text: string): [string, string][] =>
  * Always open, said by the connection itself: every day 00:00–24:00. (`null` in a PATCH means
  * "inherit the tenant's hours", which are not always open when the tenant has hours.)
  */
-const ALWAYS_OPEN: BusinessHours = {
+export const ALWAYS_OPEN: BusinessHours = {
   timezone: "UTC",
   weekly: Object.fromEntries(DAYS.map((day) => [day, [["00:00", "24:00"]]])),
 };
-const alwaysOpen = (hours: BusinessHours | null | undefined) =>
+export const alwaysOpen = (hours: BusinessHours | null | undefined) =>
   !hours || DAYS.every((day) => rangesText(hours.weekly[day]) === "00:00-24:00");
 
 /** The form's fields of each part. */
