@@ -1,14 +1,16 @@
 // The signed-in frame: the session check (no session: the sign-in page), the navigation, the
-// operator's tenant picker, changing one's password, sign out.
+// operator's tenant picker, the client picker (a tenant's clients: ?clientId), changing one's password, sign out.
 import { useEffect } from "react";
 import { NavLink, Navigate, Outlet, useLocation, useNavigate, useSearchParams } from "react-router";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, ApiError, setCsrfToken } from "./api/client";
-import { SessionContext, useLink, useSession } from "./session";
+import { SessionContext, useLink, useSession, useTenantId, useTenantQuery } from "./session";
+import { useClients } from "./pages/names";
 import { ErrorBox } from "./ui";
 
 const SCREENS: [string, string][] = [
   ["overview", "Overview"],
+  ["clients", "Clients"],
   ["connections", "Connections"],
   ["leads", "Leads"],
   ["failures", "Failures"],
@@ -45,6 +47,7 @@ function TenantPicker() {
           const next = new URLSearchParams(params);
           if (event.target.value) next.set("tenantId", event.target.value);
           else next.delete("tenantId");
+          next.delete("clientId"); // another tenant's clients
           next.delete("cursor");
           setParams(next);
         }}
@@ -60,8 +63,40 @@ function TenantPicker() {
   );
 }
 
+/** Narrows the connections, leads and speed to lead to one client of the tenant in view. */
+function ClientPicker() {
+  const [params, setParams] = useSearchParams();
+  const tenant = useTenantQuery();
+  const clients = useClients();
+  return (
+    <label className="tenant-picker">
+      Client{" "}
+      <select
+        value={params.get("clientId") ?? ""}
+        onChange={(event) => {
+          const next = new URLSearchParams(params);
+          if (event.target.value) next.set("clientId", event.target.value);
+          else next.delete("clientId");
+          next.delete("cursor");
+          setParams(next);
+        }}
+        disabled={clients.isPending}
+        key={tenant.tenantId ?? "own"}
+      >
+        <option value="">All clients</option>
+        {clients.data?.items.map((client) => (
+          <option key={client.id} value={client.id}>
+            {client.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 function Frame() {
   const session = useSession();
+  const tenantId = useTenantId();
   const link = useLink();
   const navigate = useNavigate();
   const client = useQueryClient();
@@ -95,6 +130,7 @@ function Frame() {
         </nav>
         <div className="who">
           {session.user.role === "operator" && <TenantPicker />}
+          {(session.user.role !== "operator" || tenantId) && <ClientPicker />}
           <span>
             {session.user.email} ({session.user.role})
           </span>

@@ -11,6 +11,8 @@ import { AcceptInvitation } from "./pages/accept-invitation";
 import "./styles.css";
 
 const Overview = lazy(() => import("./pages/overview"));
+const Clients = lazy(() => import("./pages/clients"));
+const ClientDetail = lazy(() => import("./pages/client-detail"));
 const Connections = lazy(() => import("./pages/connections"));
 const ConnectionDetail = lazy(() => import("./pages/connection-detail"));
 const Leads = lazy(() => import("./pages/leads"));
@@ -47,6 +49,8 @@ const router = createBrowserRouter(
       children: [
         { index: true, element: <Navigate to="overview" replace /> },
         { path: "overview", element: screen(<Overview />) },
+        { path: "clients", element: screen(<Clients />) },
+        { path: "clients/:id", element: screen(<ClientDetail />) },
         { path: "connections", element: screen(<Connections />) },
         { path: "connections/:id", element: screen(<ConnectionDetail />) },
         { path: "leads", element: screen(<Leads />) },

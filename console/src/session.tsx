@@ -1,5 +1,6 @@
 // Who is signed in (GET /console/api/session), the tenant the screens show (?tenantId for an
-// operator), and whether the user may write (a tenant-viewer only reads).
+// operator), the client they are narrowed to (?clientId, anyone), and whether the user may write (a
+// tenant-viewer only reads).
 import { createContext, useContext } from "react";
 import { useSearchParams } from "react-router";
 import type { Session } from "./api/types";
@@ -32,9 +33,21 @@ export function useTenantQuery(): { tenantId?: string } {
   return user.role === "operator" && tenantId ? { tenantId } : {};
 }
 
-/** A console link that keeps the operator's tenant choice. */
+/** `?clientId` for the routes that narrow to one client (connections, leads, speed to lead); {} for all. */
+export function useClientQuery(): { clientId?: string } {
+  const [params] = useSearchParams();
+  const clientId = params.get("clientId");
+  return clientId ? { clientId } : {};
+}
+
+/** A console link that keeps the operator's tenant choice and the client picked. */
 export function useLink(): (path: string) => string {
   const [params] = useSearchParams();
-  const tenantId = params.get("tenantId");
-  return (path) => (tenantId ? `${path}${path.includes("?") ? "&" : "?"}tenantId=${tenantId}` : path);
+  const kept = new URLSearchParams();
+  for (const name of ["tenantId", "clientId"]) {
+    const value = params.get(name);
+    if (value) kept.set(name, value);
+  }
+  const text = kept.toString();
+  return (path) => (text ? `${path}${path.includes("?") ? "&" : "?"}${text}` : path);
 }

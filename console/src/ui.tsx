@@ -37,6 +37,21 @@ export function ErrorBox({ error }: { error: unknown }) {
   );
 }
 
+/** What a refused request's `details` say of `field` and the fields under it ("branding.logoUrl"). */
+export function FieldError({ error, field }: { error: unknown; field: string }) {
+  const raw = error instanceof ApiError ? error.details : undefined;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return null;
+  const reasons = Object.entries(raw)
+    .filter(([name]) => name === field || name.startsWith(`${field}.`))
+    .map(([, value]) => detailText(value));
+  if (reasons.length === 0) return null;
+  return (
+    <span className="field-error" data-testid={`error-${field}`}>
+      {reasons.join("; ")}
+    </span>
+  );
+}
+
 /** Renders a query's data, or its loading, error or empty state. */
 export function Loaded<T>({
   query,

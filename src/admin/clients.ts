@@ -41,6 +41,7 @@ import { ownTenant, TenantsRepository } from "../tenants/tenants.repository.js";
 /** `branding` as given: each field replaces the stored one, null removes it (PATCH). */
 export class BrandingBody {
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     example: "Acme Roofing",
     description: "shown in place of Leadgate's name",
@@ -51,7 +52,11 @@ export class BrandingBody {
   @NoNul()
   displayName?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, description: "https only; referenced, never fetched by Leadgate" })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: "https only; referenced, never fetched by Leadgate",
+  })
   @IsOptional()
   @IsUrl(
     { protocols: ["https"], require_protocol: true, require_tld: false },
@@ -60,7 +65,7 @@ export class BrandingBody {
   @Length(1, 2048)
   logoUrl?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, example: "#1a73e8" })
+  @ApiPropertyOptional({ type: String, nullable: true, example: "#1a73e8" })
   @IsOptional()
   @Matches(/^#[0-9a-fA-F]{6}$/, { message: "accentColor must be a color like #1a73e8" })
   accentColor?: string | null;

@@ -195,9 +195,9 @@ describe("console in a browser: the write screens", () => {
 
     // An unsaved edit of the hours survives the reply settings' return to inheriting, and is sent next.
     await page.getByLabel(/^tue/).fill("09:00-12:00");
-    await page.getByRole("button", { name: "Use the tenant's reply settings" }).click();
-    await page.getByRole("button", { name: "Yes, use the tenant's reply settings" }).click();
-    await said("Saved: inheriting the tenant's defaults.");
+    await page.getByRole("button", { name: "Inherit the reply settings" }).click();
+    await page.getByRole("button", { name: "Yes, inherit the reply settings" }).click();
+    await said("Saved: inheriting the defaults.");
     expect(await stored()).toEqual({});
     expect(await sources()).toMatchObject({ autoResponse: "default", businessHours: "tenant" });
     await page

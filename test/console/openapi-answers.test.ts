@@ -436,6 +436,30 @@ describe("docs/openapi.json against real answers", () => {
     );
   });
 
+  it("clients: created, listed, read, updated, refused, deleted", async () => {
+    const key = state.tenantKey;
+    const created = await send("POST", "/admin/clients", {
+      key,
+      body: { name: "Roofer", timezone: "America/Denver", branding: { accentColor: "#123456" } },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.client.id as string;
+    expect((await send("POST", "/admin/clients", { key, body: { name: "" }, invalid: true })).status).toBe(
+      400,
+    );
+    expect((await send("GET", "/admin/clients", { key })).status).toBe(200);
+    expect((await send("GET", `/admin/clients/${id}`, { key })).status).toBe(200);
+    expect((await send("GET", `/admin/clients/${MISSING}`, { key })).status).toBe(404);
+    const patched = await send("PATCH", `/admin/clients/${id}`, {
+      key,
+      body: { defaults: { responseTarget: { seconds: 120 } }, branding: { accentColor: null } },
+    });
+    expect(patched.status).toBe(200);
+    expect((await send("DELETE", `/admin/clients/${id}`, { key })).status).toBe(204);
+    const first = (await send("GET", "/admin/clients", { key })).body.items[0].id as string;
+    expect((await send("DELETE", `/admin/clients/${first}`, { key })).status).toBe(409);
+  });
+
   it("covers a good spread of the document's operations", () => {
     const operations = new Set([...validator.covered].map((entry) => entry.split(" ").slice(0, 2).join(" ")));
     const documented = Object.entries(document.paths).flatMap(([path, item]) =>

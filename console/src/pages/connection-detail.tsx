@@ -1,5 +1,6 @@
 // One connection: its status, the actions (pause, resume, sync, rotate the secret — shown once —,
-// delete after a confirmation) and the reply template editor (reply-template.tsx).
+// delete after a confirmation), its client (moved to another of the tenant's clients: PATCH clientId)
+// and the reply template editor (reply-template.tsx).
 import { useState } from "react";
 import { useNavigate, useParams } from "react-router";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -7,7 +8,7 @@ import { api } from "../api/client";
 import type { Connection } from "../api/types";
 import { useCanWrite, useLink } from "../session";
 import { Badge, ConfirmButton, ErrorBox, Loaded, Page, ShownOnce, when } from "../ui";
-import { useProvider } from "./names";
+import { useClientNames, useClients, useProvider } from "./names";
 import { ReplyTemplate } from "./reply-template";
 
 type Action = "pause" | "resume" | "sync" | "rotate-secret";
@@ -24,6 +25,49 @@ function Replies({ connection, canWrite }: { connection: Connection; canWrite: b
   return provider?.replies ? (
     <ReplyTemplate key={connection.id} connection={connection} canWrite={canWrite} />
   ) : null;
+}
+
+/** The connection's client, and (for a writer) a move to another client of its tenant. */
+function ClientOf({ connection, canWrite }: { connection: Connection; canWrite: boolean }) {
+  const client = useQueryClient();
+  const name = useClientNames();
+  const clients = useClients();
+  const [chosen, setChosen] = useState(connection.clientId ?? "");
+  const move = useMutation({
+    mutationFn: (clientId: string) =>
+      api.patch("/admin/connections/{id}", { path: { id: connection.id }, body: { clientId } }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: ["/admin/connections"] }),
+  });
+  const mine = clients.data?.items.filter((c) => c.tenantId === connection.tenantId) ?? [];
+  if (!canWrite) return <>{name(connection.clientId)}</>;
+  return (
+    <form
+      className="inline-form"
+      aria-label="Move to another client"
+      onSubmit={(event) => {
+        event.preventDefault();
+        move.mutate(chosen);
+      }}
+    >
+      <label>
+        Client
+        <select value={chosen} onChange={(e) => setChosen(e.target.value)}>
+          {mine.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" disabled={move.isPending || chosen === connection.clientId}>
+        Move to this client
+      </button>
+      {move.isSuccess && chosen === connection.clientId && (
+        <p role="status">Moved to {name(connection.clientId)}: it inherits that client's defaults.</p>
+      )}
+      {move.isError && <ErrorBox error={move.error} />}
+    </form>
+  );
 }
 
 function Actions({ connection }: { connection: Connection }) {
@@ -107,6 +151,10 @@ export default function ConnectionDetail() {
               <dt>Provider</dt>
               <dd>
                 {c.provider} · {c.externalAccountId}
+              </dd>
+              <dt>Client</dt>
+              <dd data-testid="connection-client">
+                <ClientOf connection={c} canWrite={canWrite} />
               </dd>
               <dt>Status</dt>
               <dd>

@@ -1,18 +1,20 @@
 // Connections: each one's OAuth, registration and reconciliation status at a glance, and "Connect
 // with …" for every provider this installation connects by OAuth (GET /admin/providers; POST
-// /admin/connections/oauth, the console as returnUrl).
+// /admin/connections/oauth, the console as returnUrl). The client picked in the header narrows the list
+// (?clientId) and is the new connection's client.
 import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { useMutation } from "@tanstack/react-query";
 import { api } from "../api/client";
 import type { OAuthProvider } from "../api/types";
-import { useCanWrite, useLink, useSession, useTenantId } from "../session";
+import { useCanWrite, useClientQuery, useLink, useSession, useTenantId } from "../session";
 import { Badge, ErrorBox, Loaded, Page } from "../ui";
-import { useConnections, useProviders } from "./names";
+import { useClientNames, useConnections, useProviders } from "./names";
 
 function Connect() {
   const tenantId = useTenantId();
   const { user } = useSession();
+  const client = useClientQuery();
   const providers = useProviders();
   const oauth = providers.data?.items.filter((p) => p.connect === "oauth") ?? [];
   const [chosen, setProvider] = useState<string>();
@@ -23,12 +25,14 @@ function Connect() {
     mutationFn: () => {
       const back = new URL("/console/connections", window.location.origin);
       if (user.role === "operator" && tenantId) back.searchParams.set("tenantId", tenantId);
+      if (client.clientId) back.searchParams.set("clientId", client.clientId);
       return api.post("/admin/connections/oauth", {
         body: {
           provider: provider!.id as OAuthProvider, // a provider that connects by OAuth (the list says so)
           externalAccountId,
           displayName,
           returnUrl: back.toString(),
+          ...client,
           ...(user.role === "operator" ? { tenantId } : {}),
         },
       });
@@ -74,7 +78,8 @@ function Connect() {
 }
 
 export default function Connections() {
-  const connections = useConnections();
+  const connections = useConnections(useClientQuery());
+  const clientName = useClientNames();
   const canWrite = useCanWrite();
   const link = useLink();
   const [params] = useSearchParams();
@@ -91,6 +96,7 @@ export default function Connections() {
               <thead>
                 <tr>
                   <th scope="col">Name</th>
+                  <th scope="col">Client</th>
                   <th scope="col">Provider</th>
                   <th scope="col">Status</th>
                   <th scope="col">OAuth</th>
@@ -104,6 +110,7 @@ export default function Connections() {
                     <td>
                       <Link to={link(`/connections/${c.id}`)}>{c.displayName}</Link>
                     </td>
+                    <td>{clientName(c.clientId)}</td>
                     <td>{c.provider}</td>
                     <td>
                       <Badge value={c.status} />

@@ -1,23 +1,25 @@
-// Leads: search by name, e-mail, phone or the provider's id (GET /admin/leads?q), newest first.
+// Leads: search by name, e-mail, phone or the provider's id (GET /admin/leads?q), newest first; only
+// the client picked in the header's (?clientId), if one is.
 import { useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../api/client";
-import { useLink, useTenantQuery } from "../session";
+import { useClientQuery, useLink, useTenantQuery } from "../session";
 import { Badge, Loaded, Page, when } from "../ui";
 import { useConnectionNames } from "./names";
 
 export default function Leads() {
   const [params, setParams] = useSearchParams();
   const tenant = useTenantQuery();
+  const client = useClientQuery();
   const link = useLink();
   const names = useConnectionNames();
   const q = params.get("q") ?? "";
   const cursor = params.get("cursor") ?? undefined;
   const [search, setSearch] = useState(q);
   const leads = useQuery({
-    queryKey: ["/admin/leads", tenant, q, cursor],
-    queryFn: () => api.get("/admin/leads", { query: { ...tenant, q: q || undefined, cursor } }),
+    queryKey: ["/admin/leads", tenant, client, q, cursor],
+    queryFn: () => api.get("/admin/leads", { query: { ...tenant, ...client, q: q || undefined, cursor } }),
   });
   const set = (changes: Record<string, string | undefined>) => {
     const next = new URLSearchParams(params);

@@ -1,15 +1,34 @@
-// Names for ids in tables: connections (GET /admin/connections) and users (GET /admin/users) of the
-// tenant in view, and the signed-in user; the installation's providers (GET /admin/providers).
+// Names for ids in tables: connections (GET /admin/connections), clients (GET /admin/clients) and
+// users (GET /admin/users) of the tenant in view, and the signed-in user; the installation's
+// providers (GET /admin/providers).
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../api/client";
 import { useSession, useTenantQuery } from "../session";
 
-export function useConnections() {
+/** The tenant's connections; `narrow`: only those of the client picked (?clientId), if one is. */
+export function useConnections(narrow: { clientId?: string } = {}) {
   const tenant = useTenantQuery();
   return useQuery({
-    queryKey: ["/admin/connections", tenant],
-    queryFn: () => api.get("/admin/connections", { query: { ...tenant, limit: 200 } }),
+    queryKey: ["/admin/connections", tenant, narrow],
+    queryFn: () => api.get("/admin/connections", { query: { ...tenant, ...narrow, limit: 200 } }),
   });
+}
+
+/** The tenant's clients (an operator's: the tenant picked, else every tenant's). */
+export function useClients() {
+  const tenant = useTenantQuery();
+  return useQuery({
+    queryKey: ["/admin/clients", tenant],
+    queryFn: () => api.get("/admin/clients", { query: { ...tenant, limit: 200 } }),
+  });
+}
+
+export function useClientNames(): (id: string | null | undefined) => string {
+  const clients = useClients();
+  return (id) => {
+    if (!id) return "—";
+    return clients.data?.items.find((c) => c.id === id)?.name ?? id.slice(0, 8);
+  };
 }
 
 export function useConnectionNames(): (id: string | null) => string {

@@ -1,11 +1,12 @@
 // Overview: the last 24 h (GET /admin/overview), speed to lead per connection with a chart of the
-// last 30 days (GET /admin/speed-to-lead?bucket=day; the chart library loads on its own), open alerts.
+// last 30 days (GET /admin/speed-to-lead?bucket=day, only the client picked in the header's when one
+// is: ?clientId; the chart library loads on its own), open alerts.
 import { lazy, Suspense } from "react";
 import { Link } from "react-router";
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../api/client";
-import { useConnectionNames } from "./names";
-import { useLink, useTenantQuery } from "../session";
+import { useClientNames, useConnectionNames } from "./names";
+import { useClientQuery, useLink, useTenantQuery } from "../session";
 import { Loaded, Page, percent, seconds, when } from "../ui";
 
 const SpeedChart = lazy(() => import("./speed-chart"));
@@ -14,13 +15,15 @@ export default function Overview() {
   const tenant = useTenantQuery();
   const link = useLink();
   const names = useConnectionNames();
+  const client = useClientQuery();
+  const clientName = useClientNames();
   const figures = useQuery({
     queryKey: ["/admin/overview", tenant],
     queryFn: () => api.get("/admin/overview", { query: tenant }),
   });
   const speed = useQuery({
-    queryKey: ["/admin/speed-to-lead", tenant],
-    queryFn: () => api.get("/admin/speed-to-lead", { query: { ...tenant, bucket: "day" } }),
+    queryKey: ["/admin/speed-to-lead", tenant, client],
+    queryFn: () => api.get("/admin/speed-to-lead", { query: { ...tenant, ...client, bucket: "day" } }),
   });
   const alerts = useQuery({
     queryKey: ["/admin/alerts", "open", tenant],
@@ -62,7 +65,7 @@ export default function Overview() {
           </dl>
         )}
       </Loaded>
-      <h2>Speed to lead, last 30 days</h2>
+      <h2>Speed to lead, last 30 days{client.clientId ? ` (${clientName(client.clientId)})` : ""}</h2>
       <Loaded query={speed} empty="No leads in the last 30 days." isEmpty={(r) => r.overall.leads === 0}>
         {(report) => (
           <>

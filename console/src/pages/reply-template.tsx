@@ -1,22 +1,23 @@
 // The first reply's settings of a connection (PATCH /admin/connections/{id} settings): its template,
 // after-hours text and delay, and the business hours, with a live preview of the unsaved text (POST
 // /admin/connections/{id}/reply-preview, writes nothing). Each of the two parts is the connection's
-// own or inherited (effectiveSettings.source): a save sends only the parts that changed, so an
-// inherited part stays inherited, and "Use the tenant's …" returns an own part to inheriting (null).
+// own or inherited from its client's or its tenant's defaults (effectiveSettings.source): a save sends
+// only the parts that changed, so an inherited part stays inherited, and "Inherit …" returns an own
+// part to inheriting (null). The response target, set in the defaults, is shown with its source.
 import { useEffect, useRef, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api/client";
 import type { AutoResponse, BusinessHours, Connection } from "../api/types";
-import { ConfirmButton, ErrorBox } from "../ui";
+import { ConfirmButton, ErrorBox, seconds as duration } from "../ui";
 
-const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
+export const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"] as const;
 const PARTS = ["autoResponse", "businessHours"] as const;
 type Part = (typeof PARTS)[number];
-type Source = "connection" | "tenant" | "default";
+type Source = NonNullable<Connection["effectiveSettings"]>["source"]["autoResponse"];
 
 /** "08:00-12:00, 13:00-18:00" ⇔ [["08:00","12:00"],["13:00","18:00"]]; "" is closed. */
-const rangesText = (ranges: string[][] = []) => ranges.map(([a, b]) => `${a}-${b}`).join(", ");
-const parseRanges = (text: string): [string, string][] =>
+export const rangesText = (ranges: string[][] = []) => ranges.map(([a, b]) => `${a}-${b}`).join(", ");
+export const parseRanges = (text: string): [string, string][] =>
   text
     .split(",")
     .map((part) => part.trim())
@@ -30,11 +31,11 @@ const parseRanges = (text: string): [string, string][] =>
  * Always open, said by the connection itself: every day 00:00–24:00. (`null` in a PATCH means
  * "inherit the tenant's hours", which are not always open when the tenant has hours.)
  */
-const ALWAYS_OPEN: BusinessHours = {
+export const ALWAYS_OPEN: BusinessHours = {
   timezone: "UTC",
   weekly: Object.fromEntries(DAYS.map((day) => [day, [["00:00", "24:00"]]])),
 };
-const alwaysOpen = (hours: BusinessHours | null | undefined) =>
+export const alwaysOpen = (hours: BusinessHours | null | undefined) =>
   !hours || DAYS.every((day) => rangesText(hours.weekly[day]) === "00:00-24:00");
 
 /** The form's fields of each part. */
@@ -103,27 +104,40 @@ const SOURCE_TEXT: Record<Source, Record<Part, string>> = {
     autoResponse: "This connection's own reply settings.",
     businessHours: "This connection's own hours.",
   },
+  client: {
+    autoResponse: "Inherited from the client's defaults: saving a change here gives this connection its own.",
+    businessHours:
+      "Inherited from the client's defaults: saving a change here gives this connection its own.",
+  },
   tenant: {
     autoResponse: "Inherited from the tenant's defaults: saving a change here gives this connection its own.",
     businessHours:
       "Inherited from the tenant's defaults: saving a change here gives this connection its own.",
   },
   default: {
-    autoResponse: "Not set here or in the tenant's defaults: no automatic reply is sent.",
-    businessHours: "Not set here or in the tenant's defaults: always open.",
+    autoResponse: "Not set here or in the client's or tenant's defaults: no automatic reply is sent.",
+    businessHours: "Not set here or in the client's or tenant's defaults: always open.",
   },
+};
+
+/** Where the response target (set in the client's or tenant's defaults, or the connection's settings) comes from. */
+const TARGET_SOURCE: Record<Source, string> = {
+  connection: "source: connection (its own)",
+  client: "source: client (the client's defaults)",
+  tenant: "source: tenant (the tenant's defaults)",
+  default: "source: default (Leadgate's 5 minutes)",
 };
 
 const INHERIT: Record<Part, { label: string; question: string }> = {
   autoResponse: {
-    label: "Use the tenant's reply settings",
+    label: "Inherit the reply settings",
     question:
-      "Delete this connection's own reply settings? It then replies as the tenant's defaults say, and sends no automatic reply if they set none.",
+      "Delete this connection's own reply settings? It then replies as its client's (else the tenant's) defaults say, and sends no automatic reply if they set none.",
   },
   businessHours: {
-    label: "Use the tenant's hours",
+    label: "Inherit the hours",
     question:
-      "Delete this connection's own hours? It then keeps the tenant's hours, or is always open if the tenant sets none.",
+      "Delete this connection's own hours? It then keeps its client's (else the tenant's) hours, or is always open if neither sets any.",
   },
 };
 
@@ -223,7 +237,7 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
       const of = (part: Part) => (inherited.includes(part) ? now[part] : shown[part]);
       setStored((before) => withParts(before, sent, of));
       setFields((before) => withParts(before, inherited, (part) => now[part]));
-      setMessage({ text: inherited.length > 0 ? "Saved: inheriting the tenant's defaults." : "Saved." });
+      setMessage({ text: inherited.length > 0 ? "Saved: inheriting the defaults." : "Saved." });
       void client.invalidateQueries({ queryKey: ["/admin/connections"] });
     },
   });
@@ -257,6 +271,10 @@ export function ReplyTemplate({ connection, canWrite }: { connection: Connection
       }}
     >
       <h2>First reply</h2>
+      <p data-testid="source-responseTarget">
+        Response target: {duration(connection.effectiveSettings?.responseTarget.seconds)} ·{" "}
+        {TARGET_SOURCE[sources.responseTarget ?? "default"]}
+      </p>
       <fieldset disabled={!canWrite}>
         {sourceLine("autoResponse")}
         <label className="check">
