@@ -9,12 +9,7 @@
 export const base = {
   testEnvironment: "node",
   extensionsToTreatAsEsm: [".ts"],
-  moduleNameMapper: {
-    "^(\\.{1,2}/.*)\\.js$": "$1",
-    // @fastify/static (CommonJS; Swagger UI, queue dashboard) requires the ESM-only content-disposition@3,
-    // which Jest cannot require on Node 20. Only reply.download() uses it: a stub stands in under Jest.
-    "^content-disposition$": "<rootDir>/test/support/content-disposition.cjs",
-  },
+  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   transform: { "^.+\\.ts$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json" }] },
 };
 

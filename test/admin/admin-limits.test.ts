@@ -7,6 +7,8 @@ import pg from "pg";
 import { adminAs, createTenant, OPERATOR_KEY, staticFormsDelivery } from "../support/admin.js";
 import { useApp } from "../support/harness.js";
 import { post } from "../support/http.js";
+import { waitFor } from "../support/wait.js";
+import { ADMIN_POOL } from "../../src/database/prisma.service.js";
 
 describe("admin rate limit per API key", () => {
   const app = useApp({ env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY, ADMIN_RATE_LIMIT: "5" } });
@@ -224,7 +226,17 @@ describe("admin database pool", () => {
     await locker.query("LOCK TABLE audit_entries IN ACCESS EXCLUSIVE MODE");
     const stuck = Array.from({ length: 12 }, () => tenant.admin.get("/admin/audit"));
     try {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The admin pool is exhausted: each of its connections runs an audit query waiting on the lock.
+      await waitFor(
+        async () =>
+          (
+            await app.sql.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
+                 AND wait_event_type = 'Lock' AND query ILIKE '%audit_entries%'`,
+            )
+          ).rows[0]!.n,
+        (n) => n >= ADMIN_POOL.max,
+      );
       const started = Date.now();
       const delivery = await post(
         `${app.url}/webhooks/staticforms/${c.connectionId}`,

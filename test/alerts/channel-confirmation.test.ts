@@ -66,6 +66,19 @@ describe("email channels: confirmation", () => {
     });
   const alertMails = (address: string) =>
     smtp.to(address).filter((mail: Mail) => mail.text.includes("Subject: [Leadgate] Alert"));
+  /** The subjects of the mails to `address`, in order. */
+  const subjectsTo = (address: string) =>
+    smtp.to(address).map((mail: Mail) => /^Subject: (.*)$/m.exec(mail.text)?.[1]);
+  const CONFIRMATION = "Confirm Leadgate alerts to this address";
+  const TEST = "Leadgate test notification";
+  /**
+   * A test notification (sent before the route answers): the next mail to the channel's address. A
+   * mail that an earlier call should not have sent would have arrived before it.
+   */
+  const marker = async (tenant: Tenant, channelId: string) => {
+    const tested = await tenant.admin.post(`/admin/notification-channels/${channelId}/test`);
+    expect([tested.status, tested.body]).toEqual([200, { delivered: true }]);
+  };
 
   it("a new email channel is pending_confirmation and gets no alert; the GET page confirms nothing; its button's POST confirms it (200), and alerts follow", async () => {
     const tenant = await createTenant(app.url);
@@ -174,14 +187,15 @@ describe("email channels: confirmation", () => {
     const retryAfter = Number(refused.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(60);
     expect(retryAfter).toBeLessThanOrEqual(3600);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(smtp.to(address)).toHaveLength(4); // no mail for the refused call
 
     // The newest link confirms; then a resend is refused: nothing is pending.
     const newest = confirmationLink(smtp.to(address)[3]!);
     expect((await pressButton(local(newest))).status).toBe(200);
     const done = await tenant.admin.post(`/admin/notification-channels/${channel.id}/resend-confirmation`);
     expect([done.status, done.body.error]).toEqual([409, "channel_not_pending"]);
+    // No mail for the refused calls: the test notification sent after them is the next one.
+    await marker(tenant, channel.id);
+    expect(subjectsTo(address)).toEqual([...Array<string>(4).fill(CONFIRMATION), TEST]);
   });
 
   it("resend-confirmation of a webhook channel is 409 channel_not_pending; another tenant's channel is 404", async () => {
@@ -207,8 +221,11 @@ describe("email channels: confirmation", () => {
     await mailsTo(address, 1);
     const answer = await tenant.admin.post(`/admin/notification-channels/${channel.id}/test`);
     expect([answer.status, answer.body.error]).toEqual([409, "channel_pending"]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(smtp.to(address)).toHaveLength(1); // the confirmation only
+    // Confirmed, the channel's test notification is the next mail: the refused test sent none.
+    const [mail] = smtp.to(address);
+    expect((await pressButton(local(confirmationLink(mail!)))).status).toBe(200);
+    await marker(tenant, channel.id);
+    expect(subjectsTo(address)).toEqual([CONFIRMATION, TEST]);
   });
 
   it("an unknown, malformed or expired (7 days) token is 400 invalid_token on GET and POST, and confirms nothing; no API key is needed", async () => {

@@ -5,11 +5,12 @@
 import { TokenRefreshSweep } from "../../src/connections/token-refresh-sweep.js";
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
+import { FakeAuthorizationServer, OAUTH_CLIENTS, refusal } from "../support/oauth-server.js";
 import { confirmationLink, useSmtpServer } from "../support/smtp.js";
 import { waitFor } from "../support/wait.js";
 
 const RETURN_ORIGIN = "https://app.agency.example";
-const CLIENT_SECRET = "thumbtack-client-secret-0123456789";
+const CLIENT_SECRET = OAUTH_CLIENTS.thumbtack.clientSecret;
 
 describe("alerts: reauthorization required, by email", () => {
   const smtp = useSmtpServer();
@@ -17,26 +18,28 @@ describe("alerts: reauthorization required, by email", () => {
   const mails = () => smtp.mails.filter((mail) => mail.text.includes("Subject: [Leadgate]"));
 
   let issued = 0;
+  /** Strict as the provider (test/support/oauth-server.ts); a code's grant is the number of its tokens. */
+  const authorization = new FakeAuthorizationServer<number>();
   const auth = useFakeServer({ status: 404, body: {} }, (request) => {
     const url = new URL(request.path, "http://fake");
-    if (url.pathname === "/thumbtack/authorize") {
-      const back = new URL(url.searchParams.get("redirect_uri")!);
-      back.searchParams.set("state", url.searchParams.get("state")!);
-      back.searchParams.set("code", `code-${++issued}`);
-      return { status: 302, headers: { location: back.toString() } };
-    }
+    if (url.pathname === "/thumbtack/authorize") return authorization.authorize("thumbtack", url, ++issued);
     if (url.pathname === "/thumbtack/token" && request.method === "POST") {
+      const refused = authorization.checkClient("thumbtack", request);
+      if (refused) return refused;
       const form = new URLSearchParams(request.body);
       // Every refresh is refused: the grant was revoked at the provider.
-      if (form.get("grant_type") === "refresh_token")
-        return { status: 400, body: { error: "invalid_grant" } };
+      if (form.get("grant_type") === "refresh_token") {
+        return refusal("thumbtack", "invalid_grant", "the grant was revoked");
+      }
+      const redeemed = authorization.redeem("thumbtack", form);
+      if ("refused" in redeemed) return redeemed.refused;
       return {
         status: 200,
         body: {
-          access_token: `thumbtack-access-${issued}`,
+          access_token: `thumbtack-access-${redeemed.grant}`,
           token_type: "Bearer",
           expires_in: 3600,
-          refresh_token: `thumbtack-refresh-${issued}`,
+          refresh_token: `thumbtack-refresh-${redeemed.grant}`,
           scope: "offline_access supply::messages",
         },
       };
@@ -49,7 +52,7 @@ describe("alerts: reauthorization required, by email", () => {
     env: () => ({
       LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY,
       THUMBTACK_API_BASE_URL: thumbtack.url,
-      THUMBTACK_OAUTH_CLIENT_ID: "leadgate-thumbtack",
+      THUMBTACK_OAUTH_CLIENT_ID: OAUTH_CLIENTS.thumbtack.clientId,
       THUMBTACK_OAUTH_CLIENT_SECRET: CLIENT_SECRET,
       THUMBTACK_OAUTH_AUTHORIZE_URL: `${auth.url}/thumbtack/authorize`,
       THUMBTACK_OAUTH_TOKEN_URL: `${auth.url}/thumbtack/token`,

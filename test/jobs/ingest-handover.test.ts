@@ -167,10 +167,13 @@ describe("ingest → workers: the job outbox", () => {
     try {
       expect((await form.deliver("paused-1")).status).toBe(202);
       await waitFor(worker.handOvers, (counts) => counts.enqueued === 1);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(await worker.handOvers()).toEqual({ ranHere: 0, enqueued: 1 });
+      // A second event, handed over after the first: by then the worker was done with the first
+      // (it did not run it here too), and it stayed in the paused queue while the second came.
+      expect((await form.deliver("paused-2")).status).toBe(202);
+      await waitFor(worker.handOvers, (counts) => counts.enqueued === 2);
+      expect(await worker.handOvers()).toEqual({ ranHere: 0, enqueued: 2 });
       expect(await leadUpserts.getJobCounts("waiting", "active", "completed")).toEqual({
-        waiting: 1,
+        waiting: 2,
         active: 0,
         completed: 0,
       });
@@ -179,7 +182,7 @@ describe("ingest → workers: the job outbox", () => {
       await leadUpserts.resume();
       await waitFor(
         () => Promise.resolve(receivedAt("/paused").length),
-        (n) => n === 1,
+        (n) => n === 2,
       );
     } finally {
       await leadUpserts.resume();

@@ -8,6 +8,7 @@
 import type { PoolClient } from "pg";
 import { adminAs, createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { useApp, useFakeServer } from "../support/harness.js";
+import { FakeAuthorizationServer, OAUTH_CLIENTS } from "../support/oauth-server.js";
 import { waitFor } from "../support/wait.js";
 
 const LIMIT = 3;
@@ -19,11 +20,20 @@ describe("OAuth callback: the failed-authentication budget, and attempts ended w
   let issued = 0;
   /** How long the token endpoint takes to answer (to revoke a key while a callback is under way). */
   let tokenDelayMs = 0;
+  /** Strict as Yelp (test/support/oauth-server.ts); a code's grant is the business consented to. */
+  const authorization = new FakeAuthorizationServer<string>();
+  /** The business the next consent grants. */
+  let consentFor = "";
   const auth = useFakeServer({ status: 404, body: {} }, (request) => {
-    if (request.path !== "/yelp/token" || request.method !== "POST") return undefined;
-    const code = new URLSearchParams(request.body).get("code") ?? "";
+    const url = new URL(request.path, "http://fake");
+    if (url.pathname === "/yelp/authorize") return authorization.authorize("yelp", url, consentFor);
+    if (url.pathname !== "/yelp/token" || request.method !== "POST") return undefined;
+    const refused = authorization.checkClient("yelp", request);
+    if (refused) return refused;
+    const redeemed = authorization.redeem("yelp", new URLSearchParams(request.body));
+    if ("refused" in redeemed) return redeemed.refused;
     const accessToken = `yelp-access-${++issued}`;
-    reach.set(accessToken, code.replace(/^code-for-/, ""));
+    reach.set(accessToken, redeemed.grant);
     return {
       status: 200,
       delayMs: tokenDelayMs,
@@ -49,8 +59,8 @@ describe("OAuth callback: the failed-authentication budget, and attempts ended w
       PREAUTH_FAILURE_LIMIT: String(LIMIT),
       TRUST_PROXY: "127.0.0.1",
       YELP_API_BASE_URL: yelp.url,
-      YELP_OAUTH_CLIENT_ID: "leadgate-yelp",
-      YELP_OAUTH_CLIENT_SECRET: "yelp-client-secret-0123456789",
+      YELP_OAUTH_CLIENT_ID: OAUTH_CLIENTS.yelp.clientId,
+      YELP_OAUTH_CLIENT_SECRET: OAUTH_CLIENTS.yelp.clientSecret,
       YELP_OAUTH_AUTHORIZE_URL: `${auth.url}/yelp/authorize`,
       YELP_OAUTH_TOKEN_URL: `${auth.url}/yelp/token`,
       OAUTH_RETURN_URL_ORIGINS: RETURN_ORIGIN,
@@ -67,8 +77,8 @@ describe("OAuth callback: the failed-authentication budget, and attempts ended w
 
   let businesses = 0;
   /**
-   * Starts a flow for a new business with `admin`; answers the state the provider would send back
-   * (the owner's consent is the fake's: the code names the business it reaches).
+   * Starts a flow for a new business with `admin` and lets its owner consent at the fake provider:
+   * answers the state and code the provider sends back (not followed yet).
    */
   const begin = async (admin = tenant.admin) => {
     const business = `abuseBiz${String(++businesses).padStart(6, "0")}`;
@@ -79,8 +89,11 @@ describe("OAuth callback: the failed-authentication budget, and attempts ended w
       returnUrl: `${RETURN_ORIGIN}/connections`,
     });
     expect(started.status).toBe(201);
-    const state = new URL(started.body.authorizeUrl as string).searchParams.get("state")!;
-    return { business, state };
+    consentFor = business;
+    const consent = await fetch(started.body.authorizeUrl as string, { redirect: "manual" });
+    expect(consent.status).toBe(302);
+    const back = new URL(consent.headers.get("location")!).searchParams;
+    return { business, state: back.get("state")!, code: back.get("code")! };
   };
   /** The provider's redirect to the callback, as the owner's browser at `ip` follows it. */
   const callback = (ip: string, query: Record<string, string>) =>
@@ -88,8 +101,8 @@ describe("OAuth callback: the failed-authentication budget, and attempts ended w
       redirect: "manual",
       headers: { "x-forwarded-for": ip },
     });
-  const connectWith = (ip: string, flow: { business: string; state: string }) =>
-    callback(ip, { code: `code-for-${flow.business}`, state: flow.state });
+  const connectWith = (ip: string, flow: { state: string; code: string }) =>
+    callback(ip, { code: flow.code, state: flow.state });
   /** The status and error code of an answer (a redirect has no code: its `status=` is given instead). */
   const errorOf = async (answer: Response) => {
     const text = await answer.text();

@@ -2,11 +2,18 @@
 // end: the admin API starts the flow, the test's "browser" follows the fake authorization server's
 // redirect back to the callback, the fake token endpoint issues tokens, the fake provider APIs say
 // which businesses a token reaches, and a delivery's auto-reply goes out with the granted token.
-import { createHash } from "node:crypto";
+// The authorization server is as strict as the providers (test/support/oauth-server.ts): the
+// client's id and secret, as each provider takes them, redirect_uri and PKCE are checked.
 import { createTenant, OPERATOR_KEY } from "../support/admin.js";
 import { fixture } from "../support/fixtures.js";
 import type { ReceivedRequest } from "../support/fake-server.js";
 import { useApp, useFakeServer } from "../support/harness.js";
+import {
+  FakeAuthorizationServer,
+  type OAuthProviderName,
+  oauthClientEnv,
+  refusal,
+} from "../support/oauth-server.js";
 import { post } from "../support/http.js";
 import { waitFor } from "../support/wait.js";
 import { TokenRefreshSweep } from "../../src/connections/token-refresh-sweep.js";
@@ -14,21 +21,21 @@ import { TokenRefreshSweep } from "../../src/connections/token-refresh-sweep.js"
 const YELP_TOKEN = "yelp-platform-token-0123456789";
 const REPLY = "Thanks for reaching out! We will call you within the hour.";
 const RETURN_ORIGIN = "https://app.agency.example";
-
-/** What the fake authorization server knows of an issued code. */
-interface Grant {
-  provider: string;
-  redirectUri: string;
-  codeChallenge: string;
-  accessToken: string;
-}
+/** How each client authenticates at its provider's token and revoke endpoints (providers.md). */
+const YELP_CLIENT = { via: "post", clientId: "leadgate-yelp", clientSecret: "yelp-client-secret-0123456789" };
+const THUMBTACK_CLIENT = {
+  via: "basic",
+  clientId: "leadgate-thumbtack",
+  clientSecret: "thumbtack-client-secret-0123456789",
+};
 
 describe("OAuth: connecting provider accounts", () => {
   /** Businesses each access token reaches (the fake provider APIs answer 403 for any other). */
   const reach = new Map<string, string[]>();
   /** Business id the next consent grants access to (the owner's account), per provider. */
   const consentFor: Record<string, string> = {};
-  const codes = new Map<string, Grant>();
+  /** The strict authorization server (client authentication, redirect_uri, PKCE); a code's grant is its access token. */
+  const authorization = new FakeAuthorizationServer<string>();
   /** The token endpoint's answer overrides: "fail" (500), "garbage" (200, not a token). */
   let tokenEndpoint: "ok" | "fail" | "garbage" = "ok";
   let issued = 0;
@@ -40,48 +47,39 @@ describe("OAuth: connecting provider accounts", () => {
   /** Every refresh token the token endpoint was shown, in order. */
   const refreshesPresented: string[] = [];
 
+  /** The client credentials the requests to `path` carried (those the fake's route saw), in order. */
+  const presentedAt = (path: string) =>
+    authorization.presented
+      .filter((request) => request.path === path)
+      .map(({ via, clientId, clientSecret }) => ({ via, clientId, clientSecret }));
+
   const auth = useFakeServer({ status: 404, body: {} }, (request) => {
     const url = new URL(request.path, "http://fake");
     const authorize = /^\/(yelp|thumbtack)\/authorize$/.exec(url.pathname);
     if (authorize && request.method === "GET") {
-      const provider = authorize[1]!;
-      const back = new URL(url.searchParams.get("redirect_uri")!);
-      back.searchParams.set("state", url.searchParams.get("state")!);
-      if (consentFor[provider] === "deny") {
-        back.searchParams.set("error", "access_denied");
-      } else {
-        const code = `code-${++issued}`;
-        const accessToken = `${provider}-access-${issued}`;
-        reach.set(accessToken, [consentFor[provider]!]);
-        codes.set(code, {
-          provider,
-          redirectUri: url.searchParams.get("redirect_uri")!,
-          codeChallenge: url.searchParams.get("code_challenge")!,
-          accessToken,
-        });
-        back.searchParams.set("code", code);
-      }
-      return { status: 302, headers: { location: back.toString() } };
+      const provider = authorize[1] as OAuthProviderName;
+      if (consentFor[provider] === "deny") return authorization.authorize(provider, url, undefined);
+      const accessToken = `${provider}-access-${++issued}`;
+      reach.set(accessToken, [consentFor[provider]!]);
+      return authorization.authorize(provider, url, accessToken);
     }
-    if (url.pathname === "/thumbtack/revoke" && request.method === "POST") return { status: 200, body: {} };
+    if (url.pathname === "/thumbtack/revoke" && request.method === "POST") {
+      return authorization.checkClient("thumbtack", request) ?? { status: 200, body: {} };
+    }
     const token = /^\/(yelp|thumbtack)\/token$/.exec(url.pathname);
     if (token && request.method === "POST") {
       if (tokenEndpoint === "fail") return { status: 500, text: "upstream broke" };
       if (tokenEndpoint === "garbage") return { status: 200, text: "<html>not a token</html>" };
+      const provider = token[1] as OAuthProviderName;
+      const refused = authorization.checkClient(provider, request);
+      if (refused) return refused;
       const form = new URLSearchParams(request.body);
       if (form.get("grant_type") === "refresh_token") {
         // Single-use refresh tokens: a second use (or a revoked one) is invalid_grant.
         const presented = form.get("refresh_token") ?? "";
         refreshesPresented.push(presented);
         const first = liveRefresh.get(presented);
-        if (first === undefined) {
-          return token[1] === "yelp"
-            ? {
-                status: 400,
-                body: { error: { id: "INVALID_GRANT", description: "refresh token is invalid" } },
-              }
-            : { status: 400, body: { error: "invalid_grant" } };
-        }
+        if (first === undefined) return refusal(provider, "invalid_grant", "refresh token is invalid");
         liveRefresh.delete(presented);
         const accessToken = `${first}-r${refreshesPresented.length}`;
         reach.set(accessToken, reach.get(first) ?? []);
@@ -99,28 +97,19 @@ describe("OAuth: connecting provider accounts", () => {
           },
         };
       }
-      const grant = codes.get(form.get("code") ?? "");
-      const verifier = form.get("code_verifier") ?? "";
-      const challenge = createHash("sha256").update(verifier).digest("base64url");
-      if (
-        !grant ||
-        grant.provider !== token[1] ||
-        grant.redirectUri !== form.get("redirect_uri") ||
-        grant.codeChallenge !== challenge
-      ) {
-        return { status: 400, body: { error: "invalid_grant" } };
-      }
-      codes.delete(form.get("code")!);
-      liveRefresh.set(`${grant.accessToken}-refresh`, grant.accessToken);
-      expiry.set(grant.accessToken, Date.now() + accessLifetime * 1000);
+      const redeemed = authorization.redeem(provider, form);
+      if ("refused" in redeemed) return redeemed.refused;
+      const accessToken = redeemed.grant;
+      liveRefresh.set(`${accessToken}-refresh`, accessToken);
+      expiry.set(accessToken, Date.now() + accessLifetime * 1000);
       return {
         status: 200,
         body: {
-          access_token: grant.accessToken,
+          access_token: accessToken,
           token_type: "Bearer",
           expires_in: accessLifetime,
-          refresh_token: `${grant.accessToken}-refresh`,
-          scope: token[1] === "yelp" ? "leads" : "offline_access supply::messages",
+          refresh_token: `${accessToken}-refresh`,
+          scope: provider === "yelp" ? "leads" : "offline_access supply::messages",
         },
       };
     }
@@ -197,15 +186,7 @@ describe("OAuth: connecting provider accounts", () => {
       YELP_WEBHOOK_TOKEN: YELP_TOKEN,
       YELP_API_BASE_URL: yelp.url,
       THUMBTACK_API_BASE_URL: thumbtack.url,
-      YELP_OAUTH_CLIENT_ID: "leadgate-yelp",
-      YELP_OAUTH_CLIENT_SECRET: "yelp-client-secret-0123456789",
-      YELP_OAUTH_AUTHORIZE_URL: `${auth.url}/yelp/authorize`,
-      YELP_OAUTH_TOKEN_URL: `${auth.url}/yelp/token`,
-      THUMBTACK_OAUTH_CLIENT_ID: "leadgate-thumbtack",
-      THUMBTACK_OAUTH_CLIENT_SECRET: "thumbtack-client-secret-0123456789",
-      THUMBTACK_OAUTH_AUTHORIZE_URL: `${auth.url}/thumbtack/authorize`,
-      THUMBTACK_OAUTH_TOKEN_URL: `${auth.url}/thumbtack/token`,
-      THUMBTACK_OAUTH_REVOKE_URL: `${auth.url}/thumbtack/revoke`,
+      ...oauthClientEnv(auth.url),
       OAUTH_RETURN_URL_ORIGINS: RETURN_ORIGIN,
       JOB_BACKOFF_BASE_MS: "50",
       DISPATCHER_INTERVAL_MS: "300",
@@ -306,6 +287,8 @@ describe("OAuth: connecting provider accounts", () => {
     });
     expect(Date.parse(view.body.oauth.tokenExpiresAt as string) - Date.now()).toBeGreaterThan(3500_000);
     const token = `yelp-access-${issued}`;
+    // Yelp's token endpoint got the client's id and secret in the form body, as Yelp expects them.
+    expect(presentedAt("/yelp/token").at(-1)).toEqual(YELP_CLIENT);
     expect(view.text).not.toContain(token);
     expect(row!.credentials).not.toContain(token);
     const audit = await app.sql.query("SELECT action, api_key_id FROM audit_entries WHERE target_id = $1", [
@@ -342,9 +325,8 @@ describe("OAuth: connecting provider accounts", () => {
     expect(location.searchParams.get("status")).toBe("connected");
     const connectionId = location.searchParams.get("connectionId")!;
     const token = `thumbtack-access-${issued}`;
-    // The token endpoint was called with HTTP Basic client authentication.
-    const exchange = auth.received.filter((request) => request.path === "/thumbtack/token").at(-1)!;
-    expect(exchange.headers.authorization).toMatch(/^Basic /);
+    // The token endpoint got the client's id and secret by HTTP Basic client authentication.
+    expect(presentedAt("/thumbtack/token").at(-1)).toEqual(THUMBTACK_CLIENT);
     const view = await tenant.admin.get(`/admin/connections/${connectionId}`);
     expect(view.body.oauth).toMatchObject({
       status: "connected",
@@ -687,6 +669,7 @@ describe("OAuth: connecting provider accounts", () => {
         (jobs) => jobs.length === 2 && jobs.every((job) => job.status === "succeeded"),
       );
       expect(refreshesPresented.slice(presentedBefore)).toEqual([`${c.token}-refresh`]);
+      expect(presentedAt("/thumbtack/token").at(-1)).toEqual(THUMBTACK_CLIENT); // the refresh
       expect(repliesTo("neg-401-1").map((request) => request.headers.authorization)).toEqual([
         `Bearer ${c.token}-r${presentedBefore + 1}`,
       ]);
@@ -760,6 +743,8 @@ describe("OAuth: connecting provider accounts", () => {
             ["lead-upsert", "blocked"],
           ]),
       );
+      // Refused for its grant: the refresh came from the right client, authenticated in the body.
+      expect(presentedAt("/yelp/token").at(-1)).toEqual(YELP_CLIENT);
       const view = await tenant.admin.get(`/admin/connections/${connectionId}`);
       expect([view.body.status, view.body.oauth.status]).toEqual([
         "credential_error",
@@ -812,7 +797,7 @@ describe("OAuth: connecting provider accounts", () => {
         `${c.token}-refresh`,
         "refresh_token",
       ]);
-      expect(revokes()[1]!.headers.authorization).toMatch(/^Basic /);
+      expect(presentedAt("/thumbtack/revoke").at(-1)).toEqual(THUMBTACK_CLIENT);
       const { rows } = await app.sql.query(
         "SELECT credentials, oauth_status, cleanup_due_at FROM connections WHERE id = $1",
         [c.connectionId],

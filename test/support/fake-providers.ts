@@ -5,64 +5,59 @@
 import type { createTenant } from "./admin.js";
 import type { FakeReply, FakeServer, ReceivedRequest } from "./fake-server.js";
 import { type TestApp, useFakeServer } from "./harness.js";
+import { FakeAuthorizationServer, type OAuthProviderName, oauthClientEnv, refusal } from "./oauth-server.js";
 
 const json = (request: ReceivedRequest): Record<string, unknown> =>
   request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {};
 
-/** An OAuth server at `/{provider}/authorize|token|revoke`: each token reaches the consented business. */
+/**
+ * An OAuth server at `/{provider}/authorize|token|revoke`, strict as the providers are
+ * (oauth-server.ts: client authentication, redirect_uri, PKCE): each token reaches the consented
+ * business. `authorization.presented` lists the client credentials each token and revoke request carried.
+ */
 export function useFakeOAuth() {
   /** The business the next consent grants, per provider. */
   const consentFor: Record<string, string> = {};
   /** Businesses each access token reaches. */
   const reach = new Map<string, string>();
-  const codes = new Map<string, string>();
+  const authorization = new FakeAuthorizationServer<string>();
   let issued = 0;
   const server = useFakeServer({ status: 404, body: {} }, (request) => {
     const url = new URL(request.path, "http://fake");
     const authorize = /^\/(yelp|thumbtack)\/authorize$/.exec(url.pathname);
-    if (authorize) {
-      const back = new URL(url.searchParams.get("redirect_uri")!);
-      back.searchParams.set("state", url.searchParams.get("state")!);
-      const code = `code-${++issued}`;
-      codes.set(code, consentFor[authorize[1]!]!);
-      back.searchParams.set("code", code);
-      return { status: 302, headers: { location: back.toString() } };
+    if (authorize && request.method === "GET") {
+      const provider = authorize[1] as OAuthProviderName;
+      return authorization.authorize(provider, url, consentFor[provider]);
     }
-    if (/^\/(yelp|thumbtack)\/revoke$/.test(url.pathname)) return { status: 200, body: {} };
-    const token = /^\/(yelp|thumbtack)\/token$/.exec(url.pathname);
-    if (token) {
-      const form = new URLSearchParams(request.body);
-      const business = codes.get(form.get("code") ?? "");
-      if (business === undefined) return { status: 400, body: { error: "invalid_grant" } };
-      const accessToken = `${token[1]}-access-${issued}`;
-      reach.set(accessToken, business);
-      return {
-        status: 200,
-        body: {
-          access_token: accessToken,
-          token_type: "Bearer",
-          expires_in: 3600,
-          refresh_token: `${accessToken}-refresh`,
-        },
-      };
+    const endpoint = /^\/(yelp|thumbtack)\/(token|revoke)$/.exec(url.pathname);
+    if (!endpoint || request.method !== "POST") return undefined;
+    const provider = endpoint[1] as OAuthProviderName;
+    const refused = authorization.checkClient(provider, request);
+    if (refused) return refused;
+    if (endpoint[2] === "revoke") return { status: 200, body: {} };
+    const form = new URLSearchParams(request.body);
+    if (form.get("grant_type") !== "authorization_code") {
+      return refusal(provider, "invalid_grant", "this fake issues no refresh tokens that work");
     }
-    return undefined;
+    const redeemed = authorization.redeem(provider, form);
+    if ("refused" in redeemed) return redeemed.refused;
+    const accessToken = `${provider}-access-${++issued}`;
+    reach.set(accessToken, redeemed.grant);
+    return {
+      status: 200,
+      body: {
+        access_token: accessToken,
+        token_type: "Bearer",
+        expires_in: 3600,
+        refresh_token: `${accessToken}-refresh`,
+      },
+    };
   });
-  const env = () => ({
-    YELP_OAUTH_CLIENT_ID: "leadgate-yelp",
-    YELP_OAUTH_CLIENT_SECRET: "yelp-client-secret-0123456789",
-    YELP_OAUTH_AUTHORIZE_URL: `${server.url}/yelp/authorize`,
-    YELP_OAUTH_TOKEN_URL: `${server.url}/yelp/token`,
-    THUMBTACK_OAUTH_CLIENT_ID: "leadgate-thumbtack",
-    THUMBTACK_OAUTH_CLIENT_SECRET: "thumbtack-client-secret-0123456789",
-    THUMBTACK_OAUTH_AUTHORIZE_URL: `${server.url}/thumbtack/authorize`,
-    THUMBTACK_OAUTH_TOKEN_URL: `${server.url}/thumbtack/token`,
-    THUMBTACK_OAUTH_REVOKE_URL: `${server.url}/thumbtack/revoke`,
-  });
+  const env = () => oauthClientEnv(server.url);
   /** Whether the request's Bearer token reaches `business`. */
   const reaches = (request: ReceivedRequest, business: string) =>
     reach.get((request.headers.authorization ?? "").replace(/^Bearer /, "")) === business;
-  return { server, consentFor, env, reaches };
+  return { server, consentFor, env, reaches, authorization };
 }
 
 /** A webhook as the fake Thumbtack keeps it. */
