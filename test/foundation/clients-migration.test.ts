@@ -5,23 +5,12 @@
 // connection's, the tenant's or the default). Processes of the previous release keep working
 // meanwhile: a tenant they create gets its client, a connection they insert without one gets the
 // tenant's first. Applied as `prisma migrate deploy` applies it (statement by statement).
-import { readdirSync, readFileSync } from "node:fs";
-import { PrismaPg } from "prisma-migrate-adapter-pg";
 import { adminAs, OPERATOR_KEY } from "../support/admin.js";
 import { startApi, testConfig } from "../support/app.js";
+import { deploy, deployBefore } from "../support/migrations.js";
 import { createEmptyDatabase, type TestDatabase } from "../support/database.js";
 
-const MIGRATIONS = "prisma/migrations";
 const CLIENTS = "20261215000000_clients";
-const sqlOf = (name: string) => readFileSync(`${MIGRATIONS}/${name}/migration.sql`, "utf8");
-async function deploy(url: string, name: string): Promise<void> {
-  const adapter = await new PrismaPg({ connectionString: url }).connect();
-  try {
-    await adapter.executeScript(sqlOf(name));
-  } finally {
-    await adapter.dispose();
-  }
-}
 
 const HOURS = { timezone: "America/New_York", weekly: { mon: [["08:00", "18:00"]] } };
 
@@ -29,10 +18,7 @@ describe("clients migration on an existing install", () => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await createEmptyDatabase();
-    const previous = readdirSync(MIGRATIONS)
-      .filter((name) => /^\d{14}_/.test(name) && name < CLIENTS)
-      .sort();
-    for (const name of previous) await deploy(db.url, name);
+    await deployBefore(db.url, CLIENTS);
   });
   afterAll(() => db.drop());
   const q = async <T extends object>(text: string, values: unknown[] = []) =>

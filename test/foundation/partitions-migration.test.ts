@@ -3,22 +3,10 @@
 // and the unique keys that decide races still refuse a second row. Every migration is applied as
 // `prisma migrate deploy` applies it: by the driver adapter of prisma.config.ts, whose
 // executeScript runs each piece between semicolons as its own statement, outside any transaction.
-import { readdirSync, readFileSync } from "node:fs";
-import { PrismaPg } from "prisma-migrate-adapter-pg";
+import { deploy, deployBefore } from "../support/migrations.js";
 import { createEmptyDatabase, type TestDatabase } from "../support/database.js";
 
-const MIGRATIONS = "prisma/migrations";
 const PARTITIONED = "20261212000000_partitioned_history";
-const sqlOf = (name: string) => readFileSync(`${MIGRATIONS}/${name}/migration.sql`, "utf8");
-/** Applies one migration's file the way `prisma migrate deploy` does (prisma.config.ts's adapter). */
-async function deploy(url: string, name: string): Promise<void> {
-  const adapter = await new PrismaPg({ connectionString: url }).connect();
-  try {
-    await adapter.executeScript(sqlOf(name));
-  } finally {
-    await adapter.dispose();
-  }
-}
 
 describe("partitioned history migration (copy-and-swap)", () => {
   let db: TestDatabase;
@@ -26,10 +14,7 @@ describe("partitioned history migration (copy-and-swap)", () => {
 
   beforeAll(async () => {
     db = await createEmptyDatabase();
-    const previous = readdirSync(MIGRATIONS)
-      .filter((name) => /^\d{14}_/.test(name) && name < PARTITIONED)
-      .sort();
-    for (const name of previous) await deploy(db.url, name);
+    await deployBefore(db.url, PARTITIONED);
   });
   afterAll(() => db.drop());
   const q = async <T extends object>(text: string, values: unknown[] = []) =>
