@@ -1,8 +1,13 @@
 // End-to-end throughput, side by side with the naive peer (bench/peer.mjs + bench/peer-worker.mjs):
 // N Static Forms deliveries (default 3,000, each sent once, 32 connections) through one API and one
 // worker process to a CRM on loopback that answers 200, from the first request until the CRM holds
-// every event. Alternates peer and Leadgate (BENCH_E2E_ROUNDS rounds, default 2; each run on a fresh
-// database) and prints each run, the medians and the ratio. For Leadgate it also prints what each
+// every event. Alternates peer and Leadgate (BENCH_E2E_ROUNDS rounds, default 4; each run on a fresh
+// database; the peer first in odd rounds, Leadgate first in even ones, so neither always runs on the
+// machine the other left) and prints each run, the medians and the ratio. Each run first warms its
+// fresh processes up (BENCH_E2E_WARMUP deliveries, default 500, through to the CRM, all their jobs
+// done), then measures: throughput, latency and CPU over the measured deliveries alone; rows,
+// commits, Redis commands and WAL per event over warm-up and measured deliveries together (Postgres
+// publishes its counts seconds late, so none can be read between the two). For Leadgate it also prints what each
 // event cost: commits and rows written in its database (pg_stat_database, its own database, so other
 // work on the server does not count) and Redis commands (INFO stats: server-wide, so only meaningful
 // on a quiet server), and the API's peak memory (RSS). For both, the CPU each process used per event
@@ -15,6 +20,7 @@
 import { readFileSync } from "node:fs";
 import { Agent, createServer, request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import pg from "pg";
 import {
@@ -35,7 +41,8 @@ import {
 
 const EVENTS = Number(process.env.BENCH_E2E_EVENTS ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const ROUNDS = Number(process.env.BENCH_E2E_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_E2E_ROUNDS ?? 4);
+const WARMUP = Number(process.env.BENCH_E2E_WARMUP ?? 500);
 const RATE = process.env.BENCH_E2E_RATE ? Number(process.env.BENCH_E2E_RATE) : undefined;
 const WITH_PEER = process.env.BENCH_E2E_PEER !== "false";
 const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
@@ -88,13 +95,16 @@ function post(url, headers, body) {
   });
 }
 
-/** Sends EVENTS deliveries over CONCURRENCY connections (at RATE, when set); answers when each was acknowledged. */
-async function send(url, headers, prefix) {
+/**
+ * Sends `events` deliveries (EVENTS by default) over CONCURRENCY connections (at RATE, when set);
+ * answers when each was acknowledged.
+ */
+async function send(url, headers, prefix, events = EVENTS) {
   const acked = new Map();
   let next = 0;
   const started = Date.now();
   const sender = async () => {
-    while (next < EVENTS) {
+    while (next < events) {
       const n = next++;
       if (RATE) {
         const due = started + (n * 1000) / RATE;
@@ -114,10 +124,36 @@ async function send(url, headers, prefix) {
   return { started, ingestedAt: Date.now(), acked };
 }
 
-async function untilDelivered(crm, started) {
-  while (crm.received.size < EVENTS) {
+async function untilDelivered(crm, started, events = EVENTS) {
+  while (crm.received.size < events) {
     if (Date.now() - started > TIMEOUT_MS) throw new Error(`timed out: ${crm.received.size} delivered`);
     await sleep(50);
+  }
+}
+
+/**
+ * WARMUP deliveries through to the CRM (JIT, pools and caches of the run's fresh processes), then
+ * `settled` (the design's jobs done); the CRM forgets them, so the measured run starts from nothing.
+ */
+async function warmUp(crm, url, headers, prefix, settled = async () => {}) {
+  if (WARMUP === 0) return;
+  const sent = await send(url, headers, `${prefix}-warm`, WARMUP);
+  await untilDelivered(crm, sent.started, WARMUP);
+  await settled();
+  crm.received.clear();
+}
+
+/** Until the peer's queue holds no job waiting, running or to be retried. */
+async function untilQueueDrained(redis, name) {
+  const queue = new Queue(name, { connection: redis });
+  try {
+    for (;;) {
+      const counts = await queue.getJobCounts("waiting", "active", "delayed", "prioritized");
+      if (Object.values(counts).every((n) => n === 0)) return;
+      await sleep(50);
+    }
+  } finally {
+    await queue.close();
   }
 }
 
@@ -163,14 +199,16 @@ async function runPeer(round) {
   const worker = await start("bench/peer-worker.mjs", env, /peer worker started/);
   const sql = new pg.Pool({ connectionString: databaseUrl, max: 1, application_name: BENCH_APPLICATION });
   const redis = new Redis();
+  const url = `http://127.0.0.1:${port}/webhooks/staticforms/x`;
   try {
+    const wal = await walMeter(sql); // Postgres publishes its counts late: over warm-up and run
+    await warmUp(crm, url, {}, `peer-${round}`, () => untilQueueDrained(redis, queue));
     const cpu = await cpuMeter(sql, redis, { api, worker });
-    const wal = await walMeter(sql);
-    const sent = await send(`http://127.0.0.1:${port}/webhooks/staticforms/x`, {}, `peer-${round}`);
+    const sent = await send(url, {}, `peer-${round}`);
     await untilDelivered(crm, sent.started);
     const cpuMsPerEvent = await cpu(EVENTS);
     await stopAndFlushStats(sql, [api, worker]);
-    return { ...outcome(crm, sent), cpuMsPerEvent, walPerEvent: await wal(EVENTS) };
+    return { ...outcome(crm, sent), cpuMsPerEvent, walPerEvent: await wal(WARMUP + EVENTS) };
   } finally {
     await sql.end();
     redis.disconnect();
@@ -208,30 +246,35 @@ async function runLeadgate(round) {
     const commands = Number(/total_commands_processed:(\d+)/.exec(await redis.info("stats"))[1]);
     return { ...rows[0], commands };
   };
-  try {
-    const before = await counters();
-    const cpu = await cpuMeter(sql, redis, { api, worker });
-    const wal = await walMeter(sql);
-    const apiMemory = watchMemory(api.pid);
-    const sent = await send(
-      `http://127.0.0.1:${port}/webhooks/staticforms/${connection.id}`,
-      { authorization: `Bearer ${connection.bearerToken}` },
-      `lg-${round}`,
-    );
-    await untilDelivered(crm, sent.started);
-    const apiPeakMiB = apiMemory();
+  const url = `http://127.0.0.1:${port}/webhooks/staticforms/${connection.id}`;
+  const headers = { authorization: `Bearer ${connection.bearerToken}` };
+  /** Until `events` events' jobs (a lead upsert and a CRM delivery each) have ended. */
+  const untilJobsEnded = async (events, started) => {
     for (;;) {
       const { rows } = await sql.query(
         "SELECT count(*) FILTER (WHERE status IN ('succeeded', 'dead', 'blocked'))::int AS ended FROM jobs",
       );
-      if (rows[0].ended >= EVENTS * 2) break;
-      if (Date.now() - sent.started > TIMEOUT_MS) throw new Error(`timed out: ${JSON.stringify(rows[0])}`);
+      if (rows[0].ended >= events * 2) return;
+      if (Date.now() - started > TIMEOUT_MS) throw new Error(`timed out: ${JSON.stringify(rows[0])}`);
       await sleep(50);
     }
+  };
+  try {
+    // Postgres publishes its counts seconds late: they are taken over warm-up and run together.
+    const before = await counters();
+    const wal = await walMeter(sql);
+    const warmStarted = Date.now();
+    await warmUp(crm, url, headers, `lg-${round}`, () => untilJobsEnded(WARMUP, warmStarted));
+    const cpu = await cpuMeter(sql, redis, { api, worker });
+    const apiMemory = watchMemory(api.pid);
+    const sent = await send(url, headers, `lg-${round}`);
+    await untilDelivered(crm, sent.started);
+    const apiPeakMiB = apiMemory();
+    await untilJobsEnded(WARMUP + EVENTS, sent.started);
     const cpuMsPerEvent = await cpu(EVENTS);
     await stopAndFlushStats(sql, [api, worker]);
     const after = await counters();
-    const perEvent = (key) => Number(((after[key] - before[key]) / EVENTS).toFixed(1));
+    const perEvent = (key) => Number(((after[key] - before[key]) / (WARMUP + EVENTS)).toFixed(1));
     const { rows } = await sql.query(
       "SELECT count(*) FILTER (WHERE status <> 'succeeded')::int AS failed FROM jobs",
     );
@@ -240,7 +283,7 @@ async function runLeadgate(round) {
       failed: rows[0].failed,
       apiPeakMiB,
       cpuMsPerEvent,
-      walPerEvent: await wal(EVENTS),
+      walPerEvent: await wal(WARMUP + EVENTS),
       perEvent: {
         commits: perEvent("commits"),
         inserted: perEvent("inserted"),
@@ -264,10 +307,11 @@ async function runLeadgate(round) {
 async function main() {
   const results = { peer: [], leadgate: [] };
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const [name, run] of [
+    const runs = [
       ["peer", runPeer],
       ["leadgate", runLeadgate],
-    ]) {
+    ];
+    for (const [name, run] of round % 2 === 1 ? runs : runs.reverse()) {
       if (name === "peer" && !WITH_PEER) continue;
       const result = await run(round);
       results[name].push(result);
@@ -276,7 +320,7 @@ async function main() {
   }
   const load = RATE ? `offered at ${RATE} events/s` : "as fast as acknowledged";
   console.log(
-    `\nend to end (${EVENTS} Static Forms deliveries ${load}, ${CONCURRENCY} connections, ${ROUNDS} rounds alternating, medians; done = the CRM holds every event)`,
+    `\nend to end (${EVENTS} Static Forms deliveries ${load}, ${CONCURRENCY} connections, after ${WARMUP} to warm up; ${ROUNDS} rounds, the order alternating; medians; done = the CRM holds every event)`,
   );
   const line = (name) => {
     const runs = results[name];

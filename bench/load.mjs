@@ -1,7 +1,8 @@
 // Static Forms-shaped load: every submission is delivered twice (a first delivery and a retry),
 // so half the requests must be answered as duplicates.
 // Usage: node load.mjs URL [seconds=10] [connections=32] [authorization-header-value]
-// Prints one JSON line: requests/s, latency percentiles (ms), status counts.
+// Prints one JSON line: requests/s (every answer), latency percentiles (ms), status counts, and the
+// run's length in seconds (to count only some answers per second).
 import autocannon from "autocannon";
 
 const [url, seconds = "10", connections = "32", authorization] = process.argv.slice(2);
@@ -54,6 +55,7 @@ instance.on("done", (r) =>
       p90: r.latency.p90,
       p99: r.latency.p99,
       total: r.requests.total,
+      seconds: r.duration,
       errors: r.errors,
       timeouts: r.timeouts,
       statuses,

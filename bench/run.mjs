@@ -7,7 +7,9 @@
 // by up to 2× within a run, over tens of seconds, so neighbouring slices compare) and the CPU per accepted request of the
 // server process, its Postgres backends and Redis (from /proc). Then one more Leadgate run under
 // `--cpu-prof` gives the API's CPU per phase.
-// Prints figures, asserts nothing. Needs `npm run build` (done by `npm run bench`), local Postgres and Redis.
+// Throughput counts 2xx answers only; a target that answers anything else (a 4xx or 5xx, a socket
+// error, a timeout) fails the run: it exits 1 naming the target and what it answered.
+// Needs `npm run build` (done by `npm run bench`), local Postgres and Redis.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,17 +34,36 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PROFILE = process.env.BENCH_PROFILE !== "false";
 const ENCRYPTION_KEY = Buffer.alloc(32, 9).toString("base64");
 
-function load(url, authorization, seconds = SECONDS) {
-  const args = ["bench/load.mjs", url, String(seconds), String(CONNECTIONS)];
-  if (authorization) args.push(authorization);
-  return JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8" }).trim().split("\n").pop());
-}
+/** A target answered something but 2xx: the run's figures would not be its throughput. */
+class NotAccepted extends Error {}
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const accepted = (result) =>
   Object.entries(result.statuses)
     .filter(([status]) => status >= 200 && status < 300)
     .reduce((sum, [, n]) => sum + n, 0);
+
+/**
+ * One slice of bench/load.mjs against `url` (`name` in messages): its figures, `rps` counting the 2xx
+ * answers only. Throws NotAccepted when any answer was not 2xx, or a request failed or timed out.
+ */
+function load(name, url, authorization, seconds = SECONDS) {
+  const args = ["bench/load.mjs", url, String(seconds), String(CONNECTIONS)];
+  if (authorization) args.push(authorization);
+  const result = JSON.parse(
+    execFileSync(process.execPath, args, { encoding: "utf8" }).trim().split("\n").pop(),
+  );
+  const others = Object.fromEntries(
+    Object.entries(result.statuses).filter(([status]) => status < 200 || status >= 300),
+  );
+  if (Object.keys(others).length > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new NotAccepted(
+      `${name} (${url}) answered ${accepted(result)} requests 2xx but also ${JSON.stringify(others)} (status: count), ${result.errors} errors, ${result.timeouts} timeouts`,
+    );
+  }
+  return { ...result, rps: accepted(result) / result.seconds };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round3 = (ms) => Number(ms.toFixed(3));
 
 /** Monotonic µs, the clock of V8's CPU profiles. */
@@ -59,13 +80,17 @@ async function profiledRun(env, connection) {
     `--cpu-prof-dir=${dir}`,
   ]);
   const url = `http://127.0.0.1:3101/webhooks/staticforms/${connection.id}`;
-  load(url, `Bearer ${connection.bearerToken}`, 3);
-  const from = nowMicros();
-  const result = load(url, `Bearer ${connection.bearerToken}`);
-  const to = nowMicros();
   const exited = new Promise((resolve) => api.once("exit", resolve));
-  api.kill("SIGTERM");
-  await exited;
+  let from, to, result;
+  try {
+    load("leadgate (profiled)", url, `Bearer ${connection.bearerToken}`, 3);
+    from = nowMicros();
+    result = load("leadgate (profiled)", url, `Bearer ${connection.bearerToken}`);
+    to = nowMicros();
+  } finally {
+    api.kill("SIGTERM");
+    await exited;
+  }
   const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
   const phases = phasesOf(join(dir, file), from, to);
   const n = accepted(result);
@@ -124,14 +149,14 @@ async function main() {
   };
   try {
     // Warm every server up (JIT, pools) before measuring.
-    for (const { url, auth } of Object.values(targets)) load(url, auth, 3);
+    for (const [name, { url, auth }] of Object.entries(targets)) load(`${name} (warm-up)`, url, auth, 3);
     const results = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
     const order = Object.keys(targets);
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of round % 2 === 0 ? order : [...order].reverse()) {
         const { child, sql, url, auth } = targets[name];
         const cpu = await cpuMeter(sql, redis, { server: child });
-        const result = load(url, auth);
+        const result = load(name, url, auth);
         const cpuMs = await cpu(accepted(result));
         results[name].push({ ...result, cpuMs });
         console.log(
@@ -206,4 +231,10 @@ async function main() {
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  if (!(error instanceof NotAccepted)) throw error;
+  console.error(`\nbench/run.mjs: not counted, the run fails: ${error.message}`);
+  process.exitCode = 1;
+}
