@@ -17,11 +17,16 @@ describe("alerts: notification latency and no triggers", () => {
     env: { LEADGATE_BOOTSTRAP_OPERATOR_KEY: OPERATOR_KEY, DISPATCHER_INTERVAL_MS: "3600000" },
   });
 
-  it("a migrated database has no trigger of its own", async () => {
-    const { rows } = await app.sql.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_trigger WHERE NOT tgisinternal",
+  it("a migrated database has no trigger of its own but the clients' two, and none raises an alert", async () => {
+    // The clients migration's: a tenant's first client, and the client of a connection a process of
+    // the previous release inserts without one (migration 20261215000000_clients). Neither touches alerts or jobs.
+    const { rows } = await app.sql.query<{ name: string; table: string }>(
+      `SELECT tgname AS name, tgrelid::regclass::text AS table FROM pg_trigger WHERE NOT tgisinternal ORDER BY tgname`,
     );
-    expect(rows[0]!.n).toBe(0);
+    expect(rows).toEqual([
+      { name: "connections_default_client", table: "connections" },
+      { name: "tenants_first_client", table: "tenants" },
+    ]);
   });
 
   it(`a webhook channel receives an alert's opening and resolution from its commit, not from a poll (${ROUNDS} rounds)`, async () => {
