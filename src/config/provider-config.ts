@@ -44,7 +44,7 @@ export interface ProviderRateLimit {
   perDay: number | undefined;
 }
 
-/** The injection token of a provider's own section (`@Inject(providerConfigToken("yelp"))`). */
+/** The injection token of a provider's own section (`@Inject(providerConfigToken(id))`, exported by its plugin folder). */
 export function providerConfigToken(id: string): symbol {
   return Symbol.for(`leadgate:config:provider:${id}`);
 }
