@@ -1,8 +1,8 @@
 import { CONFIG, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import type { RedisClient } from "../redis/redis.js";
-import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
-import { consumeOrRefuse } from "../common/rate-limit.js";
+import type { RateLimiterRedis } from "rate-limiter-flexible";
+import { consumeOrRefuse, sharedLimiter } from "../common/rate-limit.js";
 import { REDIS } from "../redis/redis.module.js";
 
 /** Test notifications per channel per minute. */
@@ -24,14 +24,7 @@ export class ChannelActionLimits {
 
   constructor(@Inject(REDIS) redis: RedisClient, @Inject(CONFIG.redis) redisConfig: RedisConfig) {
     const limiter = (name: string, points: number, duration: number) =>
-      new RateLimiterRedis({
-        points,
-        duration,
-        storeClient: redis,
-        keyPrefix: `${redisConfig.redisPrefix}:${name}`,
-        rejectIfRedisNotReady: true,
-        insuranceLimiter: new RateLimiterMemory({ points, duration }),
-      });
+      sharedLimiter(redis, redisConfig.redisPrefix, name, points, duration);
     this.tests = limiter("channel-tests", TESTS_PER_MINUTE, 60);
     this.resends = limiter("channel-confirmations", RESENDS_PER_HOUR, 3600);
   }

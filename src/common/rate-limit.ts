@@ -1,5 +1,32 @@
-import { type RateLimiterAbstract, RateLimiterRes } from "rate-limiter-flexible";
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from "rate-limiter-flexible";
+import type { RedisClient } from "../redis/redis.js";
 import { AppError } from "./app-error.js";
+
+/**
+ * `points` per `duration` seconds, counted in Redis under `<prefix>:<name>` so the limit holds
+ * across replicas; while Redis does not answer, each process counts alone (its insurance limiter).
+ */
+export function sharedLimiter(
+  redis: RedisClient,
+  prefix: string,
+  name: string,
+  points: number,
+  duration: number,
+): RateLimiterRedis {
+  return new RateLimiterRedis({
+    points,
+    duration,
+    storeClient: redis,
+    keyPrefix: `${prefix}:${name}`,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({ points, duration }),
+  });
+}
 
 /**
  * Counts one point of `key`; past the limiter's points throws `429 rate_limited` with `message`

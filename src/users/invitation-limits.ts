@@ -1,8 +1,8 @@
 import { CONFIG, type RedisConfig } from "../config/sections.js";
 import { Inject, Injectable } from "@nestjs/common";
 import type { RedisClient } from "../redis/redis.js";
-import { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
-import { consumeOrRefuse } from "../common/rate-limit.js";
+import type { RateLimiterRedis } from "rate-limiter-flexible";
+import { consumeOrRefuse, sharedLimiter } from "../common/rate-limit.js";
 import { REDIS } from "../redis/redis.module.js";
 
 /** Invitations one user may be sent per hour (its first, at its creation, included). */
@@ -28,14 +28,7 @@ export class InvitationLimits {
 
   constructor(@Inject(REDIS) redis: RedisClient, @Inject(CONFIG.redis) redisConfig: RedisConfig) {
     const limiter = (name: string, points: number, duration: number) =>
-      new RateLimiterRedis({
-        points,
-        duration,
-        storeClient: redis,
-        keyPrefix: `${redisConfig.redisPrefix}:${name}`,
-        rejectIfRedisNotReady: true,
-        insuranceLimiter: new RateLimiterMemory({ points, duration }),
-      });
+      sharedLimiter(redis, redisConfig.redisPrefix, name, points, duration);
     this.perUser = limiter("invitations-user", INVITATIONS_PER_USER_HOUR, 3600);
     this.perTenant = limiter("invitations-tenant", INVITATIONS_PER_TENANT_DAY, 86_400);
   }
