@@ -27,16 +27,15 @@ import {
 import { AdminApi } from "../auth/api-key.guard.js";
 import { CurrentPrincipal } from "../auth/current-principal.js";
 import { listScope } from "../auth/list-filters.js";
-import { PLATFORM, type Principal, scopeOf } from "../auth/principal.js";
+import { type Principal, scopeOf } from "../auth/principal.js";
 import { type ClientRow, ClientsRepository } from "../clients/clients.repository.js";
-import { IdPipe, notFound } from "../common/id.pipe.js";
+import { IdPipe } from "../common/id.pipe.js";
 import { ListQuery, type Page, PageOf, pageAfter, toPage } from "../common/pagination.js";
-import { AppError } from "../common/app-error.js";
 import { NoNul, Optional } from "../common/validation.js";
 import { CONFIG, type ConnectionsConfig } from "../config/sections.js";
 import { ReplySettingsBody } from "../connections/connections.dto.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { ownTenant, TenantsRepository } from "../tenants/tenants.repository.js";
+import { TenantsRepository } from "../tenants/tenants.repository.js";
 
 /** `branding` as given: each field replaces the stored one, null removes it (PATCH). */
 export class BrandingBody {
@@ -215,7 +214,7 @@ export class ClientsController {
     @Body() body: CreateClientBody,
   ): Promise<ClientAnswer> {
     const { tenantId: named, ...fields } = body;
-    const tenantId = await this.tenantOfNew(principal, named);
+    const tenantId = await this.tenants.tenantOfNew(principal, named, "creates a client");
     return {
       client: await this.clients.create(principal, tenantId, fields, this.limits.maxClientsPerTenant),
     };
@@ -270,17 +269,5 @@ export class ClientsController {
   })
   async remove(@CurrentPrincipal() principal: Principal, @Param("id", IdPipe) id: string): Promise<void> {
     await this.clients.remove(principal, scopeOf(principal), id);
-  }
-
-  /** A tenant-admin creates in its own tenant; an operator names the tenant. */
-  private async tenantOfNew(by: Principal, tenantId: string | undefined): Promise<string> {
-    if (by.role !== "operator") return ownTenant(by, tenantId);
-    if (tenantId === undefined) {
-      throw new AppError(400, "validation_failed", "Invalid input: tenantId.", {
-        tenantId: ["required when an operator key creates a client"],
-      });
-    }
-    if (!(await this.tenants.find(PLATFORM, tenantId))) throw notFound("tenant");
-    return tenantId;
   }
 }

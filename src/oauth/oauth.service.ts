@@ -7,9 +7,9 @@ import { CONFIG, type HttpConfig, type OAuthConfig } from "../config/sections.js
 import { Inject, Injectable, Logger } from "@nestjs/common";
 import { AuditRepository } from "../audit/audit.repository.js";
 import type { StartOAuthBody } from "./oauth.dto.js";
-import { ownTenant, TenantsRepository } from "../tenants/tenants.repository.js";
+import { TenantsRepository } from "../tenants/tenants.repository.js";
 import { notFound } from "../common/id.pipe.js";
-import { PLATFORM, type Principal, type TenantScope, tenantWhere } from "../auth/principal.js";
+import { type Principal, type TenantScope, tenantWhere } from "../auth/principal.js";
 import { AppError } from "../common/app-error.js";
 import { given } from "../common/validation.js";
 import {
@@ -105,7 +105,7 @@ export class OAuthService {
   async start(by: Principal, body: StartOAuthBody) {
     this.oauth.client(body.provider); // 501 before anything else
     const returnUrl = this.checkReturnUrl(body.returnUrl);
-    const tenantId = await this.tenantOfNew(by, body.tenantId);
+    const tenantId = await this.tenants.tenantOfNew(by, body.tenantId, "connects an account");
     await this.connections.makeRoom(this.prisma, tenantId); // 422 before the owner is sent away
     const inboundAuth = checkInboundAuth(body.provider, body.inboundAuth);
     const named = given(body.settings ?? {});
@@ -341,17 +341,6 @@ export class OAuthService {
       });
     }
     return returnUrl;
-  }
-
-  private async tenantOfNew(by: Principal, tenantId: string | undefined): Promise<string> {
-    if (by.role !== "operator") return ownTenant(by, tenantId);
-    if (tenantId === undefined) {
-      throw new AppError(400, "validation_failed", "Invalid input: tenantId.", {
-        tenantId: ["required when an operator key connects an account"],
-      });
-    }
-    if (!(await this.tenants.find(PLATFORM, tenantId))) throw notFound("tenant");
-    return tenantId;
   }
 }
 

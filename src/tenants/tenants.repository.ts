@@ -5,6 +5,7 @@ import { Injectable } from "@nestjs/common";
 import { ApiKeysRepository, type CreatedApiKey } from "../auth/api-keys.repository.js";
 import { PLATFORM, type Principal, type TenantScope } from "../auth/principal.js";
 import { AuditRepository } from "../audit/audit.repository.js";
+import { AppError } from "../common/app-error.js";
 import { notFound } from "../common/id.pipe.js";
 import { given } from "../common/validation.js";
 import { settingsWithoutNulls } from "../connections/lifecycle/connection.js";
@@ -153,6 +154,22 @@ export class TenantsRepository {
       if (problem) problems.push(`connection ${connection.id} (${connection.displayName}): ${problem}`);
     }
     return problems.length > 0 ? { [delayField(named, "defaults")]: problems } : {};
+  }
+
+  /**
+   * The tenant something new is made in: a tenant-admin's own (another tenant's id: `404`), or the
+   * one an operator names (`400` without one, `404` for an unknown one). `doing` ends the 400's
+   * message: "required when an operator key <doing>".
+   */
+  async tenantOfNew(by: Principal, tenantId: string | undefined, doing: string): Promise<string> {
+    if (by.role !== "operator") return ownTenant(by, tenantId);
+    if (tenantId === undefined) {
+      throw new AppError(400, "validation_failed", "Invalid input: tenantId.", {
+        tenantId: [`required when an operator key ${doing}`],
+      });
+    }
+    if (!(await this.find(PLATFORM, tenantId))) throw notFound("tenant");
+    return tenantId;
   }
 
   find(scope: TenantScope, id: string) {

@@ -11,8 +11,8 @@ import {
 import { randomBytes } from "node:crypto";
 import { Injectable } from "@nestjs/common";
 import type { Principal, TenantScope } from "../../auth/principal.js";
-import { PLATFORM, tenantWhere } from "../../auth/principal.js";
-import { ownTenant, TenantsRepository } from "../../tenants/tenants.repository.js";
+import { tenantWhere } from "../../auth/principal.js";
+import { TenantsRepository } from "../../tenants/tenants.repository.js";
 import { AppError } from "../../common/app-error.js";
 import { given } from "../../common/validation.js";
 import { DestinationGuard } from "../../common/outbound/destination-guard.js";
@@ -93,7 +93,7 @@ export class ConnectionsAdminService {
   ) {}
 
   async create(by: Principal, body: CreateConnectionBody): Promise<CreatedConnection> {
-    const tenantId = await this.tenantOfNew(by, body.tenantId);
+    const tenantId = await this.tenants.tenantOfNew(by, body.tenantId, "creates a connection");
     await this.destinations.checkSetting("settings.crmDestination.url", body.settings?.crmDestination?.url);
     if (body.credentials) await this.proveAccess(by, body.provider, body.externalAccountId, body.credentials);
     const { tenantId: _given, ...input } = body;
@@ -434,18 +434,6 @@ export class ConnectionsAdminService {
     });
     if (!row) throw notFound("connection");
     return row;
-  }
-
-  /** A tenant-admin creates in its own tenant; an operator names the tenant. */
-  private async tenantOfNew(by: Principal, tenantId: string | undefined): Promise<string> {
-    if (by.role !== "operator") return ownTenant(by, tenantId);
-    if (tenantId === undefined) {
-      throw new AppError(400, "validation_failed", "Invalid input: tenantId.", {
-        tenantId: ["required when an operator key creates a connection"],
-      });
-    }
-    if (!(await this.tenants.find(PLATFORM, tenantId))) throw notFound("tenant");
-    return tenantId;
   }
 }
 
